@@ -1,0 +1,283 @@
+"""Helpers for writing checks: the only part of `grader` a kata author needs.
+
+A check is a pytest test in tests/test_<kata>.py. Its docstring's first line is what the
+learner reads in the checklist; the following paragraphs are hints, idea first, then formula.
+It gets the learner's module from the `kata` fixture and the device from `device`; torch is
+seeded before every check. Fail with a message that names the input and the first
+discrepancy: the helpers here do that for you.
+
+    def test_eps_inside_sqrt(kata, device):
+        '''eps is added to the variance, inside the square root
+
+        The denominator is sqrt(var + eps), not sqrt(var) + eps.
+        '''
+        ln = kata.LayerNorm(8, eps=0.5).to(device)
+        x = torch.randn(4, 8, device=device) * 0.1
+        expect_close(ln(x), F.layer_norm(x, (8,), eps=0.5), what="output", given=f"eps=0.5, x {shape_of(x)}")
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any, NoReturn
+
+import pytest
+import torch
+from torch import nn
+
+from grader import fake_cuda, tracing
+
+# (rtol, atol) per dtype for forward outputs. Two correct formulas differ by a few ulps;
+# the mistakes the checks hunt for are orders of magnitude larger.
+TOLERANCE: dict[torch.dtype, tuple[float, float]] = {
+    torch.float64: (1e-7, 1e-7),
+    torch.float32: (1e-5, 1e-5),
+    torch.float16: (1e-3, 1e-3),
+    torch.bfloat16: (1.6e-2, 1e-2),
+}
+
+
+# Built-ins a from-scratch normalization must not call: function names and ATen ops, so that
+# F.layer_norm, torch.layer_norm, torch.ops.aten.native_layer_norm and group_norm tricks all count.
+BUILTIN_NORMS: frozenset[str] = frozenset({
+    "layer_norm", "native_layer_norm", "group_norm", "native_group_norm", "instance_norm",
+    "batch_norm", "native_batch_norm", "_native_batch_norm_legit",
+    "_native_batch_norm_legit_no_training", "_batch_norm_impl_index", "cudnn_batch_norm",
+    "miopen_batch_norm", "rms_norm", "_fused_rms_norm", "local_response_norm",
+})  # fmt: skip
+BUILTIN_NORM_MODULES: tuple[type[nn.Module], ...] = (
+    nn.LayerNorm, nn.GroupNorm, nn.modules.batchnorm._NormBase, nn.LocalResponseNorm,
+    *((nn.RMSNorm,) if hasattr(nn, "RMSNorm") else ()),
+)  # fmt: skip
+BUILTIN_DROPOUTS: frozenset[str] = frozenset({
+    "dropout", "dropout_", "native_dropout", "feature_dropout", "feature_dropout_",
+    "alpha_dropout", "alpha_dropout_", "feature_alpha_dropout", "feature_alpha_dropout_",
+    "dropout1d", "dropout2d", "dropout3d", "fused_dropout", "_fused_dropout",
+})  # fmt: skip
+BUILTIN_DROPOUT_MODULES: tuple[type[nn.Module], ...] = (nn.modules.dropout._DropoutNd,)
+
+
+def fail(message: str) -> NoReturn:
+    """Fail the check with a message written for the learner (no traceback shown)."""
+    pytest.fail(message, pytrace=False)
+
+
+def shape_of(x: torch.Tensor) -> str:
+    """'(4, 8) float32', the way inputs are described in messages."""
+    return f"({', '.join(map(str, x.shape))}) {str(x.dtype).removeprefix('torch.')}"
+
+
+def expect_tensor(out: Any, what: str = "forward") -> torch.Tensor:
+    """The value must be a tensor: catches a forgotten `return` or a returned tuple."""
+    if out is None:
+        fail(f"{what} returned None instead of a tensor. Did you forget `return`?")
+    if not isinstance(out, torch.Tensor):
+        fail(f"{what} returned a {type(out).__name__}, expected a torch.Tensor.")
+    return out
+
+
+def expect_like(out: Any, x: torch.Tensor, *, given: str, what: str = "output") -> torch.Tensor:
+    """The output must have the input's shape, dtype and device."""
+    out = expect_tensor(out)
+    for attr in ("shape", "dtype", "device"):
+        want, got = getattr(x, attr), getattr(out, attr)
+        if want != got:
+            fail(f"{given}: {what} {attr} should be {_fmt(want)} like the input, got {_fmt(got)}.")
+    return out
+
+
+def expect_close(
+    got: Any,
+    expected: torch.Tensor,
+    *,
+    given: str,
+    what: str = "output",
+    rtol: float | None = None,
+    atol: float | None = None,
+) -> None:
+    """got must match expected (shape, dtype, device, then values) within TOLERANCE.
+
+    `given` names the setup ("LayerNorm(8) on x (4, 8) float32"); `what` names the value.
+    On failure the message shows the first element out of tolerance and the largest error.
+    """
+    got = expect_tensor(got, what)
+    if got.shape != expected.shape:
+        fail(f"{given}: {what} has shape {_fmt(got.shape)}, expected {_fmt(expected.shape)}.")
+    if got.dtype != expected.dtype:
+        fail(f"{given}: {what} has dtype {_fmt(got.dtype)}, expected {_fmt(expected.dtype)}.")
+    if got.device != expected.device:
+        fail(f"{given}: {what} is on {got.device}, expected {expected.device}.")
+    default_rtol, default_atol = TOLERANCE.get(expected.dtype, (0.0, 0.0))
+    rtol = default_rtol if rtol is None else rtol
+    atol = default_atol if atol is None else atol
+    g, e = got.detach().double().cpu(), expected.detach().double().cpu()
+    bad = ~torch.isclose(g, e, rtol=rtol, atol=atol, equal_nan=True)
+    if not bad.any():
+        return
+    first = tuple(int(i) for i in bad.nonzero()[0])
+    diff = (g - e).abs().nan_to_num(nan=float("inf"))
+    worst = tuple(int(i) for i in torch.unravel_index(diff.argmax(), diff.shape))
+    nan_note = " It contains NaN." if g.isnan().any() and not e.isnan().any() else ""
+    fail(
+        f"{given}: {what} differs from the expected value at {list(first)}: "
+        f"expected {e[first].item():.6g}, got {g[first].item():.6g}. "
+        f"{int(bad.sum())} of {bad.numel()} elements are off; the largest difference is "
+        f"{diff[worst].item():.3g} at {list(worst)} (rtol={rtol:g}, atol={atol:g}).{nan_note}"
+    )
+
+
+def expect_grads_close(
+    got: dict[str, torch.Tensor | None],
+    expected: dict[str, torch.Tensor | None],
+    *,
+    given: str,
+    rtol: float | None = None,
+    atol: float | None = None,
+) -> None:
+    """Compare gradients by name ("input", "weight", ...); a missing gradient fails clearly."""
+    for name, want in expected.items():
+        have = got.get(name)
+        if want is not None and have is None:
+            fail(f"{given}: the gradient of {name} is None. Is it used in forward, with autograd?")
+        if want is not None:
+            expect_close(have, want, given=given, what=f"gradient of {name}", rtol=rtol, atol=atol)
+
+
+def expect_raises(
+    errors: type[BaseException] | tuple[type[BaseException], ...],
+    run: Callable[[], Any],
+    *,
+    given: str,
+) -> BaseException:
+    """run() must raise one of `errors` (NotImplementedError still reads as unfinished)."""
+    errors = errors if isinstance(errors, tuple) else (errors,)
+    names = " or ".join(e.__name__ for e in errors)
+    try:
+        run()
+    except errors as e:
+        return e
+    except NotImplementedError:
+        raise
+    except Exception as e:
+        fail(f"{given} should raise {names}, but raised {type(e).__name__}: {e}")
+    fail(f"{given} should raise {names}, but returned normally.")
+
+
+def expect_state_dict_round_trip(mine: nn.Module, ref: nn.Module, *, given: str) -> None:
+    """mine loads ref's state_dict (strict) and ref loads mine's: same names, shapes, dtypes.
+
+    ref's entries are randomised first, so a load that silently skips an entry shows up.
+    """
+    with torch.no_grad():
+        for t in ref.state_dict().values():
+            t.normal_() if t.is_floating_point() else t.fill_(7)
+    want, have = ref.state_dict(), mine.state_dict()
+    if set(want) != set(have):
+        fail(f"{given}: your state_dict has keys {sorted(have)}, torch.nn's has {sorted(want)}.")
+    for name, t in want.items():
+        if have[name].shape != t.shape or have[name].dtype != t.dtype:
+            fail(
+                f"{given}: state_dict entry {name} is {_fmt(have[name].dtype)} {_fmt(have[name].shape)}, "
+                f"torch.nn's is {_fmt(t.dtype)} {_fmt(t.shape)}."
+            )
+    try:
+        mine.load_state_dict(want)
+    except Exception as e:
+        fail(f"{given}: loading torch.nn's state_dict into yours failed: {e}")
+    for name, t in mine.state_dict().items():
+        expect_close(t, want[name], given=given, what=f"{name} after load_state_dict", rtol=0, atol=0)
+    try:
+        ref.load_state_dict(mine.state_dict())
+    except Exception as e:
+        fail(f"{given}: loading your state_dict into torch.nn's failed: {e}")
+
+
+def expect_from_scratch(
+    run: Callable[[], Any],
+    forbidden: Iterable[str],
+    *,
+    module: nn.Module | None = None,
+    forbidden_modules: tuple[type[nn.Module], ...] = (),
+) -> Any:
+    """run() must not call any built-in named in `forbidden` (a function or ATen op name).
+
+    Detected at run time at two levels (what the learner wrote, and what the dispatcher
+    ran), so aliases and torch.ops calls are caught; `module` is also searched for
+    instances of `forbidden_modules`. Returns run()'s result.
+    """
+    if module is not None and forbidden_modules:
+        for name, sub in module.named_modules():
+            if isinstance(sub, forbidden_modules):
+                where = f"self.{name}" if name else "the module itself"
+                fail(
+                    f"{where} is a built-in {type(sub).__module__}.{type(sub).__name__}. "
+                    "The kata is to write it from tensor operations."
+                )
+    result, trace = tracing.record(run)
+    culprit = trace.first_call_of(set(forbidden))
+    if culprit is not None:
+        fail(
+            f"forward calls the built-in {culprit}. The kata is to write it from tensor "
+            "operations (mean, var, sqrt, rand, ...), as you would at a whiteboard."
+        )
+    return result
+
+
+def count_ops(run: Callable[[], Any]) -> int:
+    """How many ATen operations run() dispatches (deterministic for a given code path)."""
+    with torch.no_grad():
+        _, trace = tracing.record(run)
+    return len(trace.ops)
+
+
+def expect_vectorized(small: Callable[[], Any], large: Callable[[], Any], *, given: str) -> None:
+    """`large` (many more elements) must dispatch no more operations than `small`.
+
+    A Python loop over rows or elements makes the count grow with the input; tensor
+    operations over whole dimensions keep it constant. Deterministic, no timing involved.
+    """
+    n_small, n_large = count_ops(small), count_ops(large)
+    if n_large > n_small + 2:  # slack for a size-dependent branch, far below any loop
+        fail(
+            f"{given}: forward ran {n_small} tensor operations on the small input but "
+            f"{n_large} on the large one. A Python loop over rows or elements? "
+            "Use operations over whole dimensions (x.mean(dim=..., keepdim=True), ...)."
+        )
+
+
+def expect_follows_device(
+    module: nn.Module, *inputs: torch.Tensor, device: torch.device, given: str
+) -> None:
+    """module(*inputs) must run on an accelerator and return its output there.
+
+    With a real accelerator (`--device cuda`) it runs there. Without one, on simulated
+    CUDA: a tensor created on the CPU inside forward (a dropout mask, a running statistic
+    kept as a plain attribute instead of a buffer) is caught as a device mismatch. Code
+    the simulation cannot run is skipped, never failed.
+    """
+    if device.type != "cpu":
+        module = module.to(device)
+        out = expect_tensor(module(*(x.to(device) for x in inputs)))
+        target = device
+    else:
+        target = torch.device("cuda", 0)
+        try:
+            out = expect_tensor(fake_cuda.run(module, *inputs))
+        except fake_cuda.DeviceMismatch as e:
+            fail(
+                f"{given} on (simulated) CUDA: forward mixed devices: {e}. Create new tensors "
+                "on the input's device (torch.rand_like(x), device=x.device), and keep state "
+                "in parameters or buffers (register_buffer) so .to(device) moves it."
+            )
+        except fake_cuda.Inconclusive as e:
+            pytest.skip(f"simulated CUDA could not run this code ({e}); run with a GPU to check")
+    if out.device.type != target.type:
+        fail(f"{given} on {target.type}: the output is on {out.device}, expected {target.type}.")
+
+
+def _fmt(value: object) -> str:
+    if isinstance(value, torch.Size):
+        return f"({', '.join(map(str, value))})"
+    if isinstance(value, torch.dtype):
+        return str(value).removeprefix("torch.")
+    return str(value)

@@ -1,0 +1,63 @@
+"""Run a module on simulated CUDA so that device bugs show up on machines without a GPU.
+
+FakeTensorMode creates device="cuda" tensors even on a CPU-only build and raises on any
+op that mixes devices. Moving a real module with .to("cuda") fails there, so fake
+parameters and buffers are created directly and the module runs through functional_call.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import torch
+from torch import nn
+from torch._subclasses.fake_tensor import FakeTensorDeviceMismatchError, FakeTensorMode
+from torch.func import functional_call
+
+
+class DeviceMismatch(Exception):
+    """The module mixed devices: str() says which."""
+
+
+class Inconclusive(Exception):
+    """The simulation could not run this code; that says nothing about its correctness."""
+
+
+def _is_mismatch(e: BaseException) -> bool:
+    if isinstance(e, FakeTensorDeviceMismatchError):
+        return True
+    text = str(e)
+    return "same device" in text and ("cuda" in text and "cpu" in text)
+
+
+def _raised_inside_torch(e: BaseException) -> bool:
+    tb = e.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    return tb is not None and tb.tb_frame.f_code.co_filename.startswith(_TORCH_DIR)
+
+
+_TORCH_DIR = str(Path(torch.__file__).parent)
+
+
+def run(module: nn.Module, *inputs: torch.Tensor) -> torch.Tensor:
+    """Run module(*inputs) with every parameter, buffer and input on simulated CUDA.
+
+    Returns a fake output (its device, shape and dtype are real; its values are not).
+    Raises DeviceMismatch when the code mixes devices and Inconclusive when the
+    simulation cannot run it (data-dependent control flow, in-place random fills).
+    Tensors the module keeps as plain attributes stay on the CPU, as they would with
+    module.to("cuda"): using them with a CUDA input is a mismatch, which is the point.
+    """
+    state = list(module.named_parameters()) + list(module.named_buffers())
+    with FakeTensorMode(allow_non_fake_inputs=True):
+        fakes = {name: torch.empty(t.shape, dtype=t.dtype, device="cuda") for name, t in state}
+        xs = tuple(torch.empty(x.shape, dtype=x.dtype, device="cuda") for x in inputs)
+        try:
+            return functional_call(module, fakes, xs)
+        except Exception as e:
+            if isinstance(e, NotImplementedError) and not _raised_inside_torch(e):
+                raise  # the learner's unfinished stub: a real failure, reported as such
+            if _is_mismatch(e):
+                raise DeviceMismatch(str(e).splitlines()[0]) from None
+            raise Inconclusive(f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}")

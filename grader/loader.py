@@ -1,0 +1,86 @@
+"""Import a learner's file by path, turning every way it can fail into a clear message."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+import traceback
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+
+class LoadError(Exception):
+    """The learner's file could not be imported; str() is the learner-facing message."""
+
+
+def _learner_frame(tb: traceback.StackSummary, path: Path) -> traceback.FrameSummary | None:
+    frames = [f for f in tb if Path(f.filename).resolve() == path.resolve()]
+    return frames[-1] if frames else None
+
+
+def load_file(path: Path, module_name: str) -> ModuleType:
+    """Execute the learner's file as a fresh module, or raise LoadError explaining why not."""
+    shown = display_path(path)
+    if not path.is_file():
+        raise LoadError(f"{shown} does not exist. Check the path given to --impl.")
+    spec = importlib.util.spec_from_file_location(module_name, path)
+    if spec is None or spec.loader is None:
+        raise LoadError(f"{shown} is not a Python file that can be imported.")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[module_name] = module  # dataclasses and pickling look the module up here
+    try:
+        spec.loader.exec_module(module)
+    except SyntaxError as e:  # IndentationError too
+        sys.modules.pop(module_name, None)
+        where = f"line {e.lineno}" + (f", column {e.offset}" if e.offset else "")
+        code = f"\n    {e.text.rstrip()}" if e.text else ""
+        raise LoadError(f"{shown} has a {type(e).__name__} at {where}: {e.msg}{code}") from None
+    except SystemExit as e:
+        sys.modules.pop(module_name, None)
+        raise LoadError(
+            f"{shown} called sys.exit({e.code!r}) while being imported. "
+            "Remove top-level code that exits; the grader imports your file."
+        ) from None
+    except pytest.fail.Exception:
+        raise  # a pytest-timeout while importing: let pytest report it
+    except BaseException as e:
+        sys.modules.pop(module_name, None)
+        if isinstance(e, KeyboardInterrupt):
+            raise
+        frame = _learner_frame(traceback.extract_tb(e.__traceback__), path)
+        at = f" (line {frame.lineno}: {frame.line})" if frame else ""
+        raise LoadError(
+            f"importing {shown} raised {type(e).__name__}: {e}{at}. "
+            "Top-level code in your file must run without errors."
+        ) from None
+    return module
+
+
+def display_path(path: Path) -> str:
+    """Show paths inside the repo relative to it, as a learner would type them."""
+    from grader.registry import ROOT
+
+    try:
+        return str(path.resolve().relative_to(ROOT))
+    except ValueError:
+        return str(path)
+
+
+class LearnerModule:
+    """The learner's module as the checks see it: a missing class fails the check clearly."""
+
+    def __init__(self, module: ModuleType, path: Path) -> None:
+        self._module = module
+        self.path = path
+
+    def __getattr__(self, name: str) -> object:
+        try:
+            return getattr(self._module, name)
+        except AttributeError:
+            pytest.fail(
+                f"{display_path(self.path)} defines no `{name}`. "
+                f"The kata expects a class named {name}; check its spelling.",
+                pytrace=False,
+            )

@@ -1,0 +1,182 @@
+"""pytest plugin: loads the learner's file for the kata suites and reports a checklist.
+
+Options: --impl (which file to grade), --device (cpu, cuda, mps), --checklist (replace
+pytest's output with the learner-facing checklist), --report-json (write the verdict).
+Fixtures: `kata` (the learner's module) and `device`. Every check runs with torch seeded.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+import torch
+
+from grader import registry
+from grader.loader import LearnerModule, LoadError, display_path, load_file
+from grader.report import TIMEOUT, Check, Printer, Report, describe, explain
+
+GRADING = pytest.StashKey["Grading"]()
+MAX_TIMEOUTS = 2  # after this many checks hang, the learner's code loops: stop waiting
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("norm-katas")
+    group.addoption("--impl", default=None, help="file to grade: katas (default), solutions, a folder or a .py file")
+    group.addoption("--device", default="cpu", help="device for the checks: cpu (default), cuda, mps")
+    group.addoption("--checklist", action="store_true", help="print the learner-facing checklist")
+    group.addoption("--report-json", default=None, help="write the verdict as JSON to this path")
+
+
+@pytest.hookimpl(trylast=True)  # after the terminal reporter exists, so it can be muted
+def pytest_configure(config: pytest.Config) -> None:
+    config.stash[GRADING] = grading = Grading(config)
+    config.pluginmanager.register(grading, "norm-katas-grading")
+
+
+@pytest.fixture(scope="session")
+def device(request: pytest.FixtureRequest) -> torch.device:
+    """The device the checks run on (--device; the CPU when the asked one is missing)."""
+    return request.config.stash[GRADING].target
+
+
+@pytest.fixture(scope="module")
+def kata(request: pytest.FixtureRequest) -> LearnerModule:
+    """The learner's module for the suite's KATA, loaded from --impl (default katas/)."""
+    return request.config.stash[GRADING].load(request.module.KATA)
+
+
+@pytest.fixture(autouse=True)
+def _seeded() -> None:
+    torch.manual_seed(0)
+
+
+def _device(config: pytest.Config) -> tuple[torch.device, str | None]:
+    """The device value checks run on, and a note when it differs from what was asked."""
+    asked = str(config.getoption("device")).lower()
+    if asked == "cpu":
+        return torch.device("cpu"), None
+    if asked.startswith("cuda"):
+        if torch.cuda.is_available():
+            return torch.device(asked), None
+        return torch.device("cpu"), (
+            "No CUDA device here: values are checked on the CPU, and device handling on "
+            "simulated CUDA (FakeTensorMode)."
+        )
+    if asked == "mps":
+        if torch.backends.mps.is_available():
+            return torch.device("mps"), None
+        raise pytest.UsageError("--device mps: no MPS device is available on this machine.")
+    raise pytest.UsageError(f"--device {asked}: expected cpu, cuda or mps.")
+
+
+class Grading:
+    """Per-run state: the loaded learner files, and the checklist being built."""
+
+    def __init__(self, config: pytest.Config) -> None:
+        self.config = config
+        self.target, self.device_note = _device(config)
+        self.base = Path(os.environ.get("NORM_KATAS_INVOKED_FROM", Path.cwd()))
+        self.loaded: dict[Path, LearnerModule | LoadError] = {}
+        self.report: Report | None = None
+        self.checks: dict[str, Check] = {}
+        self.learner: Path | None = None
+        self.timeouts = 0
+        self.session: pytest.Session | None = None
+        self.printer: Printer | None = None
+        if config.getoption("checklist"):
+            self.printer = Printer(verbose=config.getoption("verbose") > 0)
+            reporter = config.pluginmanager.get_plugin("terminalreporter")
+            if reporter is not None:
+                # pytest-timeout writes through the terminal reporter, so mute it, not remove it.
+                reporter._tw = _null_writer()
+
+    def load(self, name: str) -> LearnerModule:
+        entry = registry.get(name)
+        path = registry.resolve_impl(entry, self.config.getoption("impl"), self.base)
+        if path not in self.loaded:
+            try:
+                module = load_file(path, f"norm_katas_learner_{Path(entry.file).stem}")
+                self.loaded[path] = LearnerModule(module, path)
+            except LoadError as e:
+                self.loaded[path] = e
+                if self.report is not None:
+                    self.report.load_error = str(e)
+        result = self.loaded[path]
+        if isinstance(result, LoadError):
+            pytest.fail(str(result), pytrace=False)
+        return result
+
+    # -- the checklist --------------------------------------------------------------------
+    def pytest_sessionstart(self, session: pytest.Session) -> None:
+        self.session = session
+
+    def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
+        modules = {getattr(item.module, "KATA", None) for item in items if hasattr(item, "module")}
+        modules.discard(None)
+        if len(modules) != 1:
+            return  # not a single kata's suite (the self-tests): plain pytest output
+        entry = registry.get(modules.pop())
+        self.learner = registry.resolve_impl(entry, self.config.getoption("impl"), self.base)
+        self.report = Report(entry.name, entry.title, display_path(self.learner), str(self.target))
+        for item in items:
+            description, hints = describe(getattr(item, "function", None).__doc__, item.name)
+            if hasattr(item, "callspec"):
+                description += f" [{item.callspec.id}]"
+            check = Check(item.name, description, hints)
+            self.checks[item.nodeid] = check
+            self.report.checks.append(check)
+        if self.printer:
+            self.printer.header(self.report, self.device_note)
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[Any]):  # noqa: ANN201
+        outcome = yield
+        check = self.checks.get(item.nodeid)
+        report = outcome.get_result()
+        if check is None or check.outcome in ("failed", "skipped"):
+            return
+        if report.failed and call.excinfo is not None:
+            check.outcome = "failed"
+            check.kind, check.message = explain(call.excinfo, self.learner)
+            if check.kind == TIMEOUT:
+                self._count_timeout()
+        elif report.skipped:
+            check.outcome = "skipped"
+            longrepr = report.longrepr
+            check.message = longrepr[2].removeprefix("Skipped: ") if isinstance(longrepr, tuple) else ""
+        elif report.when == "call" and report.passed:
+            check.outcome = "passed"
+
+    def pytest_runtest_logfinish(self, nodeid: str) -> None:
+        check = self.checks.get(nodeid)
+        if self.printer and check is not None:
+            self.printer.check(check, self.report)
+
+    def _count_timeout(self) -> None:
+        self.timeouts += 1
+        if self.timeouts >= MAX_TIMEOUTS and self.session is not None:
+            self.session.shouldstop = "checks kept timing out"
+            if self.report is not None:
+                self.report.stopped = (
+                    f"{self.timeouts} checks timed out, so your code seems to loop forever; "
+                    "the remaining checks were not run."
+                )
+
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        if self.report is None:
+            return
+        if self.printer:
+            self.printer.verdict(self.report)
+        path = self.config.getoption("report_json")
+        if path:
+            Path(path).write_text(json.dumps(self.report.to_json(), indent=2))
+
+
+def _null_writer() -> Any:
+    from _pytest.terminal import TerminalWriter
+
+    return TerminalWriter(open(os.devnull, "w"))  # noqa: SIM115 - lives as long as the run

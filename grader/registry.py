@@ -1,0 +1,66 @@
+"""The kata registry (katas/katas.toml): one entry per kata drives nox, the grader and docs."""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10 needs `pip install tomli` beside nox
+    import tomli as tomllib
+
+ROOT = Path(__file__).resolve().parent.parent
+REGISTRY = ROOT / "katas" / "katas.toml"
+
+
+@dataclass(frozen=True)
+class Kata:
+    name: str  # nox session is kata-<name>
+    title: str
+    file: str  # same file name in katas/ and solutions/
+    difficulty: str
+    minutes: int
+
+    @property
+    def stub(self) -> Path:
+        return ROOT / "katas" / self.file
+
+    @property
+    def solution(self) -> Path:
+        return ROOT / "solutions" / self.file
+
+    @property
+    def suite(self) -> Path:
+        return ROOT / "tests" / f"test_{Path(self.file).stem}.py"
+
+
+def load() -> list[Kata]:
+    with REGISTRY.open("rb") as f:
+        entries = tomllib.load(f)["kata"]
+    return [Kata(**entry) for entry in entries]
+
+
+def get(name: str) -> Kata:
+    """Find a kata by its name ("prepost-norm") or its file stem ("prepost_norm")."""
+    for kata in load():
+        if name in (kata.name, Path(kata.file).stem):
+            return kata
+    known = ", ".join(k.name for k in load())
+    raise KeyError(f"no kata named {name!r}; the katas are: {known}")
+
+
+def resolve_impl(kata: Kata, impl: str | None, base: Path | None = None) -> Path:
+    """Where the file to grade is: --impl katas (default), solutions, a folder, or a file.
+
+    A relative path is taken from `base`: the folder the user ran nox from.
+    """
+    if impl in (None, "", "katas"):
+        return kata.stub
+    if impl == "solutions":
+        return kata.solution
+    path = Path(impl).expanduser()
+    if not path.is_absolute():
+        path = (base or Path.cwd()) / path
+    return path / kata.file if path.is_dir() else path
