@@ -7,6 +7,7 @@ a segfault in an extension, an exhausted stack) can take the grader down with it
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -19,19 +20,20 @@ CHECK_TIMEOUT_S = 10  # per check; the slowest reference check takes well under 
 
 def grade(name: str, args: list[str]) -> int:
     kata = registry.get(name)
+    wanted, args = _pop_option(args, "--report-json")
+    timeout = [] if any(a.startswith("--timeout") for a in args) else [f"--timeout={CHECK_TIMEOUT_S}"]
     with tempfile.TemporaryDirectory() as tmp:
-        report_path = Path(tmp) / "report.json"
-        wanted = [a for a in args if a.startswith("--report-json")]
-        extra = [] if wanted else [f"--report-json={report_path}"]
-        timeout = [] if any(a.startswith("--timeout") for a in args) else [f"--timeout={CHECK_TIMEOUT_S}"]
+        report = Path(tmp) / "report.json"
         cmd = [
             sys.executable, "-m", "pytest", str(kata.suite), "--checklist",
-            "--rootdir", str(registry.ROOT), *timeout, *extra, *args,
+            "--rootdir", str(registry.ROOT), f"--report-json={report}", *timeout, *args,
         ]  # fmt: skip
         code = subprocess.call(cmd, cwd=registry.ROOT)
-        if wanted or report_path.exists():
-            return code
-        if code in (2, 3, 4):  # usage or internal error: pytest already said why
+        if not report.exists():
+            return code  # no run began (a usage error): pytest has said why
+        if wanted:
+            shutil.copyfile(report, wanted)
+        if json.loads(report.read_text()).get("finished"):
             return code
     print(
         f"\nThe grader's process ended abruptly (exit status {code}) while running your code."
@@ -39,6 +41,19 @@ def grade(name: str, args: list[str]) -> int:
         file=sys.stderr,
     )
     return 1
+
+
+def _pop_option(args: list[str], option: str) -> tuple[str | None, list[str]]:
+    """Take `option VALUE` or `option=VALUE` out of args."""
+    rest, value, it = [], None, iter(args)
+    for arg in it:
+        if arg == option:
+            value = next(it, None)
+        elif arg.startswith(option + "="):
+            value = arg.split("=", 1)[1]
+        else:
+            rest.append(arg)
+    return value, rest
 
 
 def list_katas() -> int:
@@ -56,9 +71,6 @@ def main(argv: list[str]) -> int:
             return 2
     if argv[:1] == ["list"]:
         return list_katas()
-    if argv[:1] == ["json"]:  # the registry as JSON, for tools that do not read TOML
-        print(json.dumps([k.__dict__ for k in registry.load()], indent=2))
-        return 0
     print("usage: python -m grader grade <kata> [pytest options] | python -m grader list", file=sys.stderr)
     return 2
 

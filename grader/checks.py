@@ -245,6 +245,25 @@ def expect_vectorized(small: Callable[[], Any], large: Callable[[], Any], *, giv
         )
 
 
+def expect_registered_state(module: nn.Module, *, dtype: torch.dtype, given: str) -> None:
+    """After module.to(dtype), every floating tensor it holds must have that dtype.
+
+    A tensor kept as a plain attribute (self.w = torch.ones(...)) is not moved by .to();
+    only parameters and buffers are.
+    """
+    for prefix, sub in module.named_modules():
+        for name, value in vars(sub).items():
+            if isinstance(value, torch.Tensor) and value.is_floating_point() and value.dtype != dtype:
+                attr = f"self.{prefix + '.' if prefix else ''}{name}"
+                fail(
+                    f"{given}: {attr} is a plain tensor attribute, so .to({_fmt(dtype)}) left it "
+                    f"{_fmt(value.dtype)}. Make it an nn.Parameter or register_buffer() it."
+                )
+    for name, t in module.state_dict().items():
+        if t.is_floating_point() and t.dtype != dtype:
+            fail(f"{given}: after .to({_fmt(dtype)}), {name} is still {_fmt(t.dtype)}.")
+
+
 def expect_follows_device(
     module: nn.Module, *inputs: torch.Tensor, device: torch.device, given: str
 ) -> None:

@@ -34,9 +34,8 @@ def load_file(path: Path, module_name: str) -> ModuleType:
         spec.loader.exec_module(module)
     except SyntaxError as e:  # IndentationError too
         sys.modules.pop(module_name, None)
-        where = f"line {e.lineno}" + (f", column {e.offset}" if e.offset else "")
         code = f"\n    {e.text.rstrip()}" if e.text else ""
-        raise LoadError(f"{shown} has a {type(e).__name__} at {where}: {e.msg}{code}") from None
+        raise LoadError(f"{shown} line {e.lineno}: {type(e).__name__}: {e.msg}{code}") from None
     except SystemExit as e:
         sys.modules.pop(module_name, None)
         raise LoadError(

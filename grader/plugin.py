@@ -101,6 +101,15 @@ class Grading:
             try:
                 module = load_file(path, f"norm_katas_learner_{Path(entry.file).stem}")
                 self.loaded[path] = LearnerModule(module, path)
+            except pytest.fail.Exception as e:  # pytest-timeout fired during the import
+                if not str(e).startswith("Timeout"):
+                    raise
+                self.loaded[path] = LoadError(
+                    f"importing {display_path(path)} did not finish in time. "
+                    "Does top-level code loop forever?"
+                )
+                if self.report is not None:
+                    self.report.load_error = str(self.loaded[path])
             except LoadError as e:
                 self.loaded[path] = e
                 if self.report is not None:
@@ -129,6 +138,7 @@ class Grading:
             check = Check(item.name, description, hints)
             self.checks[item.nodeid] = check
             self.report.checks.append(check)
+        self._write_json()  # unfinished until sessionfinish: tells the CLI the run began
         if self.printer:
             self.printer.header(self.report, self.device_note)
 
@@ -169,10 +179,14 @@ class Grading:
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         if self.report is None:
             return
+        self.report.finished = True
         if self.printer:
             self.printer.verdict(self.report)
+        self._write_json()
+
+    def _write_json(self) -> None:
         path = self.config.getoption("report_json")
-        if path:
+        if path and self.report is not None:
             Path(path).write_text(json.dumps(self.report.to_json(), indent=2))
 
 

@@ -34,6 +34,7 @@ class Report:
     checks: list[Check] = field(default_factory=list)
     load_error: str | None = None
     stopped: str | None = None  # why the run stopped early, if it did
+    finished: bool = False  # False in a report left behind by a run that died
 
     @property
     def passed(self) -> int:
@@ -139,11 +140,16 @@ class Printer:
             )
         elif failed:
             self.write(f"\n{self.bold}What to fix{self.reset}")
-            for c in failed:
-                self.write(f"\n  {self.red}✗{self.reset} {c.description}")
-                self.write(_indent(c.message, 4))
-                if c.hints:
-                    self.write(_indent(f"{self.dim}Hint: {c.hints[0]}{self.reset}", 4))
+            groups: dict[str, list[Check]] = {}
+            for c in failed:  # one error in forward fails many checks: say it once
+                groups.setdefault(c.message, []).append(c)
+            for message, checks in groups.items():
+                first = checks[0]
+                more = f" (and {len(checks) - 1} more checks, same cause)" if len(checks) > 1 else ""
+                self.write(f"\n  {self.red}✗{self.reset} {first.description}{more}")
+                self.write(_indent(message, 4))
+                if first.hints and first.kind == FAIL:
+                    self.write(_indent(f"{self.dim}Hint: {first.hints[0]}{self.reset}", 4))
         if report.stopped:
             self.write(f"\n{self.red}Stopped early:{self.reset} {report.stopped}")
         if not_run and not report.load_error:

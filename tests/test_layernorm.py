@@ -14,6 +14,7 @@ from grader.checks import (
     expect_grads_close,
     expect_like,
     expect_raises,
+    expect_registered_state,
     expect_state_dict_round_trip,
     expect_vectorized,
     fail,
@@ -224,9 +225,7 @@ def test_to_dtype(kata, device):
     """
     mine, ref = pair(kata, 8)
     mine, ref = mine.to(device, torch.float64), ref.to(device, torch.float64)
-    for name, t in mine.state_dict().items():
-        if t.dtype != torch.float64:
-            fail(f"after .to(torch.float64), {name} is still {t.dtype}.")
+    expect_registered_state(mine, dtype=torch.float64, given="LayerNorm(8).to(float64)")
     x = torch.randn(4, 8, dtype=torch.float64, device=device)
     expect_close(mine(x), ref(x).detach(), given=f"LayerNorm(8).to(float64) on x {shape_of(x)}")
 

@@ -1,0 +1,14 @@
+"""Mistake: the unbiased variance (divide by N - 1), torch.var's default."""
+
+import torch
+
+from solutions.layernorm import LayerNorm as Reference
+
+EXPECT = "test_biased_variance"
+
+
+class LayerNorm(Reference):
+    def forward(self, x):
+        dims = tuple(range(-len(self.normalized_shape), 0))
+        mean, var = x.mean(dims, keepdim=True), x.var(dims, keepdim=True)
+        return (x - mean) / torch.sqrt(var + self.eps) * self.weight + self.bias
