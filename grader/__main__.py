@@ -21,7 +21,9 @@ CHECK_TIMEOUT_S = 10  # per check; the slowest reference check takes well under 
 def grade(name: str, args: list[str]) -> int:
     kata = registry.get(name)
     wanted, args = _pop_option(args, "--report-json")
-    timeout = [] if any(a.startswith("--timeout") for a in args) else [f"--timeout={CHECK_TIMEOUT_S}"]
+    timeout = (
+        [] if any(a.startswith("--timeout") for a in args) else [f"--timeout={CHECK_TIMEOUT_S}"]
+    )
     with tempfile.TemporaryDirectory() as tmp:
         report = Path(tmp) / "report.json"
         cmd = [
@@ -56,10 +58,23 @@ def _pop_option(args: list[str], option: str) -> tuple[str | None, list[str]]:
     return value, rest
 
 
-def list_katas() -> int:
+def list_katas(markdown: bool = False) -> int:
+    if markdown:
+        print(kata_table())
+        return 0
     for k in registry.load():
         print(f"{k.name:14} {k.difficulty:7} {k.minutes:3} min  {k.title}")
     return 0
+
+
+def kata_table() -> str:
+    """The README's kata table, from the registry."""
+    rows = ["| nox session | file | kata | difficulty | minutes |", "|---|---|---|---|---|"]
+    for k in registry.load():
+        rows.append(
+            f"| `kata-{k.name}` | `katas/{k.file}` | {k.title} | {k.difficulty} | {k.minutes} |"
+        )
+    return "\n".join(rows)
 
 
 def main(argv: list[str]) -> int:
@@ -70,8 +85,12 @@ def main(argv: list[str]) -> int:
             print(e.args[0], file=sys.stderr)
             return 2
     if argv[:1] == ["list"]:
-        return list_katas()
-    print("usage: python -m grader grade <kata> [pytest options] | python -m grader list", file=sys.stderr)
+        return list_katas(markdown="--markdown" in argv)
+    print(
+        "usage: python -m grader grade <kata> [pytest options]\n"
+        "       python -m grader list [--markdown]",
+        file=sys.stderr,
+    )
     return 2
 
 

@@ -13,7 +13,8 @@ discrepancy: the helpers here do that for you.
         '''
         ln = kata.LayerNorm(8, eps=0.5).to(device)
         x = torch.randn(4, 8, device=device) * 0.1
-        expect_close(ln(x), F.layer_norm(x, (8,), eps=0.5), what="output", given=f"eps=0.5, x {shape_of(x)}")
+        expected = F.layer_norm(x, (8,), eps=0.5)
+        expect_close(ln(x), expected, given=f"LayerNorm(8, eps=0.5) on x {shape_of(x)}")
 """
 
 from __future__ import annotations
@@ -177,15 +178,17 @@ def expect_state_dict_round_trip(mine: nn.Module, ref: nn.Module, *, given: str)
     for name, t in want.items():
         if have[name].shape != t.shape or have[name].dtype != t.dtype:
             fail(
-                f"{given}: state_dict entry {name} is {_fmt(have[name].dtype)} {_fmt(have[name].shape)}, "
-                f"torch.nn's is {_fmt(t.dtype)} {_fmt(t.shape)}."
+                f"{given}: state_dict entry {name} is {_fmt(have[name].dtype)} "
+                f"{_fmt(have[name].shape)}, torch.nn's is {_fmt(t.dtype)} {_fmt(t.shape)}."
             )
     try:
         mine.load_state_dict(want)
     except Exception as e:
         fail(f"{given}: loading torch.nn's state_dict into yours failed: {e}")
     for name, t in mine.state_dict().items():
-        expect_close(t, want[name], given=given, what=f"{name} after load_state_dict", rtol=0, atol=0)
+        expect_close(
+            t, want[name], given=given, what=f"{name} after load_state_dict", rtol=0, atol=0
+        )
     try:
         ref.load_state_dict(mine.state_dict())
     except Exception as e:
@@ -253,7 +256,11 @@ def expect_registered_state(module: nn.Module, *, dtype: torch.dtype, given: str
     """
     for prefix, sub in module.named_modules():
         for name, value in vars(sub).items():
-            if isinstance(value, torch.Tensor) and value.is_floating_point() and value.dtype != dtype:
+            if (
+                isinstance(value, torch.Tensor)
+                and value.is_floating_point()
+                and value.dtype != dtype
+            ):
                 attr = f"self.{prefix + '.' if prefix else ''}{name}"
                 fail(
                     f"{given}: {attr} is a plain tensor attribute, so .to({_fmt(dtype)}) left it "

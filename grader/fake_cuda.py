@@ -60,4 +60,5 @@ def run(module: nn.Module, *inputs: torch.Tensor) -> torch.Tensor:
                 raise  # the learner's own error (an unfinished stub too): a real failure
             if _is_mismatch(e):
                 raise DeviceMismatch(str(e).splitlines()[0]) from None
-            raise Inconclusive(f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}")
+            first_line = str(e).splitlines()[0] if str(e) else ""
+            raise Inconclusive(f"{type(e).__name__}: {first_line}") from None

@@ -25,8 +25,14 @@ MAX_TIMEOUTS = 2  # after this many checks hang, the learner's code loops: stop 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("norm-katas")
-    group.addoption("--impl", default=None, help="file to grade: katas (default), solutions, a folder or a .py file")
-    group.addoption("--device", default="cpu", help="device for the checks: cpu (default), cuda, mps")
+    group.addoption(
+        "--impl",
+        default=None,
+        help="file to grade: katas (default), solutions, a folder or a .py file",
+    )
+    group.addoption(
+        "--device", default="cpu", help="device for the checks: cpu (default), cuda, mps"
+    )
     group.addoption("--checklist", action="store_true", help="print the learner-facing checklist")
     group.addoption("--report-json", default=None, help="write the verdict as JSON to this path")
 
@@ -143,7 +149,7 @@ class Grading:
             self.printer.header(self.report, self.device_note)
 
     @pytest.hookimpl(hookwrapper=True)
-    def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[Any]):  # noqa: ANN201
+    def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[Any]):
         outcome = yield
         check = self.checks.get(item.nodeid)
         report = outcome.get_result()
@@ -157,7 +163,9 @@ class Grading:
         elif report.skipped:
             check.outcome = "skipped"
             longrepr = report.longrepr
-            check.message = longrepr[2].removeprefix("Skipped: ") if isinstance(longrepr, tuple) else ""
+            check.message = (
+                longrepr[2].removeprefix("Skipped: ") if isinstance(longrepr, tuple) else ""
+            )
         elif report.when == "call" and report.passed:
             check.outcome = "passed"
 
@@ -193,4 +201,4 @@ class Grading:
 def _null_writer() -> Any:
     from _pytest.terminal import TerminalWriter
 
-    return TerminalWriter(open(os.devnull, "w"))  # noqa: SIM115 - lives as long as the run
+    return TerminalWriter(open(os.devnull, "w"))

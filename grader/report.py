@@ -111,7 +111,9 @@ class Printer:
         self.out.flush()
 
     def header(self, report: Report, note: str | None) -> None:
-        self.write(f"{self.bold}{report.title}{self.reset}  ·  grading {report.file} on {report.device}")
+        self.write(
+            f"{self.bold}{report.title}{self.reset}  ·  grading {report.file} on {report.device}"
+        )
         if note:
             self.write(f"{self.dim}{note}{self.reset}")
         self.write()
@@ -145,7 +147,9 @@ class Printer:
                 groups.setdefault(c.message, []).append(c)
             for message, checks in groups.items():
                 first = checks[0]
-                more = f" (and {len(checks) - 1} more checks, same cause)" if len(checks) > 1 else ""
+                more = (
+                    f" (and {len(checks) - 1} more checks, same cause)" if len(checks) > 1 else ""
+                )
                 self.write(f"\n  {self.red}✗{self.reset} {first.description}{more}")
                 self.write(_indent(message, 4))
                 if first.hints and first.kind == FAIL:
@@ -158,7 +162,9 @@ class Printer:
         extra = f" ({skipped} skipped)" if skipped else ""
         all_pass = report.passed == report.counted and not not_run and not report.load_error
         color = self.green if all_pass else self.red
-        self.write(f"\n{color}{self.bold}{report.passed}/{report.counted} checks passed{self.reset}{extra}")
+        self.write(
+            f"\n{color}{self.bold}{report.passed}/{report.counted} checks passed{self.reset}{extra}"
+        )
         if all_pass:
             self.write("All checks pass: your layer behaves like torch.nn's.")
 

@@ -17,7 +17,9 @@ from torch.utils._python_dispatch import TorchDispatchMode
 
 @dataclass
 class Trace:
-    functions: list[str] = field(default_factory=list)  # qualified names, e.g. torch.nn.functional.layer_norm
+    functions: list[str] = field(
+        default_factory=list
+    )  # qualified names, e.g. torch.nn.functional.layer_norm
     ops: list[str] = field(default_factory=list)  # ATen overload packets, e.g. native_layer_norm
 
     def names(self) -> set[str]:
@@ -47,7 +49,7 @@ class _FunctionRecorder(TorchFunctionMode):
         super().__init__()
         self.trace = trace
 
-    def __torch_function__(self, func, types, args=(), kwargs=None):  # noqa: ANN001
+    def __torch_function__(self, func, types, args=(), kwargs=None):
         self.trace.functions.append(_qualname(func))
         return func(*args, **(kwargs or {}))
 
@@ -57,7 +59,7 @@ class _OpRecorder(TorchDispatchMode):
         super().__init__()
         self.trace = trace
 
-    def __torch_dispatch__(self, func, types, args=(), kwargs=None):  # noqa: ANN001
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         self.trace.ops.append(func.overloadpacket.__name__)
         return func(*args, **(kwargs or {}))
 

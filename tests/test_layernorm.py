@@ -71,7 +71,9 @@ def test_parameters(kata):
         for name, p in want.items():
             expect_close(have[name], p.detach(), given=f"LayerNorm{args}", what=f"initial {name}")
     if tuple(kata.LayerNorm(8).normalized_shape) != (8,):
-        fail("LayerNorm(8).normalized_shape should be (8,): turn an int into a 1-tuple, like torch.")
+        fail(
+            "LayerNorm(8).normalized_shape should be (8,): turn an int into a 1-tuple, like torch."
+        )
 
 
 def test_forward_matches_torch(kata, device):
@@ -139,10 +141,17 @@ def test_no_elementwise_affine(kata, device):
     mine = kata.LayerNorm(8, elementwise_affine=False)
     if list(mine.parameters()):
         fail("LayerNorm(8, elementwise_affine=False) should have no parameters.")
-    if getattr(mine, "weight", "missing") is not None or getattr(mine, "bias", "missing") is not None:
+    if (
+        getattr(mine, "weight", "missing") is not None
+        or getattr(mine, "bias", "missing") is not None
+    ):
         fail("LayerNorm(8, elementwise_affine=False) should have weight = None and bias = None.")
     x = torch.randn(4, 8, device=device) * 2 + 1
-    expect_close(mine.to(device)(x), F.layer_norm(x, (8,)), given=f"elementwise_affine=False, x {shape_of(x)}")
+    expect_close(
+        mine.to(device)(x),
+        F.layer_norm(x, (8,)),
+        given=f"elementwise_affine=False, x {shape_of(x)}",
+    )
 
 
 def test_no_bias(kata, device):
@@ -213,7 +222,9 @@ def test_state_dict_round_trip(kata):
     """
     for kwargs in ({}, {"bias": False}, {"elementwise_affine": False}):
         expect_state_dict_round_trip(
-            kata.LayerNorm((3, 8), **kwargs), nn.LayerNorm((3, 8), **kwargs), given=call(((3, 8),), kwargs)
+            kata.LayerNorm((3, 8), **kwargs),
+            nn.LayerNorm((3, 8), **kwargs),
+            given=call(((3, 8),), kwargs),
         )
 
 
@@ -262,7 +273,9 @@ def test_from_scratch(kata, device):
     mine, _ = pair(kata, 8)
     mine = mine.to(device)
     x = torch.randn(4, 8, device=device)
-    expect_from_scratch(lambda: mine(x), BUILTIN_NORMS, module=mine, forbidden_modules=BUILTIN_NORM_MODULES)
+    expect_from_scratch(
+        lambda: mine(x), BUILTIN_NORMS, module=mine, forbidden_modules=BUILTIN_NORM_MODULES
+    )
 
 
 def test_vectorized(kata, device):
@@ -275,7 +288,11 @@ def test_vectorized(kata, device):
     large, _ = pair(kata, 128)
     small, large = small.to(device), large.to(device)
     xs, xl = torch.randn(2, 16, device=device), torch.randn(64, 128, device=device)
-    expect_vectorized(lambda: small(xs), lambda: large(xl), given="LayerNorm(16) on (2, 16) vs LayerNorm(128) on (64, 128)")
+    expect_vectorized(
+        lambda: small(xs),
+        lambda: large(xl),
+        given="LayerNorm(16) on (2, 16) vs LayerNorm(128) on (64, 128)",
+    )
 
 
 def test_wrong_trailing_shape_raises(kata, device):
@@ -307,4 +324,10 @@ def test_half_precision(kata, device, dtype):
     mine, ref = mine.to(device, dtype), ref.to(device, torch.float32)
     x = torch.randn(8, 64, device=device).to(dtype)
     expected = ref(x.float()).detach().to(dtype)
-    expect_close(mine(x), expected, given=f"LayerNorm(64).to({dtype}) on x {shape_of(x)}", rtol=2e-2, atol=2e-2)
+    expect_close(
+        mine(x),
+        expected,
+        given=f"LayerNorm(64).to({dtype}) on x {shape_of(x)}",
+        rtol=2e-2,
+        atol=2e-2,
+    )

@@ -49,7 +49,9 @@ def catalogue(kata: registry.Kata) -> list[Path]:
 
 def check_names(kata: registry.Kata) -> set[str]:
     tree = ast.parse(kata.suite.read_text())
-    return {n.name for n in tree.body if isinstance(n, ast.FunctionDef) and n.name.startswith("test_")}
+    return {
+        n.name for n in tree.body if isinstance(n, ast.FunctionDef) and n.name.startswith("test_")
+    }
 
 
 def outcomes(report: dict) -> dict[str, list[str]]:
@@ -96,7 +98,9 @@ def test_catalogue_entry(name: str, path: Path, tmp_path: Path) -> None:
         return
     assert expect in check_names(KATAS[name]), f"{path}: EXPECT names no check of {name}"
     assert code == 1, output
-    assert "failed" in outcomes(report)[expect], f"{path.name} was not caught by {expect}:\n{summary(report)}"
+    assert "failed" in outcomes(report)[expect], (
+        f"{path.name} was not caught by {expect}:\n{summary(report)}"
+    )
 
 
 @pytest.mark.parametrize("path", sorted((CATALOGUE / "broken").glob("*.py")), ids=lambda p: p.stem)
@@ -112,7 +116,9 @@ def test_every_check_is_failed_by_a_wrong_implementation(name: str) -> None:
     kata = KATAS[name]
     named = {markers(p).get("EXPECT") for p in catalogue(kata)}
     unproven = sorted(check_names(kata) - named)
-    assert not unproven, f"no wrong implementation in tests/catalogue/ proves these checks: {unproven}"
+    assert not unproven, (
+        f"no wrong implementation in tests/catalogue/ proves these checks: {unproven}"
+    )
     wrong = [p for p in catalogue(kata) if markers(p).get("EXPECT") != "pass"]
     assert len(wrong) >= 6, f"{name} needs at least six wrong implementations, has {len(wrong)}"
 
@@ -122,7 +128,7 @@ def test_cuda_without_a_gpu_says_how_it_grades(tmp_path: Path) -> None:
 
     if torch.cuda.is_available():
         pytest.skip("a real GPU is present: --device cuda runs there")
-    report, output, code = grade("dropout", "solutions", tmp_path, "--device", "cuda")
+    _, output, code = grade("dropout", "solutions", tmp_path, "--device", "cuda")
     assert code == 0, output
     assert "simulated CUDA" in output
 
@@ -132,3 +138,12 @@ def test_unknown_kata_is_a_clear_usage_error() -> None:
                          capture_output=True, text=True)  # fmt: skip
     assert run.returncode == 2
     assert "no kata named 'layernrom'" in run.stderr
+
+
+def test_readme_kata_table_matches_the_registry() -> None:
+    from grader.__main__ import kata_table
+
+    readme = (registry.ROOT / "README.md").read_text()
+    assert kata_table() in readme, (
+        "README's kata table is stale: paste `python -m grader list --markdown`"
+    )

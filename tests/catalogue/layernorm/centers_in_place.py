@@ -12,4 +12,6 @@ class LayerNorm(Reference):
         dims = tuple(range(-len(self.normalized_shape), 0))
         x -= x.mean(dims, keepdim=True)
         y = x / torch.sqrt(x.square().mean(dims, keepdim=True) + self.eps)
-        return y if self.weight is None else y * self.weight + (0 if self.bias is None else self.bias)
+        return (
+            y if self.weight is None else y * self.weight + (0 if self.bias is None else self.bias)
+        )

@@ -13,4 +13,6 @@ class LayerNorm(Reference):
         mean = x.detach().mean(dims, keepdim=True)
         var = x.detach().var(dims, keepdim=True, unbiased=False)
         y = (x - mean) / torch.sqrt(var + self.eps)
-        return y if self.weight is None else y * self.weight + (0 if self.bias is None else self.bias)
+        return (
+            y if self.weight is None else y * self.weight + (0 if self.bias is None else self.bias)
+        )

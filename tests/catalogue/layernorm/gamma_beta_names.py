@@ -7,10 +7,16 @@ from torch import nn
 class LayerNorm(nn.Module):
     def __init__(self, normalized_shape, eps=1e-5, elementwise_affine=True, bias=True):
         super().__init__()
-        self.normalized_shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+        self.normalized_shape = (
+            (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+        )
         self.eps = eps
         self.gamma = nn.Parameter(torch.ones(self.normalized_shape)) if elementwise_affine else None
-        self.beta = nn.Parameter(torch.zeros(self.normalized_shape)) if elementwise_affine and bias else None
+        self.beta = (
+            nn.Parameter(torch.zeros(self.normalized_shape))
+            if elementwise_affine and bias
+            else None
+        )
 
     def forward(self, x):
         dims = tuple(range(-len(self.normalized_shape), 0))

@@ -11,4 +11,6 @@ class LayerNorm(Reference):
     def forward(self, x):
         flat = x.reshape(-1, 1, *self.normalized_shape)
         y = F.group_norm(flat, 1, eps=self.eps).reshape(x.shape)
-        return y if self.weight is None else y * self.weight + (0 if self.bias is None else self.bias)
+        return (
+            y if self.weight is None else y * self.weight + (0 if self.bias is None else self.bias)
+        )

@@ -9,4 +9,6 @@ class LayerNorm(Reference):
     def forward(self, x):
         dims = tuple(range(-len(self.normalized_shape), 0))
         y = (x - x.mean(dims, keepdim=True)) / x.std(dims, keepdim=True, unbiased=False)
-        return y if self.weight is None else y * self.weight + (0 if self.bias is None else self.bias)
+        return (
+            y if self.weight is None else y * self.weight + (0 if self.bias is None else self.bias)
+        )

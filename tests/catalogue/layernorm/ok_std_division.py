@@ -24,7 +24,9 @@ class LayerNorm(nn.Module):
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         k = len(self.normalized_shape)
         if tuple(x.shape[-k:]) != self.normalized_shape:
-            raise RuntimeError(f"LayerNorm{self.normalized_shape} got input of shape {tuple(x.shape)}")
+            raise RuntimeError(
+                f"LayerNorm{self.normalized_shape} got input of shape {tuple(x.shape)}"
+            )
         dims = [-(i + 1) for i in range(k)]
         centred = x - x.mean(dim=dims, keepdim=True)
         std = torch.sqrt(torch.mean(centred * centred, dim=dims, keepdim=True) + self.eps)

@@ -11,7 +11,9 @@ EXPECT = "pass"
 class LayerNorm(nn.Module):
     def __init__(self, normalized_shape, eps=1e-5, elementwise_affine=True, bias=True):
         super().__init__()
-        shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+        shape = (
+            (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+        )
         self.normalized_shape, self.eps = shape, eps
         self.weight = nn.Parameter(torch.ones(shape)) if elementwise_affine else None
         self.bias = nn.Parameter(torch.zeros(shape)) if elementwise_affine and bias else None
@@ -19,7 +21,9 @@ class LayerNorm(nn.Module):
     def forward(self, x):
         n = len(self.normalized_shape)
         if x.shape[-n:] != torch.Size(self.normalized_shape) or x.dim() < n:
-            raise ValueError(f"expected trailing shape {self.normalized_shape}, got {tuple(x.shape)}")
+            raise ValueError(
+                f"expected trailing shape {self.normalized_shape}, got {tuple(x.shape)}"
+            )
         flat = x.reshape(*x.shape[:-n], math.prod(self.normalized_shape))
         var, mean = torch.var_mean(flat.float(), dim=-1, keepdim=True, correction=0)
         y = ((flat - mean) * torch.rsqrt(var + self.eps)).reshape(x.shape)

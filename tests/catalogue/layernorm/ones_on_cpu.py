@@ -13,4 +13,6 @@ class LayerNorm(Reference):
         mean = x.mean(dims, keepdim=True)
         var = (x - mean).square().mean(dims, keepdim=True)
         y = (x - mean) / torch.sqrt(var + torch.full(var.shape, self.eps))
-        return y if self.weight is None else y * self.weight + (0 if self.bias is None else self.bias)
+        return (
+            y if self.weight is None else y * self.weight + (0 if self.bias is None else self.bias)
+        )

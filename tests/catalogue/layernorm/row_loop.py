@@ -18,4 +18,6 @@ class LayerNorm(Reference):
             out.append((row - mean) / torch.sqrt(var + self.eps))
         y = torch.stack(out).reshape(x.shape) if out else x - x
         assert n >= 1
-        return y if self.weight is None else y * self.weight + (0 if self.bias is None else self.bias)
+        return (
+            y if self.weight is None else y * self.weight + (0 if self.bias is None else self.bias)
+        )
