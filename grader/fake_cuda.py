@@ -7,6 +7,7 @@ parameters and buffers are created directly and the module runs through function
 
 from __future__ import annotations
 
+import copy
 from pathlib import Path
 
 import torch
@@ -27,7 +28,14 @@ def _is_mismatch(e: BaseException) -> bool:
     if isinstance(e, FakeTensorDeviceMismatchError):
         return True
     text = str(e)
-    return "same device" in text and ("cuda" in text and "cpu" in text)
+    same_device = "same device" in text and "cuda" in text and "cpu" in text
+    return same_device or "is not on the expected device meta" in text
+
+
+def _is_unsupported(e: BaseException) -> bool:
+    # On a CPU-only build some ops (indexing, .contiguous(), in-place random fills) reach
+    # real CUDA code even on fake tensors; this says nothing about the learner's code.
+    return "not linked with support for cuda" in str(e)
 
 
 def _raised_inside_torch(e: BaseException) -> bool:
@@ -40,6 +48,13 @@ def _raised_inside_torch(e: BaseException) -> bool:
 _TORCH_DIR = str(Path(torch.__file__).parent)
 
 
+def _classify(e: Exception) -> Exception:
+    if _is_mismatch(e):
+        return DeviceMismatch(str(e).splitlines()[0])
+    first_line = str(e).splitlines()[0] if str(e) else ""
+    return Inconclusive(f"{type(e).__name__}: {first_line}")
+
+
 def run(module: nn.Module, *inputs: torch.Tensor) -> torch.Tensor:
     """Run module(*inputs) with every parameter, buffer and input on simulated CUDA.
 
@@ -48,6 +63,8 @@ def run(module: nn.Module, *inputs: torch.Tensor) -> torch.Tensor:
     simulation cannot run it (data-dependent control flow, in-place random fills).
     Tensors the module keeps as plain attributes stay on the CPU, as they would with
     module.to("cuda"): using them with a CUDA input is a mismatch, which is the point.
+    Code that fake CUDA cannot run on a CPU-only build is retried on the meta device,
+    which checks device placement the same way without any kernel.
     """
     state = list(module.named_parameters()) + list(module.named_buffers())
     with FakeTensorMode(allow_non_fake_inputs=True):
@@ -56,9 +73,25 @@ def run(module: nn.Module, *inputs: torch.Tensor) -> torch.Tensor:
         try:
             return functional_call(module, fakes, xs)
         except Exception as e:
-            if not _raised_inside_torch(e):
+            if _is_unsupported(e):
+                pass  # retried on meta below, outside the fake mode
+            elif not _raised_inside_torch(e) and not _is_mismatch(e):
                 raise  # the learner's own error (an unfinished stub too): a real failure
-            if _is_mismatch(e):
-                raise DeviceMismatch(str(e).splitlines()[0]) from None
-            first_line = str(e).splitlines()[0] if str(e) else ""
-            raise Inconclusive(f"{type(e).__name__}: {first_line}") from None
+            else:
+                raise _classify(e) from None
+    return _run_on_meta(module, *inputs)
+
+
+def _run_on_meta(module: nn.Module, *inputs: torch.Tensor) -> torch.Tensor:
+    clone = copy.deepcopy(module).to("meta")  # moves parameters and buffers, not plain attributes
+    try:
+        out = clone(*(x.to("meta") for x in inputs))
+    except Exception as e:
+        if not _raised_inside_torch(e) and not _is_mismatch(e) and not _is_unsupported(e):
+            raise
+        raise _classify(e) from None
+    # Report the device the output would have had on CUDA.
+    if isinstance(out, torch.Tensor) and out.device.type == "meta":
+        with FakeTensorMode():
+            return torch.empty(out.shape, dtype=out.dtype, device="cuda")
+    return out

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+import torch
 from torch.overrides import TorchFunctionMode
 from torch.utils._python_dispatch import TorchDispatchMode
 
@@ -24,11 +25,11 @@ class Trace:
 
     def names(self) -> set[str]:
         """Bare names at both levels, for matching against a forbidden list."""
-        return {n.rsplit(".", 1)[-1] for n in self.functions} | set(self.ops)
+        return {_bare(n) for n in self.functions} | set(self.ops)
 
     def first_call_of(self, forbidden: set[str]) -> str | None:
         for name in self.functions:
-            if name.rsplit(".", 1)[-1] in forbidden:
+            if _bare(name) in forbidden:
                 return name
         for op in self.ops:
             if op in forbidden:
@@ -36,7 +37,16 @@ class Trace:
         return None
 
 
+def _bare(name: str) -> str:
+    return name.rsplit(".", 1)[-1].removeprefix("aten::")
+
+
 def _qualname(func: Any) -> str:
+    packet = getattr(func, "overloadpacket", func)
+    if isinstance(
+        packet, torch._ops.OpOverloadPacket
+    ):  # torch.ops.aten.x(.default) called directly
+        return f"torch.ops.aten.{packet.__name__}"
     module = getattr(func, "__module__", None) or "torch"
     name = getattr(func, "__qualname__", None) or getattr(func, "__name__", repr(func))
     if name.startswith("TensorBase.") or name.startswith("_TensorBase."):
