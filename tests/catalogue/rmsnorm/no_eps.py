@@ -1,0 +1,17 @@
+"""Mistake: no eps at all, so an all-zero row gives 0/0 = NaN."""
+
+import torch
+
+from solutions.rmsnorm import RMSNorm as Reference
+
+EXPECT = "test_zero_input"
+
+
+class RMSNorm(Reference):
+    def forward(self, x):
+        dims = tuple(range(-len(self.normalized_shape), 0))
+        xf = x.float() if x.dtype in (torch.float16, torch.bfloat16) else x
+        y = xf / xf.square().mean(dims, keepdim=True).sqrt()
+        if self.weight is not None:
+            y = y * self.weight
+        return y.to(x.dtype)

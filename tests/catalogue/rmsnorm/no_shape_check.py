@@ -1,0 +1,18 @@
+"""Mistake: never checks the input's trailing shape, so a mismatched input is silently accepted."""
+
+import torch
+
+from solutions.rmsnorm import RMSNorm as Reference
+
+EXPECT = "test_wrong_trailing_shape_raises"
+
+
+class RMSNorm(Reference):
+    def forward(self, x):
+        dims = tuple(range(-len(self.normalized_shape), 0))
+        xf = x.float() if x.dtype in (torch.float16, torch.bfloat16) else x
+        eps = torch.finfo(xf.dtype).eps if self.eps is None else self.eps
+        y = xf * torch.rsqrt(xf.square().mean(dims, keepdim=True) + eps)
+        if self.weight is not None:
+            y = y * self.weight
+        return y.to(x.dtype)

@@ -1,0 +1,16 @@
+"""Mistake: weight kept as a plain tensor, so .to() and the optimizer never see it."""
+
+import torch
+
+from solutions.rmsnorm import RMSNorm as Reference
+
+EXPECT = "test_to_dtype"
+
+
+class RMSNorm(Reference):
+    def __init__(self, normalized_shape, eps=None, elementwise_affine=True):
+        super().__init__(normalized_shape, eps, False)
+        self.elementwise_affine = elementwise_affine
+        if elementwise_affine:
+            del self.weight
+            self.weight = torch.ones(self.normalized_shape)

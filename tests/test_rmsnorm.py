@@ -1,0 +1,431 @@
+"""Hidden checks for the RMSNorm kata, each compared with torch.nn.RMSNorm.
+
+torch's contract, read from its source (torch/_decomp/decompositions.py, _fused_rms_norm) and
+confirmed by running it: float16/bfloat16 inputs are upcast to float32; eps=None means
+torch.finfo(computation dtype).eps, so finfo(float32).eps for half and float32 inputs and
+finfo(float64).eps for float64; the weight is applied before the cast back to the input dtype.
+"""
+
+import pytest
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from grader.checks import (
+    BUILTIN_NORM_MODULES,
+    BUILTIN_NORMS,
+    expect_close,
+    expect_follows_device,
+    expect_from_scratch,
+    expect_grads_close,
+    expect_like,
+    expect_raises,
+    expect_registered_state,
+    expect_state_dict_round_trip,
+    expect_vectorized,
+    fail,
+    shape_of,
+)
+
+KATA = "rmsnorm"
+
+# Asked after a mock interview: (question, model answer).
+FOLLOW_UPS = [
+    (
+        "What does RMSNorm drop compared with LayerNorm, and why does it still work?",
+        "It drops the mean subtraction and the bias: it only rescales each sample by its root "
+        "mean square. Zhang and Sennrich (2019) argue that LayerNorm's benefit comes mostly from "
+        "re-scaling invariance, not re-centring; skipping the mean saves a reduction and some "
+        "memory traffic, and LLaMA, Mistral, Gemma and T5 train as well with it.",
+    ),
+    (
+        "Why upcast float16 or bfloat16 inputs to float32 before squaring?",
+        "float16's largest value is 65504, so any |x| above about 256 squares to inf and the "
+        "whole row normalizes to 0; a long sum of squares also loses precision in 10 or 7 "
+        "mantissa bits. torch squares, averages and scales in float32, then casts the result "
+        "back to the input dtype so the caller gets the dtype it passed in.",
+    ),
+    (
+        "What is eps when it is None in torch.nn.RMSNorm, and why not a fixed 1e-6?",
+        "torch.finfo of the dtype the computation runs in: float32's 1.19e-7 for float16, "
+        "bfloat16 and float32 inputs, float64's 2.2e-16 for float64. It scales with the "
+        "precision actually used; float16's own eps (9.8e-4) would visibly shrink outputs "
+        "whose RMS is small, and LLaMA-style models usually pass their own eps (1e-5, 1e-6).",
+    ),
+]
+
+# float16 outputs get rtol 2e-3 (two ulps) instead of 1e-3: casting back before multiplying by
+# the weight, as Hugging Face's LLaMA does, rounds once more than torch and is still correct.
+RTOL = {torch.float16: 2e-3}
+
+
+def pair(kata, *args, **kwargs):
+    """The learner's RMSNorm and torch's, with the same random weight."""
+    ref = nn.RMSNorm(*args, **kwargs)
+    with torch.no_grad():
+        for p in ref.parameters():
+            p.normal_()
+    mine = kata.RMSNorm(*args, **kwargs)
+    try:
+        mine.load_state_dict(ref.state_dict())
+    except Exception as e:
+        fail(f"could not load nn.RMSNorm's parameters into yours: {e}")
+    return mine, ref
+
+
+def call(args, kwargs):
+    shown = [repr(a) for a in args] + [f"{k}={v!r}" for k, v in kwargs.items()]
+    return f"RMSNorm({', '.join(shown)})"
+
+
+def expect_same(mine, ref, x, *, given):
+    """mine(x) must match torch's ref(x), computed first in case yours changes x in place."""
+    want = ref(x).detach()
+    expect_close(mine(x), want, given=given, rtol=RTOL.get(x.dtype))
+
+
+def rms_norm_f64(x, dims, eps):
+    """The formula itself, in float64: x / sqrt(mean(x², dims) + eps)."""
+    x = x.double()
+    return x / torch.sqrt(x.square().mean(dims, keepdim=True) + eps)
+
+
+def dtype_name(dtype):
+    return str(dtype).removeprefix("torch.")
+
+
+def test_output_like_input(kata, device):
+    """output has the input's shape, dtype and device
+
+    Normalizing changes values, not the shape or the dtype of the tensor.
+
+    y has x.shape and x.dtype; the reduction uses keepdim=True so the RMS broadcasts back.
+    """
+    for dtype in (torch.float32, torch.float64):
+        mine, _ = pair(kata, 8)
+        mine = mine.to(device, dtype)
+        x = torch.randn(3, 5, 8, device=device, dtype=dtype)
+        expect_like(mine(x), x, given=f"RMSNorm(8) on x {shape_of(x)}")
+
+
+def test_parameters(kata):
+    """weight is a parameter named, shaped and initialised like torch's; attributes as torch's
+
+    The gain is the only learnable tensor (no bias), and it must be an nn.Parameter so that the
+    optimizer, state_dict and .to() see it. The constructor's arguments are kept as given.
+
+    self.weight = nn.Parameter(torch.ones(normalized_shape)); self.normalized_shape is a tuple
+    (an int n becomes (n,)); self.eps = eps (None stays None); self.elementwise_affine.
+    """
+    for args in ((8,), ((3, 4),), ([3, 4],)):
+        mine, ref = kata.RMSNorm(*args), nn.RMSNorm(*args)
+        have = {n: p for n, p in mine.named_parameters()}
+        want = dict(ref.named_parameters())
+        if set(have) != set(want):
+            fail(f"RMSNorm{args} has parameters {sorted(have)}, expected {sorted(want)}.")
+        for name, p in want.items():
+            expect_close(have[name], p.detach(), given=f"RMSNorm{args}", what=f"initial {name}")
+        shape = getattr(mine, "normalized_shape", None)
+        if not isinstance(shape, tuple) or shape != ref.normalized_shape:
+            fail(
+                f"RMSNorm{args}.normalized_shape is {shape!r}, expected {ref.normalized_shape!r}: "
+                "store it as a tuple (an int n becomes (n,)), like torch."
+            )
+    for kwargs in ({}, {"eps": 1e-3}, {"eps": 1e-6, "elementwise_affine": False}):
+        mine, ref = kata.RMSNorm(8, **kwargs), nn.RMSNorm(8, **kwargs)
+        for attr in ("eps", "elementwise_affine"):
+            have, want = getattr(mine, attr, "missing"), getattr(ref, attr)
+            if have != want or (want is None) != (have is None):
+                fail(
+                    f"{call((8,), kwargs)}.{attr} is {have!r}, expected {want!r}. Store the "
+                    "constructor's arguments as given: eps=None stays None, and forward picks "
+                    "the value."
+                )
+
+
+def test_forward_matches_torch(kata, device):
+    """forward matches nn.RMSNorm on several shapes, an empty batch, float64 and explicit eps
+
+    Each sample is divided by the root mean square of its normalized dimensions, then scaled
+    by the learned gain.
+
+    y = x / sqrt(mean(x²) + eps) * weight, the mean over the last len(normalized_shape) dims.
+    """
+    cases = [((8,), (4, 8)), ((8,), (2, 3, 8)), ((8,), (0, 8)), ((16,), (2, 7, 16)), ((5,), (5,))]
+    for dtype in (torch.float32, torch.float64):
+        for eps in (None, 1e-5):
+            for shape, x_shape in cases:
+                mine, ref = pair(kata, shape, eps=eps)
+                mine, ref = mine.to(device, dtype), ref.to(device, dtype)
+                x = torch.randn(x_shape, device=device, dtype=dtype) * 3 + 1
+                given = f"{call(shape, {'eps': eps})} on x {shape_of(x)}"
+                expect_same(mine, ref, x, given=given)
+
+
+def test_no_mean_centring(kata, device):
+    """no mean is subtracted: RMSNorm only rescales (it is not LayerNorm)
+
+    The root mean square is taken around zero, not around the mean, and there is no bias: an
+    input with a large mean keeps its sign and stays near x / |mean|.
+
+    rms = sqrt(mean(x²) + eps), with x itself squared, not x - mean (and not x.var()).
+    """
+    x = 5 + torch.randn(4, 16, dtype=torch.float64, device=device)
+    rn = kata.RMSNorm(16, eps=1e-6, elementwise_affine=False).to(device, torch.float64)
+    expected = rms_norm_f64(x, (-1,), 1e-6)
+    given = f"RMSNorm(16, eps=1e-6, elementwise_affine=False) on x = 5 + randn {shape_of(x)}"
+    expect_close(rn(x), expected, given=given)
+
+
+def test_multidim_normalized_shape(kata, device):
+    """a tuple normalized_shape such as (C, H, W) normalizes over all those dimensions
+
+    normalized_shape names trailing dimensions: with (3, 4, 5), one mean square is taken over
+    the last three dimensions together, not over the last one only.
+
+    dims = tuple(range(-len(normalized_shape), 0)); x.square().mean(dim=dims, keepdim=True).
+    """
+    for shape, x_shape in (((4, 5), (2, 3, 4, 5)), ((3, 4, 5), (2, 3, 4, 5))):
+        mine, ref = pair(kata, shape)
+        mine, ref = mine.to(device), ref.to(device)
+        scale = torch.arange(1.0, 1.0 + x_shape[-2], device=device).unsqueeze(-1)
+        x = torch.randn(x_shape, device=device) * scale
+        expect_same(mine, ref, x, given=f"RMSNorm({shape}) on x {shape_of(x)}")
+
+
+def test_eps_inside_sqrt(kata, device):
+    """eps is added to the mean square, inside the square root
+
+    eps guards the mean square before the square root; the two placements differ most when
+    the input is small.
+
+    Multiply by torch.rsqrt(mean(x²) + eps), not divide by sqrt(mean(x²)) + eps.
+    """
+    x = torch.randn(4, 8, dtype=torch.float64, device=device) * 0.1
+    rn = kata.RMSNorm(8, eps=0.05, elementwise_affine=False).to(device, torch.float64)
+    expected = F.rms_norm(x, (8,), eps=0.05)
+    expect_close(rn(x), expected, given=f"RMSNorm(8, eps=0.05) on small inputs x {shape_of(x)}")
+
+
+@pytest.mark.parametrize(
+    ("dtype", "scale"),
+    [(torch.float32, 1e-4), (torch.float64, 1e-8), (torch.float16, 1e-4), (torch.bfloat16, 1e-4)],
+    ids=["float32", "float64", "float16", "bfloat16"],
+)
+def test_eps_default(kata, device, dtype, scale):
+    """eps=None (the default) is torch.finfo of the computation dtype, as torch defines it
+
+    Not 0 and not a fixed 1e-5 or 1e-6: torch uses the machine epsilon of the dtype the
+    computation runs in, which is float32 for float16, bfloat16 and float32 inputs, and float64
+    for float64. It decides the output when the input's RMS is tiny (and in float16 itself,
+    (1e-4)² underflows to 0: square in float32).
+
+    eps = torch.finfo(compute_dtype).eps if self.eps is None else self.eps, with compute_dtype
+    = float64 for float64 inputs and float32 otherwise (not finfo(torch.float16)).
+    """
+    mine, ref = pair(kata, 16)
+    mine, ref = mine.to(device, dtype), ref.to(device, dtype)
+    x = (torch.randn(4, 16, device=device, dtype=torch.float64) * scale).to(dtype)
+    given = f"RMSNorm(16) (eps=None) on x = randn * {scale:g} {shape_of(x)}"
+    expect_same(mine, ref, x, given=given)
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16], ids=dtype_name)
+def test_half_precision(kata, device, dtype):
+    """float16 and bfloat16 inputs are computed in float32 and returned in the input's dtype
+
+    Half precision has few mantissa bits: do the arithmetic in float32, as torch does, and give
+    the caller back the dtype it passed in.
+
+    xf = x.float(); y = xf * torch.rsqrt(xf.square().mean(dims, keepdim=True) + eps) * weight;
+    return y.to(x.dtype).
+    """
+    mine, ref = pair(kata, 64)
+    mine, ref = mine.to(device, dtype), ref.to(device, dtype)
+    x = (torch.randn(8, 64, device=device) * 2).to(dtype)
+    expect_same(mine, ref, x, given=f"RMSNorm(64).to({dtype_name(dtype)}) on x {shape_of(x)}")
+
+
+def test_half_large_values(kata, device):
+    """a float16 input of magnitude ~300 does not overflow
+
+    The largest float16 is 65504 and 300² = 90000: squaring in float16 gives inf, and the
+    whole row collapses to 0.
+
+    Square and average in float32 (xf = x.float()), then cast the result back with .to(x.dtype).
+    """
+    mine, ref = pair(kata, 64)
+    mine, ref = mine.to(device, torch.float16), ref.to(device, torch.float16)
+    x = (torch.randn(8, 64, device=device) * 300).to(torch.float16)
+    expect_same(mine, ref, x, given=f"RMSNorm(64).to(float16) on x = randn * 300 {shape_of(x)}")
+
+
+def test_no_elementwise_affine(kata, device):
+    """elementwise_affine=False: no parameters, and weight is None
+
+    Without the gain the layer has nothing to learn, but the attribute still exists so that
+    state_dict, .to() and repr behave like torch's.
+
+    self.register_parameter("weight", None); forward returns x / rms unscaled.
+    """
+    mine = kata.RMSNorm(8, elementwise_affine=False)
+    if list(mine.parameters()):
+        fail("RMSNorm(8, elementwise_affine=False) should have no parameters.")
+    if getattr(mine, "weight", "missing") is not None:
+        fail("RMSNorm(8, elementwise_affine=False) should have weight = None.")
+    x = torch.randn(4, 8, device=device) * 2 + 1
+    expected = F.rms_norm(x, (8,))
+    given = f"RMSNorm(8, elementwise_affine=False) on x {shape_of(x)}"
+    expect_close(mine.to(device)(x), expected, given=given)
+
+
+def test_zero_input(kata, device):
+    """an all-zero input gives zeros, with no NaN
+
+    A row of zeros has mean square 0: eps, the default one included, keeps the division
+    finite.
+
+    0 * rsqrt(0 + eps) = 0, whereas 0 / sqrt(0) = NaN.
+    """
+    for kwargs in ({}, {"eps": 1e-6}):
+        mine, ref = pair(kata, 8, **kwargs)
+        mine, ref = mine.to(device), ref.to(device)
+        x = torch.zeros(3, 8, device=device)
+        expect_same(mine, ref, x, given=f"{call((8,), kwargs)} on an all-zero input")
+
+
+def test_gradients_match(kata, device):
+    """gradients for the input and the weight match torch's
+
+    Build forward from differentiable tensor operations and autograd does the rest; the mean
+    square must stay in the graph.
+
+    No .detach(), .data or in-place edits on the path from x to the output.
+    """
+    mine, ref = pair(kata, (3, 8))
+    mine, ref = mine.to(device, torch.float64), ref.to(device, torch.float64)
+    x = torch.randn(5, 3, 8, dtype=torch.float64, device=device) * 2 + 1
+    grad_out = torch.randn_like(x)
+    got, want = {}, {}
+    for module, grads in ((mine, got), (ref, want)):
+        xi = x.clone().requires_grad_()
+        module(xi).backward(grad_out)
+        grads["input"] = xi.grad
+        grads.update({n: p.grad for n, p in module.named_parameters()})
+    expect_grads_close(got, want, given=f"RMSNorm((3, 8)) on x {shape_of(x)}")
+
+
+def test_state_dict_round_trip(kata):
+    """state_dict loads from nn.RMSNorm and into it, both ways
+
+    A checkpoint trained with nn.RMSNorm (a LLaMA one, say) must load into your module, and
+    yours into nn.RMSNorm.
+
+    Use torch's name and shape: weight (not scale or gamma), of shape normalized_shape.
+    """
+    for kwargs in ({}, {"elementwise_affine": False}):
+        expect_state_dict_round_trip(
+            kata.RMSNorm((3, 8), **kwargs),
+            nn.RMSNorm((3, 8), **kwargs),
+            given=call(((3, 8),), kwargs),
+        )
+
+
+def test_to_dtype(kata, device):
+    """after .to(torch.float64) the module computes in float64
+
+    .to() moves only registered state: a tensor kept as a plain attribute stays behind.
+
+    self.weight = nn.Parameter(...) (or register_buffer for non-learnable state), never a plain
+    torch.ones(...).
+    """
+    mine, ref = kata.RMSNorm(8), nn.RMSNorm(8)
+    mine, ref = mine.to(device, torch.float64), ref.to(device, torch.float64)
+    expect_registered_state(mine, dtype=torch.float64, given="RMSNorm(8).to(float64)")
+    x = torch.randn(4, 8, dtype=torch.float64, device=device)
+    expect_same(mine, ref, x, given=f"RMSNorm(8).to(float64) on x {shape_of(x)}")
+
+
+def test_follows_device(kata, device):
+    """runs on CUDA: the weight moves with .to(device), nothing is created on the CPU
+
+    Everything forward touches must live on x's device: state that .to(device) moves, and new
+    tensors created there.
+
+    device=x.device (or torch.full_like, new_full, ...) for tensors made in forward; a Python
+    float eps needs no tensor at all.
+    """
+    mine, _ = pair(kata, 8)
+    expect_follows_device(mine, torch.randn(4, 8), device=device, given="RMSNorm(8)")
+
+
+def test_input_unmodified(kata, device):
+    """the input tensor is left unmodified
+
+    The caller still owns x: compute into new tensors instead of overwriting it.
+
+    No x *= rstd, x.mul_() or x.pow_() on the input; y = x * rstd is fine.
+    """
+    mine, _ = pair(kata, 8)
+    x = torch.randn(4, 8, device=device)
+    before = x.clone()
+    mine.to(device)(x)
+    if not torch.equal(x, before):
+        fail("RMSNorm(8) changed its input x in place; the caller's tensor must stay as it was.")
+
+
+def test_from_scratch(kata, device):
+    """implemented from tensor operations, not the built-in RMS norm
+
+    The exercise is the formula: F.rms_norm, torch.rms_norm, nn.RMSNorm and the other built-in
+    norms are off limits here.
+
+    square (or pow), mean, sqrt or rsqrt, casts and broadcasting are all you need.
+    """
+    for dtype in (torch.float32, torch.float16):
+        mine, _ = pair(kata, 8)
+        mine = mine.to(device, dtype)
+        x = torch.randn(4, 8, device=device, dtype=dtype)
+        expect_from_scratch(
+            lambda mine=mine, x=x: mine(x),
+            BUILTIN_NORMS,
+            module=mine,
+            forbidden_modules=BUILTIN_NORM_MODULES,
+        )
+
+
+def test_vectorized(kata, device):
+    """vectorized: no Python loop over rows or elements
+
+    Reduce over whole dimensions at once and let broadcasting do the rest.
+
+    x.square().mean(dim=dims, keepdim=True) for all the normalized dimensions in one call.
+    """
+    small, _ = pair(kata, 16)
+    large, _ = pair(kata, 128)
+    small, large = small.to(device), large.to(device)
+    xs, xl = torch.randn(2, 16, device=device), torch.randn(64, 128, device=device)
+    expect_vectorized(
+        lambda: small(xs),
+        lambda: large(xl),
+        given="RMSNorm(16) on (2, 16) vs RMSNorm(128) on (64, 128)",
+    )
+
+
+def test_wrong_trailing_shape_raises(kata, device):
+    """an input whose trailing dimensions do not match normalized_shape raises an error
+
+    Without a check, RMSNorm((3, 4), elementwise_affine=False) would silently normalize a
+    (2, 5, 4) input over the wrong dimensions.
+
+    if tuple(x.shape[-len(normalized_shape):]) != normalized_shape: raise RuntimeError (as
+    torch does) or ValueError, with a message showing both shapes.
+    """
+    rn = kata.RMSNorm((3, 4), elementwise_affine=False).to(device)
+    for x_shape in ((2, 5, 4), (4,), (2, 4, 3)):
+        x = torch.randn(x_shape, device=device)
+        expect_raises(
+            (ValueError, RuntimeError),
+            lambda x=x: rn(x),
+            given=f"RMSNorm((3, 4), elementwise_affine=False) on x {shape_of(x)}",
+        )
