@@ -32,7 +32,7 @@ the weight of the *new* observation, the opposite of the β in an optimizer's EM
 Shapes
 ------
     BatchNorm1d: input (N, C) or (N, C, L)      BatchNorm2d: input (N, C, H, W)
-    output: same shape as the input
+    output: same shape and dtype as the input
     weight, bias, running_mean, running_var: (C,)      num_batches_tracked: () of dtype long
 
 The contract (the grader checks it; it mirrors torch.nn.BatchNorm1d/2d)
@@ -49,6 +49,8 @@ The contract (the grader checks it; it mirrors torch.nn.BatchNorm1d/2d)
 * Training mode, or any mode when not tracking: normalize with the batch statistics; when
   tracking (and training) update the running statistics as above, without autograd history.
 * Eval mode with tracking: normalize with the running statistics and leave them unchanged.
+* The output has the input's dtype, also when a float32 layer gets a float16/bfloat16 input
+  (as under autocast, where the float32 weight would otherwise promote the result).
 * Errors, as torch raises them:
   - wrong rank: ``ValueError("expected 2D or 3D input (got 4D input)")`` for BatchNorm1d,
     ``ValueError("expected 4D input (got 3D input)")`` for BatchNorm2d;
@@ -56,7 +58,7 @@ The contract (the grader checks it; it mirrors torch.nn.BatchNorm1d/2d)
     ``ValueError("Expected more than 1 value per channel when training, got input size ...")``.
 * An empty batch (N = 0) returns an empty output in both modes. In training torch still
   increments ``num_batches_tracked`` but leaves ``running_mean``/``running_var`` untouched.
-  Yours must not write NaNs into them.
+  Do the same: count the step, and write no NaN into the averages.
 
 Pitfalls interviewers probe
 ---------------------------

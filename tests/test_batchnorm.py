@@ -1,0 +1,858 @@
+"""Hidden checks for the BatchNorm kata, each compared with torch.nn.BatchNorm1d/2d."""
+
+import pytest
+import torch
+from torch import nn
+
+from grader.checks import (
+    BUILTIN_NORM_MODULES,
+    BUILTIN_NORMS,
+    expect_close,
+    expect_follows_device,
+    expect_from_scratch,
+    expect_grads_close,
+    expect_like,
+    expect_raises,
+    expect_registered_state,
+    expect_state_dict_round_trip,
+    expect_vectorized,
+    fail,
+    shape_of,
+)
+
+KATA = "batchnorm"
+
+# Asked after a mock interview: (question, model answer).
+FOLLOW_UPS = [
+    (
+        "Why is running_var updated with the unbiased variance when training normalizes with "
+        "the biased one?",
+        "Training normalizes the batch by its own spread, and the biased variance (divide by m) "
+        "is exactly that spread, so the batch comes out zero-mean and unit-variance. running_var "
+        "instead estimates the variance of the whole data distribution for inference, and a "
+        "sample of m values underestimates it by a factor (m - 1) / m, so Bessel's correction "
+        "m / (m - 1) is applied first. It matters for small batches and vanishes for large ones.",
+    ),
+    (
+        "Why does BatchNorm struggle with small batches, and what is used instead?",
+        "With a few values per channel the batch mean and variance are noisy, every sample's "
+        "output depends on the others, and training statistics differ from the running ones used "
+        "at inference; one value per channel cannot be normalized at all. Detection and "
+        "segmentation models freeze BatchNorm (eval mode) when fine-tuning, sync it across GPUs "
+        "(SyncBatchNorm), or use GroupNorm; transformers and RNNs use LayerNorm, which does not "
+        "look across the batch.",
+    ),
+    (
+        "Why does the convolution or linear layer right before a BatchNorm need no bias?",
+        "BatchNorm subtracts each channel's mean, and a constant per-channel bias only shifts "
+        "that mean, so it is removed again: its gradient is zero and BatchNorm's own beta does "
+        "its job. Hence Conv2d(..., bias=False) before BatchNorm2d in ResNets.",
+    ),
+    (
+        "What does BatchNorm become at inference, and how can it be folded into the preceding "
+        "convolution?",
+        "In eval mode it is a fixed per-channel affine map: y = a * x + b with a = weight / "
+        "sqrt(running_var + eps) and b = bias - a * running_mean. Scaling the convolution's "
+        "output channel c by a[c] and adding b[c] (plus a[c] times its old bias) gives one "
+        "convolution with the same output and no normalization cost.",
+    ),
+]
+
+STATS = ("running_mean", "running_var", "num_batches_tracked")
+MISSING = object()
+
+# (class, input shape) pairs covering (N, C), (N, C, L) and (N, C, H, W).
+SHAPES = [
+    ("BatchNorm1d", (6, 4)),
+    ("BatchNorm1d", (5, 4, 7)),
+    ("BatchNorm2d", (3, 4, 5, 6)),
+]
+
+
+def call(cls, args, kwargs):
+    """'BatchNorm2d(3, momentum=None)', the way a layer is described in messages."""
+    shown = [repr(a) for a in args] + [f"{k}={v!r}" for k, v in kwargs.items()]
+    return f"{cls}({', '.join(shown)})"
+
+
+def pair(kata, cls, *args, stats=False, **kwargs):
+    """The learner's layer and torch's, with the same random affine parameters.
+
+    With stats=True the running statistics are random too (as after some training), so
+    that eval mode has something other than mean 0 and variance 1 to use.
+    """
+    ref = getattr(nn, cls)(*args, **kwargs)
+    with torch.no_grad():
+        if ref.weight is not None:
+            ref.weight.normal_()
+            ref.bias.normal_()
+        if stats and ref.running_mean is not None:
+            ref.running_mean.normal_().mul_(2)
+            ref.running_var.uniform_(0.5, 3.0)
+            ref.num_batches_tracked.fill_(5)
+    mine = getattr(kata, cls)(*args, **kwargs)
+    try:
+        mine.load_state_dict(ref.state_dict())
+    except Exception as e:
+        fail(f"could not load nn.{cls}'s state_dict into your {call(cls, args, kwargs)}: {e}")
+    return mine, ref
+
+
+def stat(module, name, *, given):
+    """module.<name> (a running statistic), failing clearly when it does not exist."""
+    value = getattr(module, name, MISSING)
+    if value is MISSING:
+        fail(
+            f"{given}: your layer has no attribute {name}. torch's has one; create it in __init__."
+        )
+    if value is None:
+        fail(f"{given}: {name} is None, expected a tensor (track_running_stats=True).")
+    return value
+
+
+def expect_stats_match(mine, ref, *, given, when, rtol=None, atol=None):
+    """running_mean, running_var and num_batches_tracked of mine equal ref's."""
+    for name in ("running_mean", "running_var"):
+        have = stat(mine, name, given=given)
+        want = getattr(ref, name)
+        expect_close(have, want, given=given, what=f"{name} {when}", rtol=rtol, atol=atol)
+    have = int(stat(mine, "num_batches_tracked", given=given))
+    want = int(ref.num_batches_tracked)
+    if have != want:
+        fail(f"{given}: num_batches_tracked {when} is {have}, expected {want}.")
+
+
+def snapshot(module, *, given):
+    """Copies of the three running statistics, to compare with later ones."""
+    return {name: torch.as_tensor(stat(module, name, given=given)).clone() for name in STATS}
+
+
+# -- every kata ---------------------------------------------------------------------------
+
+
+def test_output_like_input(kata, device):
+    """output has the input's shape, dtype and device, in training and in eval mode
+
+    Normalizing changes values, not the shape or the dtype of the tensor.
+
+    y has x.shape and x.dtype; the (C,) statistics are reshaped to broadcast along dim 1.
+    """
+    for dtype in (torch.float32, torch.float64):
+        for cls, x_shape in SHAPES:
+            mine, _ = pair(kata, cls, 4)
+            mine = mine.to(device, dtype)
+            x = torch.randn(x_shape, device=device, dtype=dtype)
+            for mode in ("training", "eval"):
+                mine.train(mode == "training")
+                expect_like(mine(x), x, given=f"{cls}(4) in {mode} mode on x {shape_of(x)}")
+
+
+def test_parameters(kata):
+    """weight and bias are parameters of shape (C,), initialised to ones and zeros
+
+    Learnable tensors must be nn.Parameter so that the optimizer, state_dict and .to() see
+    them; the constructor arguments stay available as attributes.
+
+    self.weight = nn.Parameter(torch.ones(num_features)), self.bias likewise with zeros; keep
+    num_features, eps, momentum, affine and track_running_stats as attributes.
+    """
+    for cls in ("BatchNorm1d", "BatchNorm2d"):
+        mine, ref = getattr(kata, cls)(5), getattr(nn, cls)(5)
+        have = dict(mine.named_parameters())
+        want = dict(ref.named_parameters())
+        if set(have) != set(want):
+            fail(f"{cls}(5) has parameters {sorted(have)}, expected {sorted(want)}.")
+        for name, p in want.items():
+            expect_close(have[name], p.detach(), given=f"{cls}(5)", what=f"initial {name}")
+        kwargs = {"eps": 1e-3, "momentum": None, "affine": True, "track_running_stats": False}
+        mine = getattr(kata, cls)(7, **kwargs)
+        for name, want in {"num_features": 7, **kwargs}.items():
+            have = getattr(mine, name, MISSING)
+            if have is MISSING or have != want:
+                shown = "missing" if have is MISSING else repr(have)
+                fail(f"{call(cls, (7,), kwargs)}.{name} should be {want!r}, got {shown}.")
+
+
+def test_buffers(kata):
+    """running_mean, running_var and num_batches_tracked are buffers initialised like torch's
+
+    Statistics are state but not learnable: buffers are saved in the state_dict and moved by
+    .to(), but never handed to the optimizer.
+
+    self.register_buffer("running_mean", torch.zeros(C)), running_var with torch.ones(C),
+    num_batches_tracked with torch.tensor(0, dtype=torch.long).
+    """
+    for cls in ("BatchNorm1d", "BatchNorm2d"):
+        mine, ref = getattr(kata, cls)(5), getattr(nn, cls)(5)
+        have = dict(mine.named_buffers())
+        want = dict(ref.named_buffers())
+        if set(have) != set(want):
+            fail(
+                f"{cls}(5) has buffers {sorted(have)}, expected {sorted(want)}. "
+                "Create them with self.register_buffer(name, tensor)."
+            )
+        for name, t in want.items():
+            given = f"{cls}(5)"
+            if have[name].dtype != t.dtype or have[name].shape != t.shape:
+                fail(
+                    f"{given}: buffer {name} is {str(have[name].dtype).removeprefix('torch.')} "
+                    f"of shape {tuple(have[name].shape)}, expected "
+                    f"{str(t.dtype).removeprefix('torch.')} of shape {tuple(t.shape)}."
+                )
+            expect_close(have[name], t, given=given, what=f"initial {name}", rtol=0, atol=0)
+
+
+def test_forward_matches_torch(kata, device):
+    """training-mode forward matches nn.BatchNorm1d/2d on several shapes, an empty batch and float64
+
+    In training mode every channel c is normalized with the mean and variance of its own values
+    over the batch (and over L, or H and W), then scaled by weight[c] and shifted by bias[c].
+
+    y = (x - mean) / sqrt(var + eps) * weight + bias, statistics over every dim except dim 1.
+    """
+    cases = [
+        *SHAPES,
+        ("BatchNorm1d", (0, 4)),
+        ("BatchNorm1d", (2, 4, 1)),
+        ("BatchNorm2d", (1, 4, 3, 2)),
+    ]
+    for dtype in (torch.float32, torch.float64):
+        for cls, x_shape in cases:
+            mine, ref = pair(kata, cls, 4)
+            mine, ref = mine.to(device, dtype), ref.to(device, dtype)
+            x = torch.randn(x_shape, device=device, dtype=dtype) * 3 + 1
+            given = f"{cls}(4) in training mode on x {shape_of(x)}"
+            expect_close(mine(x), ref(x).detach(), given=given)
+
+
+def test_gradients_match(kata, device):
+    """gradients for the input, weight and bias match torch's, in training and eval mode
+
+    In training mode the batch mean and variance depend on x, so the gradient flows through them
+    too; autograd does it for you if they stay in the graph.
+
+    No .detach(), .data or in-place edits on the path from x to the output.
+    """
+    for cls, x_shape in (("BatchNorm1d", (5, 3, 4)), ("BatchNorm2d", (4, 3, 3, 3))):
+        for mode in ("training", "eval"):
+            mine, ref = pair(kata, cls, 3, stats=True)
+            mine, ref = mine.to(device, torch.float64), ref.to(device, torch.float64)
+            mine.train(mode == "training")
+            ref.train(mode == "training")
+            x = torch.randn(x_shape, dtype=torch.float64, device=device) * 2 + 1
+            grad_out = torch.randn_like(x)
+            got, want = {}, {}
+            for module, grads in ((mine, got), (ref, want)):
+                xi = x.clone().requires_grad_()
+                module(xi).backward(grad_out)
+                grads["input"] = xi.grad
+                grads.update({n: p.grad for n, p in module.named_parameters()})
+            given = f"{cls}(3) in {mode} mode on x {shape_of(x)}"
+            expect_grads_close(got, want, given=given)
+
+
+def test_state_dict_round_trip(kata):
+    """state_dict loads from nn.BatchNorm1d/2d and into it, both ways
+
+    A checkpoint trained with torch.nn must load into your module, and yours into torch.nn's.
+
+    Use torch's names, shapes and dtypes: weight, bias, running_mean, running_var (all (C,))
+    and num_batches_tracked (a 0-dim long tensor); the buffers are None without tracking.
+    """
+    for cls in ("BatchNorm1d", "BatchNorm2d"):
+        for kwargs in ({}, {"affine": False}, {"track_running_stats": False}):
+            mine, ref = getattr(kata, cls)(3, **kwargs), getattr(nn, cls)(3, **kwargs)
+            expect_state_dict_round_trip(mine, ref, given=call(cls, (3,), kwargs))
+
+
+def test_to_dtype(kata, device):
+    """after .to(torch.float64) the module computes in float64, running statistics included
+
+    .to() moves only registered tensors, parameters and buffers, not plain tensor attributes.
+
+    self.register_buffer("running_mean", torch.zeros(C)), not self.running_mean = torch.zeros(C).
+    """
+    mine, ref = pair(kata, "BatchNorm2d", 3, stats=True)
+    mine, ref = mine.to(device, torch.float64), ref.to(device, torch.float64)
+    given = "BatchNorm2d(3).to(float64)"
+    expect_registered_state(mine, dtype=torch.float64, given=given)
+    x = torch.randn(4, 3, 5, 5, dtype=torch.float64, device=device)
+    expect_close(mine(x), ref(x).detach(), given=f"{given} in training mode on x {shape_of(x)}")
+    expect_stats_match(mine, ref, given=given, when="after one training step")
+    mine.eval()
+    ref.eval()
+    expect_close(mine(x), ref(x).detach(), given=f"{given} in eval mode on x {shape_of(x)}")
+
+
+def test_follows_device(kata, device):
+    """runs on CUDA in eval and training mode: running statistics move with .to(device)
+
+    Eval mode reads running_mean and running_var: as buffers they move with .to(device), as
+    plain tensor attributes they stay on the CPU. Tensors made in forward must be on x's device.
+
+    register_buffer() for the statistics; torch.ones(..., device=x.device) for new tensors.
+    """
+    for cls, x_shape in (("BatchNorm2d", (4, 3, 5, 5)), ("BatchNorm1d", (6, 3, 4))):
+        mine, _ = pair(kata, cls, 3, stats=True)
+        x = torch.randn(x_shape)
+        # eval first: it reads the running statistics, where a plain attribute shows up.
+        expect_follows_device(mine.eval(), x, device=device, given=f"{cls}(3) in eval mode")
+        expect_follows_device(mine.train(), x, device=device, given=f"{cls}(3) in training mode")
+
+
+def test_input_unmodified(kata, device):
+    """the input tensor is left unmodified
+
+    The caller still owns x: compute into new tensors instead of overwriting it.
+
+    xc = x - mean, not x -= mean or x.sub_(mean).
+    """
+    for cls, x_shape in SHAPES:
+        for mode in ("training", "eval"):
+            mine, _ = pair(kata, cls, 4, stats=True)
+            mine = mine.to(device).train(mode == "training")
+            x = torch.randn(x_shape, device=device)
+            before = x.clone()
+            mine(x)
+            if not torch.equal(x, before):
+                fail(
+                    f"{cls}(4) in {mode} mode changed its input x in place; the caller's "
+                    "tensor must stay as it was."
+                )
+
+
+def test_from_scratch(kata, device):
+    """implemented from tensor operations, not the built-in batch norm
+
+    The exercise is the formula and the running averages: F.batch_norm, torch.batch_norm,
+    nn.BatchNorm1d/2d and the other built-in norms are off limits here.
+
+    mean, var, sqrt or rsqrt, view/reshape and in-place mul_/add_ are all you need.
+    """
+    for cls, x_shape in (("BatchNorm1d", (6, 4, 3)), ("BatchNorm2d", (4, 4, 3, 3))):
+        mine, _ = pair(kata, cls, 4)
+        mine = mine.to(device)
+        x = torch.randn(x_shape, device=device)
+
+        def run(mine=mine, x=x):
+            mine.train()
+            mine(x)
+            mine.eval()
+            return mine(x)
+
+        expect_from_scratch(run, BUILTIN_NORMS, module=mine, forbidden_modules=BUILTIN_NORM_MODULES)
+
+
+def test_vectorized(kata, device):
+    """vectorized: no Python loop over channels or samples
+
+    Reduce over whole dimensions at once, for every channel together, and let broadcasting
+    apply the (C,) statistics.
+
+    x.mean(dim=(0, 2, 3)) gives all channels' means; .view(1, C, 1, 1) broadcasts them back.
+    """
+    for cls, small_shape, large_shape in (
+        ("BatchNorm2d", (2, 2, 3, 3), (16, 64, 8, 8)),
+        ("BatchNorm1d", (2, 2, 3), (32, 64, 16)),
+    ):
+        small, _ = pair(kata, cls, small_shape[1])
+        large, _ = pair(kata, cls, large_shape[1])
+        small, large = small.to(device), large.to(device)
+        xs = torch.randn(small_shape, device=device)
+        xl = torch.randn(large_shape, device=device)
+        for mode in (True, False):
+            small.train(mode)
+            large.train(mode)
+            expect_vectorized(
+                lambda small=small, xs=xs: small(xs),
+                lambda large=large, xl=xl: large(xl),
+                given=(
+                    f"{cls}({small_shape[1]}) on {small_shape} vs {cls}({large_shape[1]}) on "
+                    f"{large_shape} in {'training' if mode else 'eval'} mode"
+                ),
+            )
+
+
+# -- BatchNorm ----------------------------------------------------------------------------
+
+
+def test_biased_variance_in_training(kata, device):
+    """training normalizes with the batch mean and the biased batch variance (divide by m)
+
+    The variance used to normalize is the batch's own spread (the population variance of its m
+    values per channel); the unbiased one is only for the running estimate.
+
+    var = mean((x - mean)²) over the channel's values, i.e. x.var(dims, unbiased=False).
+    """
+    x = torch.tensor(
+        [[1.0, -2.0, 0.5], [2.0, 0.0, 0.5], [4.0, 2.0, 3.0], [7.0, 4.0, 8.0]],
+        dtype=torch.float64,
+        device=device,
+    )
+    bn = kata.BatchNorm1d(3, affine=False).to(device, torch.float64)
+    mean = x.mean(0, keepdim=True)
+    var = ((x - mean) ** 2).mean(0, keepdim=True)
+    expected = (x - mean) / (var + 1e-5).sqrt()
+    given = "BatchNorm1d(3, affine=False) in training mode on the 4 rows x = " + str(
+        x.cpu().tolist()
+    )
+    expect_close(bn(x), expected, given=given)
+    mine, ref = pair(kata, "BatchNorm2d", 3)
+    mine, ref = mine.to(device, torch.float64), ref.to(device, torch.float64)
+    x = torch.randn(2, 3, 2, 1, dtype=torch.float64, device=device) * 2
+    expect_close(
+        mine(x), ref(x).detach(), given=f"BatchNorm2d(3) in training mode on x {shape_of(x)}"
+    )
+
+
+def test_running_var_unbiased(kata, device):
+    """running_var is updated with the unbiased batch variance (divide by m - 1)
+
+    running_var stands in for the variance of the whole data at eval time, and a batch's own
+    variance underestimates it; torch corrects it by m / (m - 1) before averaging it in.
+
+    running_var = (1 - momentum) * running_var + momentum * var_batch * m / (m - 1).
+    """
+    for cls, x_shape in (("BatchNorm1d", (4, 3)), ("BatchNorm2d", (2, 3, 2, 2))):
+        mine, ref = pair(kata, cls, 3)
+        mine, ref = mine.to(device, torch.float64), ref.to(device, torch.float64)
+        x = torch.randn(x_shape, dtype=torch.float64, device=device) * 2 + 1
+        dims = [0, *range(2, x.dim())]
+        mine(x)
+        ref(x)
+        given = f"{cls}(3), fresh, after one training step on x {shape_of(x)}"
+        expected = 0.9 * 1.0 + 0.1 * x.var(dims, unbiased=True)
+        have = stat(mine, "running_var", given=given)
+        expect_close(have, expected, given=given, what="running_var (0.9 * 1 + 0.1 * unbiased var)")
+        expect_stats_match(mine, ref, given=given, when="after the step")
+
+
+def test_momentum_direction(kata, device):
+    """momentum weighs the new batch: new = (1 - momentum) * old + momentum * batch
+
+    torch's momentum is the weight of the current batch's statistic, the opposite of the beta
+    in an optimizer's moving average: with momentum=0.3, 70 % of the old value is kept.
+
+    running_mean = (1 - momentum) * running_mean + momentum * batch_mean (running_var too).
+    """
+    for cls, x_shape in (("BatchNorm1d", (8, 4)), ("BatchNorm2d", (4, 4, 3, 3))):
+        mine, ref = pair(kata, cls, 4, momentum=0.3, stats=True)
+        mine, ref = mine.to(device, torch.float64), ref.to(device, torch.float64)
+        old_mean, old_var = ref.running_mean.clone(), ref.running_var.clone()
+        x = torch.randn(x_shape, dtype=torch.float64, device=device) * 3 + 5
+        dims = [0, *range(2, x.dim())]
+        mine(x)
+        ref(x)
+        given = (
+            f"{cls}(4, momentum=0.3) with running_mean = "
+            f"{[round(v, 3) for v in old_mean.tolist()]} after one training step on x {shape_of(x)}"
+        )
+        expected = 0.7 * old_mean + 0.3 * x.mean(dims)
+        have = stat(mine, "running_mean", given=given)
+        expect_close(
+            have, expected, given=given, what="running_mean (0.7 * old + 0.3 * batch mean)"
+        )
+        expected = 0.7 * old_var + 0.3 * x.var(dims, unbiased=True)
+        have = stat(mine, "running_var", given=given)
+        expect_close(have, expected, given=given, what="running_var (0.7 * old + 0.3 * batch var)")
+        expect_stats_match(mine, ref, given=given, when="after the step")
+
+
+def test_cumulative_average_momentum_none(kata, device):
+    """momentum=None: the running statistics are the plain average over all batches so far
+
+    With momentum=None every batch weighs the same: after k batches running_mean is the
+    average of the k batch means, and the initial zeros and ones are forgotten.
+
+    factor = 1 / num_batches_tracked (read after incrementing it), then the usual update.
+    """
+    for cls, x_shape in (("BatchNorm1d", (6, 3)), ("BatchNorm2d", (3, 3, 2, 2))):
+        mine, ref = pair(kata, cls, 3, momentum=None)
+        mine, ref = mine.to(device, torch.float64), ref.to(device, torch.float64)
+        dims = [0, *range(2, len(x_shape))]
+        means, variances = [], []
+        for k in range(3):
+            x = torch.randn(x_shape, dtype=torch.float64, device=device) * (k + 1) + 2 * k
+            means.append(x.mean(dims))
+            variances.append(x.var(dims, unbiased=True))
+            steps = f"{k + 1} training step{'s' if k else ''}"
+            given = f"{cls}(3, momentum=None) after {steps} on x {shape_of(x)}"
+            expect_close(mine(x), ref(x).detach(), given=given)
+            have = stat(mine, "running_mean", given=given)
+            expected = torch.stack(means).mean(0)
+            expect_close(
+                have, expected, given=given, what="running_mean (average of the batch means)"
+            )
+            have = stat(mine, "running_var", given=given)
+            expected = torch.stack(variances).mean(0)
+            expect_close(
+                have,
+                expected,
+                given=given,
+                what="running_var (average of the unbiased batch variances)",
+            )
+            expect_stats_match(mine, ref, given=given, when="at that point")
+
+
+def test_num_batches_tracked(kata, device):
+    """num_batches_tracked counts the training steps (a long tensor; eval does not count)
+
+    Every training-mode forward with tracking is one more batch folded into the statistics;
+    momentum=None needs the count.
+
+    self.num_batches_tracked.add_(1) (or += 1): it stays a 0-dim torch.long buffer.
+    """
+    for cls, x_shape in (("BatchNorm1d", (4, 3)), ("BatchNorm2d", (2, 3, 2, 2))):
+        mine, _ = pair(kata, cls, 3)
+        mine = mine.to(device)
+        given = f"{cls}(3)"
+        for k in range(1, 4):
+            mine(torch.randn(x_shape, device=device))
+            count = stat(mine, "num_batches_tracked", given=given)
+            if not isinstance(count, torch.Tensor) or count.dtype != torch.long or count.dim() != 0:
+                fail(
+                    f"{given}: num_batches_tracked should stay a 0-dim torch.long tensor, "
+                    f"got {count!r}."
+                )
+            if int(count) != k:
+                fail(
+                    f"{given}: num_batches_tracked after {k} training steps is {int(count)}, "
+                    f"expected {k}."
+                )
+        mine.eval()
+        mine(torch.randn(x_shape, device=device))
+        count = int(stat(mine, "num_batches_tracked", given=given))
+        if count != 3:
+            fail(
+                f"{given}: num_batches_tracked after 3 training steps and one in eval mode "
+                f"is {count}, expected 3."
+            )
+
+
+def test_running_stats_no_autograd_history(kata, device):
+    """running statistics carry no autograd history, so training and later backwards work
+
+    The running averages are statistics, not part of the graph: otherwise each step's graph
+    stays reachable from the buffers, memory grows every step, and a later backward through
+    them fails with "Trying to backward through the graph a second time".
+
+    Update them under torch.no_grad(), or from .detach()ed batch statistics.
+    """
+    mine, _ = pair(kata, "BatchNorm2d", 3)
+    mine = mine.to(device, torch.float64)
+    given = "BatchNorm2d(3) with x.requires_grad=True"
+    for k in range(1, 3):
+        x = torch.randn(4, 3, 3, 3, dtype=torch.float64, device=device, requires_grad=True)
+        out = mine(x)
+        for name in ("running_mean", "running_var"):
+            t = stat(mine, name, given=given)
+            if t.requires_grad or t.grad_fn is not None:
+                fail(
+                    f"{given}: after training step {k}, {name} has requires_grad={t.requires_grad} "
+                    f"and grad_fn={type(t.grad_fn).__name__ if t.grad_fn else None}; it should "
+                    "carry no autograd history."
+                )
+        try:
+            out.square().sum().backward()
+        except RuntimeError as e:
+            fail(f"{given}: backward after training step {k} failed: {str(e).splitlines()[0]}")
+    mine.eval()
+    for k in range(1, 3):
+        x = torch.randn(4, 3, 3, 3, dtype=torch.float64, device=device, requires_grad=True)
+        try:
+            mine(x).square().sum().backward()
+        except RuntimeError as e:
+            fail(
+                f"{given}: after two training steps, backward number {k} from an eval-mode "
+                f"output failed: {str(e).splitlines()[0]}"
+            )
+
+
+def test_eval_uses_running_stats(kata, device):
+    """eval mode normalizes with running_mean and running_var, not the batch's statistics
+
+    After model.eval() (self.training is False) the output must not depend on the rest of the
+    batch, so a single sample works too.
+
+    y = (x - running_mean) / sqrt(running_var + eps) * weight + bias.
+    """
+    for cls, x_shape in (*SHAPES, ("BatchNorm1d", (1, 4))):
+        mine, ref = pair(kata, cls, 4, stats=True)
+        mine, ref = mine.to(device, torch.float64).eval(), ref.to(device, torch.float64).eval()
+        x = torch.randn(x_shape, dtype=torch.float64, device=device) * 2 + 1
+        shape = [1, -1] + [1] * (x.dim() - 2)
+        expected = (x - ref.running_mean.view(shape)) / (ref.running_var.view(shape) + 1e-5).sqrt()
+        expected = expected * ref.weight.detach().view(shape) + ref.bias.detach().view(shape)
+        given = f"{cls}(4) in eval mode, with random running statistics, on x {shape_of(x)}"
+        expect_close(mine(x), expected, given=given)
+        expect_close(mine(x), ref(x).detach(), given=given)
+
+
+def test_eval_leaves_running_stats_unchanged(kata, device):
+    """eval mode leaves running_mean, running_var and num_batches_tracked unchanged
+
+    Evaluating a model must not change it: the statistics are updated in training only.
+
+    Update only when self.training and self.track_running_stats are both True.
+    """
+    for cls, x_shape in SHAPES:
+        for momentum in (0.1, None):
+            kwargs = {"momentum": momentum}
+            mine, _ = pair(kata, cls, 4, stats=True, **kwargs)
+            mine = mine.to(device).eval()
+            given = f"{call(cls, (4,), kwargs)} in eval mode"
+            before = snapshot(mine, given=given)
+            for _ in range(2):
+                mine(torch.randn(x_shape, device=device) * 3 + 2)
+            for name, want in before.items():
+                have = torch.as_tensor(stat(mine, name, given=given))
+                expect_close(
+                    have, want, given=given, what=f"{name} after two forwards", rtol=0, atol=0
+                )
+
+
+def test_track_running_stats_false(kata, device):
+    """track_running_stats=False: no buffers, and batch statistics in both modes
+
+    Without running estimates there is nothing to fall back on, so eval mode normalizes with
+    the batch's statistics as training does.
+
+    self.register_buffer("running_mean", None) (the same for running_var and
+    num_batches_tracked); use batch statistics when training or when running_mean is None.
+    """
+    for cls, x_shape in SHAPES:
+        mine = getattr(kata, cls)(4, track_running_stats=False)
+        given = f"{cls}(4, track_running_stats=False)"
+        for name in STATS:
+            value = getattr(mine, name, MISSING)
+            if value is not None:
+                shown = "missing" if value is MISSING else "a tensor"
+                fail(f"{given}: {name} should be None, got {shown}.")
+        buffers = sorted(n for n, _ in mine.named_buffers())
+        if buffers:
+            fail(f"{given} should have no buffers, got {buffers}.")
+        mine, ref = pair(kata, cls, 4, track_running_stats=False)
+        mine, ref = mine.to(device), ref.to(device)
+        for mode in ("training", "eval"):
+            mine.train(mode == "training")
+            ref.train(mode == "training")
+            x = torch.randn(x_shape, device=device) * 3 + 2
+            expect_close(
+                mine(x), ref(x).detach(), given=f"{given} in {mode} mode on x {shape_of(x)}"
+            )
+
+
+def test_affine_false(kata, device):
+    """affine=False: no parameters, weight and bias are None
+
+    Without the affine transform the layer has nothing to learn, but the attributes still
+    exist; the output is the normalized x itself.
+
+    self.register_parameter("weight", None) and the same for "bias".
+    """
+    for cls, x_shape in SHAPES:
+        mine = getattr(kata, cls)(4, affine=False)
+        given = f"{cls}(4, affine=False)"
+        if list(mine.parameters()):
+            names = sorted(n for n, _ in mine.named_parameters())
+            fail(f"{given} should have no parameters, got {names}.")
+        if (
+            getattr(mine, "weight", MISSING) is not None
+            or getattr(mine, "bias", MISSING) is not None
+        ):
+            fail(f"{given} should have weight = None and bias = None.")
+        mine, ref = pair(kata, cls, 4, affine=False, stats=True)
+        mine, ref = mine.to(device), ref.to(device)
+        for mode in ("eval", "training"):
+            mine.train(mode == "training")
+            ref.train(mode == "training")
+            x = torch.randn(x_shape, device=device) * 3 + 2
+            expect_close(mine(x), ref(x), given=f"{given} in {mode} mode on x {shape_of(x)}")
+
+
+def test_batchnorm2d_reduces_over_n_h_w(kata, device):
+    """BatchNorm2d takes each channel's statistics over (N, H, W) together
+
+    One mean and one variance per channel, shared by every sample and every pixel: not per
+    pixel (the batch dim alone) nor per image (H and W alone, which is InstanceNorm).
+
+    mean = x.mean(dim=(0, 2, 3)), and the same dims for the variance.
+    """
+    x = torch.randn(4, 3, 5, 6, device=device, dtype=torch.float64)
+    x = (
+        x
+        + torch.arange(5.0, device=device).view(1, 1, 5, 1)
+        + 0.5 * torch.arange(6.0, device=device).view(1, 1, 1, 6)
+        + 10 * torch.arange(3.0, device=device).view(1, 3, 1, 1)
+        + torch.arange(4.0, device=device).view(4, 1, 1, 1)
+    )
+    mine, ref = pair(kata, "BatchNorm2d", 3)
+    mine, ref = mine.to(device, torch.float64), ref.to(device, torch.float64)
+    given = (
+        f"BatchNorm2d(3) in training mode on x {shape_of(x)} whose values drift along N, H and W"
+    )
+    expect_close(mine(x), ref(x).detach(), given=given)
+    expected = 0.1 * x.mean((0, 2, 3))
+    have = stat(mine, "running_mean", given=given)
+    expect_close(have, expected, given=given, what="running_mean (0.1 * x.mean((0, 2, 3)))")
+    expect_stats_match(mine, ref, given=given, when="after the step")
+
+
+def test_single_value_per_channel_raises(kata, device):
+    """one value per channel in training raises ValueError, as torch does
+
+    The variance of a single value is 0, so batch statistics would turn it into all zeros.
+    A single sample with L > 1, or eval mode with running statistics, is fine.
+
+    if N * L (or N * H * W) == 1 when batch statistics are needed: raise ValueError("Expected
+    more than 1 value per channel when training, got input size ...").
+    """
+    cases = [
+        ("BatchNorm1d", (1, 3), {}, True),
+        ("BatchNorm1d", (1, 3, 1), {}, True),
+        ("BatchNorm2d", (1, 3, 1, 1), {}, True),
+        ("BatchNorm1d", (1, 3), {"track_running_stats": False}, False),
+    ]
+    for cls, x_shape, kwargs, training in cases:
+        bn = getattr(kata, cls)(3, **kwargs).to(device).train(training)
+        x = torch.randn(x_shape, device=device)
+        mode = "training" if training else "eval"
+        expect_raises(
+            ValueError,
+            lambda bn=bn, x=x: bn(x),
+            given=f"{call(cls, (3,), kwargs)} in {mode} mode on x {shape_of(x)}",
+        )
+    for cls, x_shape, training in (
+        ("BatchNorm1d", (1, 3, 4), True),
+        ("BatchNorm2d", (1, 3, 1, 1), False),
+    ):
+        mine, ref = pair(kata, cls, 3, stats=True)
+        mine, ref = mine.to(device).train(training), ref.to(device).train(training)
+        x = torch.randn(x_shape, device=device)
+        mode = "training" if training else "eval"
+        given = f"{cls}(3) in {mode} mode on x {shape_of(x)}"
+        try:
+            out = mine(x)
+        except ValueError as e:
+            fail(
+                f"{given} raised ValueError ({e}), but there is more than one value per channel "
+                "to normalize with (or eval mode uses the running statistics)."
+            )
+        expect_close(out, ref(x).detach(), given=given)
+
+
+def test_wrong_rank_raises(kata, device):
+    """an input of the wrong rank raises ValueError, as torch does
+
+    BatchNorm1d takes (N, C) or (N, C, L), BatchNorm2d takes (N, C, H, W); without a check a
+    3D input to BatchNorm2d would silently be normalized like BatchNorm1d.
+
+    if x.dim() != 4: raise ValueError(f"expected 4D input (got {x.dim()}D input)").
+    """
+    cases = [("BatchNorm1d", (2, 3, 4, 5)), ("BatchNorm1d", (3,)), ("BatchNorm2d", (2, 3, 4)),
+             ("BatchNorm2d", (2, 3)), ("BatchNorm2d", (2, 3, 4, 5, 2))]  # fmt: skip
+    for cls, x_shape in cases:
+        for training in (True, False):
+            bn = getattr(kata, cls)(3).to(device).train(training)
+            x = torch.randn(x_shape, device=device)
+            mode = "training" if training else "eval"
+            expect_raises(
+                ValueError,
+                lambda bn=bn, x=x: bn(x),
+                given=f"{cls}(3) in {mode} mode on x {shape_of(x)}",
+            )
+
+
+def test_several_steps_then_eval(kata, device):
+    """after three training steps the running statistics and the eval output match torch's
+
+    A real training loop: several training-mode batches from a drifting distribution, then
+    model.eval() on new data. Each step folds its batch into the running averages, and eval
+    normalizes with them.
+
+    Per step: count += 1; running = (1 - m) * running + m * batch statistic (m = 1 / count
+    when momentum is None), with the unbiased variance for running_var.
+    """
+    for momentum in (0.1, None):
+        for cls, x_shape in SHAPES:
+            kwargs = {"momentum": momentum}
+            mine, ref = pair(kata, cls, 4, **kwargs)
+            mine, ref = mine.to(device), ref.to(device)
+            name = call(cls, (4,), kwargs)
+            for k in range(3):
+                x = torch.randn(x_shape, device=device) * (k + 1) + 2 * k - 1
+                given = f"{name} at training step {k + 1} on x {shape_of(x)}"
+                expect_close(mine(x), ref(x).detach(), given=given)
+            expect_stats_match(mine, ref, given=name, when="after 3 training steps")
+            mine.eval()
+            ref.eval()
+            x = torch.randn(x_shape, device=device) * 2 + 1
+            given = f"{name} in eval mode after 3 training steps, on x {shape_of(x)}"
+            expect_close(mine(x), ref(x).detach(), given=given)
+
+
+def test_empty_batch(kata, device):
+    """an empty batch (N = 0) gives an empty output and puts no NaN in the running statistics
+
+    The mean of zero values is NaN. torch returns an empty output, still counts the step in
+    num_batches_tracked, but leaves running_mean and running_var as they were.
+
+    num_batches_tracked += 1, then update running_mean and running_var only if x.numel() > 0.
+    """
+    for cls, x_shape in (
+        ("BatchNorm1d", (0, 4)),
+        ("BatchNorm1d", (0, 4, 3)),
+        ("BatchNorm2d", (0, 4, 2, 2)),
+    ):
+        mine, ref = pair(kata, cls, 4, stats=True)
+        mine, ref = mine.to(device), ref.to(device)
+        x = torch.randn(x_shape, device=device)
+        for mode in ("training", "eval"):
+            mine.train(mode == "training")
+            ref.train(mode == "training")
+            given = f"{cls}(4) in {mode} mode on an empty x {shape_of(x)}"
+            expect_like(mine(x), x, given=given)
+            ref(x)
+            expect_stats_match(mine, ref, given=given, when="afterwards")
+
+
+def test_numerically_stable(kata, device):
+    """stable in float32 when a channel has a large mean (no E[x²] - E[x]² shortcut)
+
+    E[x²] - E[x]² subtracts two huge, nearly equal numbers and loses the significant digits in
+    float32 when the mean is large compared with the spread.
+
+    Centre first, then average the squares: xc = x - mean; var = mean(xc²).
+    """
+    mine, ref = pair(kata, "BatchNorm1d", 4, affine=False)
+    mine, ref = mine.to(device), ref.to(device)
+    x = 1000 + torch.randn(512, 4, device=device)
+    given = f"BatchNorm1d(4, affine=False) in training mode on x = 1000 + randn {shape_of(x)}"
+    expect_close(mine(x), ref(x), given=given, rtol=0, atol=2e-3)
+    expect_stats_match(mine, ref, given=given, when="after the step", rtol=1e-3, atol=1e-3)
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16], ids=["float16", "bfloat16"])
+def test_half_precision(kata, device, dtype):
+    """half-precision inputs work, in a half layer and in a float32 one (as under autocast)
+
+    Under mixed precision a float32 BatchNorm receives float16 activations and must hand the
+    same dtype on; the float32 weight would otherwise promote the result to float32.
+
+    Return y.to(x.dtype).
+    """
+    # A few roundings in the input dtype: float16 has 11 significant bits, bfloat16 only 8
+    # (correct implementations measured at up to 3e-3 and 2.4e-2 of |expected| + 1).
+    tol = 2e-2 if dtype == torch.float16 else 5e-2
+    x = torch.randn(4, 8, 5, 5, device=device).to(dtype)
+    for layer in ("float32", str(dtype).removeprefix("torch.")):
+        mine, ref = pair(kata, "BatchNorm2d", 8)
+        mine, ref = mine.to(device), ref.to(device)
+        if layer != "float32":
+            mine = mine.to(dtype)
+        for mode in ("training", "eval"):
+            mine.train(mode == "training")
+            ref.train(mode == "training")
+            expected = ref(x.float()).detach().to(dtype)
+            given = f"BatchNorm2d(8) in {layer}, {mode} mode, on x {shape_of(x)}"
+            expect_close(mine(x), expected, given=given, rtol=tol, atol=tol)
