@@ -1,0 +1,15 @@
+"""Mistake: zeroes elements but never scales the survivors by 1/(1-p)."""
+
+import torch
+
+from solutions.dropout import Dropout as Reference
+
+EXPECT = "test_forward_matches_torch"
+
+
+class Dropout(Reference):
+    def forward(self, x):
+        if not self.training:
+            return x
+        mask = (torch.rand_like(x) >= self.p).to(x.dtype)
+        return x.mul_(mask) if self.inplace else x * mask

@@ -1,0 +1,461 @@
+"""Hidden checks for the Dropout kata, each compared with torch.nn.Dropout.
+
+Dropout is random, so "matches torch" means: every output element is either 0 (dropped) or
+x / (1 - p) (kept), the kept fraction is 1 - p within 6σ, and eval mode is the identity.
+Inputs have no zeros (|x| in [0.5, 1.5)), so a zero in the output always means a drop.
+"""
+
+import pytest
+import torch
+from torch import nn
+
+from grader.checks import (
+    BUILTIN_DROPOUT_MODULES,
+    BUILTIN_DROPOUTS,
+    TOLERANCE,
+    expect_close,
+    expect_follows_device,
+    expect_from_scratch,
+    expect_grads_close,
+    expect_like,
+    expect_raises,
+    expect_registered_state,
+    expect_state_dict_round_trip,
+    expect_vectorized,
+    fail,
+    shape_of,
+)
+
+KATA = "dropout"
+
+FOLLOW_UPS = [
+    (
+        "Why scale the kept values by 1 / (1 - p) during training rather than multiply by "
+        "(1 - p) at inference?",
+        "Both make the expected activation at training time equal to what the next layer sees "
+        "at inference. The original paper kept the units unscaled and multiplied the weights by "
+        "the keep probability at test time; inverted dropout moves the correction into training "
+        "so that the deployed model is a plain identity there: inference code needs neither p "
+        "nor any change, and p can be tuned or set to 0 without touching the inference path.",
+    ),
+    (
+        "What goes wrong if you forget model.eval() before evaluating, and when would you keep "
+        "dropout on at inference on purpose?",
+        "Every forward pass then drops a random subset of units and scales the rest, so "
+        "predictions are noisy, differ between two runs on the same input and are usually less "
+        "accurate; metrics fluctuate for no visible reason. Monte Carlo dropout keeps it on on "
+        "purpose: averaging several stochastic passes gives a prediction, and their spread a "
+        "cheap estimate of the model's uncertainty.",
+    ),
+    (
+        "What does dropout have to keep for the backward pass, and how can that memory be saved?",
+        "The mask: the gradient is grad_output * mask / (1 - p), so torch's native_dropout "
+        "returns a boolean mask (one byte per element) alongside the output and saves it for "
+        "backward. With large activations, such as attention probabilities, that is a lot of "
+        "memory; fused kernels like FlashAttention store only the random generator's seed and "
+        "offset and regenerate the same mask during backward.",
+    ),
+]
+
+
+def call(p=0.5, inplace=False):
+    return f"Dropout({p}, inplace=True)" if inplace else f"Dropout({p})"
+
+
+def _nonzero(*shape, device, dtype=torch.float32):
+    """Values of magnitude in [0.5, 1.5) and random sign: no zeros, so drops are visible."""
+    magnitude = torch.rand(shape, dtype=torch.float64) + 0.5
+    sign = torch.randint(0, 2, shape) * 2 - 1
+    return (magnitude * sign).to(device, dtype)
+
+
+def _run_on_copy(module, x):
+    """module(x.clone()): the checks compare with x, which stays as it was.
+
+    Whether forward modifies its input is for test_input_unmodified and test_inplace alone.
+    """
+    return module(x.clone())
+
+
+def _expect_dropout_of(out, x, p, *, given, rtol=None, atol=None):
+    """Every element of out is 0 (dropped) or x / (1 - p) (kept), for p < 1.
+
+    Returns the boolean mask of kept elements, on the CPU.
+    """
+    out = expect_like(out, x, given=given)
+    got, xs = out.detach().double().cpu(), x.detach().double().cpu()
+    scaled = xs / (1 - p)
+    default_rtol, default_atol = TOLERANCE[x.dtype]
+    rtol = default_rtol if rtol is None else rtol
+    atol = default_atol if atol is None else atol
+    kept = got != 0
+    bad = kept & ~torch.isclose(got, scaled, rtol=rtol, atol=atol)
+    if bad.any():
+        i = tuple(int(k) for k in bad.nonzero()[0])
+        fail(
+            f"{given}: output element {list(i)} is {got[i].item():.6g} for x = {xs[i].item():.6g}; "
+            f"expected 0 (dropped) or x / (1 - p) = {scaled[i].item():.6g} (kept). "
+            f"{int(bad.sum())} of {bad.numel()} elements are neither "
+            f"(rtol={rtol:g}, atol={atol:g})."
+        )
+    return kept
+
+
+def _backward(out, grad_out, *, given):
+    """out.backward(grad_out), failing clearly when out is cut off from autograd."""
+    if not out.requires_grad:
+        fail(
+            f"{given}: the output does not require grad although x does, so no gradient "
+            "reaches x. Build it from x with differentiable operations (x * mask), not from a "
+            "new tensor, .detach() or torch.no_grad()."
+        )
+    out.backward(grad_out)
+
+
+def test_output_like_input(kata, device):
+    """output has the input's shape, dtype and device
+
+    Dropout zeroes elements, it does not remove them: the output lines up with the input.
+
+    y = x * mask with a mask of x's shape, not x[mask], which keeps only the survivors.
+    """
+    for dtype in (torch.float32, torch.float64):
+        x = _nonzero(3, 5, 8, device=device, dtype=dtype)
+        out = _run_on_copy(kata.Dropout(0.5).to(device), x)
+        expect_like(out, x, given=f"Dropout(0.5) in training on x {shape_of(x)}")
+
+
+def test_attributes(kata):
+    """p and inplace are stored as attributes, with torch's defaults; no parameters
+
+    Code that tunes dropout reads and sets module.p, the probability of dropping; Dropout
+    learns nothing, so it has no parameters.
+
+    self.p = p and self.inplace = inplace, defaults p=0.5 and inplace=False.
+    """
+    for args, kwargs, p, inplace in (
+        ((), {}, 0.5, False),
+        ((0.2,), {}, 0.2, False),
+        ((0.3, True), {}, 0.3, True),
+        ((), {"p": 0.7, "inplace": True}, 0.7, True),
+    ):
+        shown = ", ".join([repr(a) for a in args] + [f"{k}={v!r}" for k, v in kwargs.items()])
+        mine = kata.Dropout(*args, **kwargs)
+        if getattr(mine, "p", None) != p:
+            fail(f"Dropout({shown}).p should be {p}, got {getattr(mine, 'p', 'no attribute p')}.")
+        if getattr(mine, "inplace", None) != inplace:
+            got = getattr(mine, "inplace", "no attribute inplace")
+            fail(f"Dropout({shown}).inplace should be {inplace}, got {got}.")
+        if list(mine.parameters()):
+            names = sorted(n for n, _ in mine.named_parameters())
+            fail(f"Dropout({shown}) should have no parameters, got {names}.")
+
+
+def test_forward_matches_torch(kata, device):
+    """forward matches nn.Dropout on several shapes, an empty batch and float64
+
+    In training every element is either dropped (0) or kept and scaled up; in eval mode the
+    output equals the input, like nn.Dropout's.
+
+    y = mask * x / (1 - p), with mask ~ Bernoulli(1 - p) drawn for every element.
+    """
+    shapes = [(4, 8), (2, 3, 8), (0, 8), (2, 7, 16)]
+    for dtype in (torch.float32, torch.float64):
+        for x_shape in shapes:
+            mine, ref = kata.Dropout().to(device), nn.Dropout()
+            x = _nonzero(*x_shape, device=device, dtype=dtype)
+            given = f"Dropout() in training on x {shape_of(x)}"
+            _expect_dropout_of(_run_on_copy(mine, x), x, 0.5, given=given)
+            mine.eval()
+            ref.eval()
+            given = f"Dropout() in eval mode on x {shape_of(x)}"
+            expect_close(_run_on_copy(mine, x), ref(x), given=given, rtol=0, atol=0)
+
+
+def test_eval_is_identity(kata, device):
+    """eval mode is the identity, for every p, with no rescaling
+
+    The training-time 1 / (1 - p) already keeps the expected output equal to x, so after
+    module.eval() nothing is dropped and nothing is scaled.
+
+    if not self.training: return x (torch returns the input tensor itself).
+    """
+    for p in (0.3, 0.9, 1.0):
+        for inplace in (False, True):
+            mine = kata.Dropout(p, inplace=inplace).to(device)
+            mine.eval()
+            x = _nonzero(4, 8, device=device)
+            before = x.clone()
+            given = f"{call(p, inplace)} in eval mode on x {shape_of(x)}"
+            expect_close(mine(x), before, given=given, rtol=0, atol=0)
+            if not torch.equal(x, before):
+                fail(f"{given}: x was changed; eval mode must leave it as it is.")
+
+
+def test_gradients_match(kata, device):
+    """the gradient for the input is mask / (1 - p), the same mask as the output's
+
+    Build the output from x with differentiable operations and autograd does the rest;
+    scaling under torch.no_grad() or through .data leaves 1 / (1 - p) out of the gradient.
+
+    dy/dx = 0 where an element was dropped and 1 / (1 - p) where it was kept.
+    """
+    p = 0.3
+    x = _nonzero(5, 3, 8, device=device, dtype=torch.float64).requires_grad_()
+    grad_out = torch.randn_like(x)
+    given = f"{call(p)} in training on x {shape_of(x)}"
+    out = _run_on_copy(kata.Dropout(p).to(device), x)
+    kept = _expect_dropout_of(out, x, p, given=given).to(device)
+    _backward(out, grad_out, given=given)
+    expect_grads_close({"input": x.grad}, {"input": grad_out * kept / (1 - p)}, given=given)
+
+
+def test_state_dict_round_trip(kata):
+    """state_dict is empty, like nn.Dropout's, and loads both ways
+
+    Dropout has no learned state: a mask or a scale kept in a buffer would end up in every
+    checkpoint and break loading into nn.Dropout.
+
+    No nn.Parameter and no register_buffer: p and inplace are plain Python attributes.
+    """
+    for p, inplace in ((0.5, False), (0.3, True)):
+        mine, ref = kata.Dropout(p, inplace=inplace), nn.Dropout(p, inplace=inplace)
+        expect_state_dict_round_trip(mine, ref, given=call(p, inplace))
+
+
+def test_to_dtype(kata, device):
+    """after .to(torch.float64) the module computes in float64
+
+    Dropout needs no tensor state; a tensor kept as a plain attribute is not converted by
+    .to() and drags its own dtype into forward.
+
+    Keep p as a Python float and build the mask from x inside forward (torch.rand_like(x)).
+    """
+    p = 0.3
+    mine = kata.Dropout(p).to(device, torch.float64)
+    expect_registered_state(mine, dtype=torch.float64, given=f"{call(p)}.to(float64)")
+    x = _nonzero(4, 8, device=device, dtype=torch.float64)
+    given = f"{call(p)}.to(float64) on x {shape_of(x)}"
+    _expect_dropout_of(_run_on_copy(mine, x), x, p, given=given)
+
+
+def test_follows_device(kata, device):
+    """runs on CUDA: the mask is created on the input's device
+
+    A random tensor made without a device lives on the CPU, whatever x's device is, and
+    cannot be multiplied with a CUDA x.
+
+    torch.rand_like(x), or torch.rand(x.shape, device=x.device), not torch.rand(x.shape).
+    """
+    expect_follows_device(kata.Dropout(0.5), torch.randn(4, 8), device=device, given="Dropout(0.5)")
+
+
+def test_input_unmodified(kata, device):
+    """the input tensor is left unmodified when inplace=False
+
+    In-place operations on x (x.mul_(), x[mask] = 0) change the caller's tensor; they are
+    for inplace=True only.
+
+    Compute into a new tensor: return x * mask.
+    """
+    for training in (True, False):
+        mine = kata.Dropout(0.5).to(device).train(training)
+        x = _nonzero(4, 8, device=device)
+        before = x.clone()
+        mine(x)
+        if not torch.equal(x, before):
+            mode = "training" if training else "eval mode"
+            fail(f"Dropout(0.5) in {mode} changed its input x; with inplace=False it must not.")
+
+
+def test_from_scratch(kata, device):
+    """implemented from tensor operations, not the built-in dropout
+
+    The exercise is the mask: F.dropout, torch.dropout, nn.Dropout and the other built-in
+    dropouts are off limits here.
+
+    rand_like, bernoulli, comparisons, where and multiplication are fine.
+    """
+    mine = kata.Dropout(0.5).to(device)
+    x = _nonzero(4, 8, device=device)
+    expect_from_scratch(
+        lambda: mine(x), BUILTIN_DROPOUTS, module=mine, forbidden_modules=BUILTIN_DROPOUT_MODULES
+    )
+
+
+def test_vectorized(kata, device):
+    """vectorized: no Python loop over rows or elements
+
+    One random draw of x's whole shape gives every element its own number at once.
+
+    mask = torch.rand_like(x) >= p, then combine it with x elementwise.
+    """
+    mine = kata.Dropout(0.5).to(device)
+    xs, xl = _nonzero(2, 16, device=device), _nonzero(32, 64, device=device)
+    given = "Dropout(0.5) on (2, 16) vs (32, 64)"
+    expect_vectorized(lambda: mine(xs), lambda: mine(xl), given=given)
+
+
+def test_invalid_p_raises(kata):
+    """p outside [0, 1] raises ValueError in __init__, with torch's message
+
+    A probability must lie in [0, 1]: check p when the module is built, before any forward.
+
+    raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    """
+    for p in (-0.1, 1.5, 2):
+        given = f"Dropout({p})"
+        error = expect_raises(ValueError, lambda p=p: kata.Dropout(p), given=given)
+        want = str(expect_raises(ValueError, lambda p=p: nn.Dropout(p), given=f"nn.{given}"))
+        if str(error) != want:
+            fail(f"{given} raised ValueError({str(error)!r}); torch's message is {want!r}.")
+
+
+def test_kept_values_scaled(kata, device):
+    """kept values are scaled by exactly 1 / (1 - p) in training, for every p
+
+    Inverted dropout scales the survivors up so that the expected output equals x; the
+    factor depends on p, it is not a constant 2.
+
+    E[y] = (1 - p) · x / (1 - p) = x: multiply by 1 / (1 - p), not by (1 - p).
+    """
+    for p in (0.2, 0.5, 0.75, 0.9):
+        x = _nonzero(32, 64, device=device, dtype=torch.float64)
+        out = _run_on_copy(kata.Dropout(p).to(device), x)
+        _expect_dropout_of(out, x, p, given=f"{call(p)} in training on x {shape_of(x)}")
+
+
+def test_p_zero_is_identity(kata, device):
+    """p = 0 in training keeps every element and returns the input's values
+
+    p = 0 and p = 1 are valid probabilities; only values outside [0, 1] raise.
+
+    Nothing is dropped and 1 / (1 - 0) = 1, so y = x.
+    """
+    for dtype in (torch.float32, torch.float64):
+        x = _nonzero(16, 64, device=device, dtype=dtype)
+        given = f"Dropout(0.0) in training on x {shape_of(x)}"
+        mine = kata.Dropout(0.0).to(device)
+        expect_close(_run_on_copy(mine, x), x, given=given, rtol=0, atol=0)
+
+
+def test_p_one_gives_zeros(kata, device):
+    """p = 1 drops everything: all zeros, no NaN, in the output and in the gradient
+
+    With p = 1 the scale 1 / (1 - p) is infinite and 0 · inf = NaN, so it must never be
+    computed; torch.where(mask, x / (1 - p), 0) looks fine but its gradient is NaN.
+
+    if p == 1: return x * 0 (still connected to x, so its gradient is 0).
+    """
+    x = _nonzero(4, 8, device=device, dtype=torch.float64).requires_grad_()
+    given = f"Dropout(1.0) in training on x {shape_of(x)}"
+    out = _run_on_copy(kata.Dropout(1.0).to(device), x)
+    expect_close(out, torch.zeros_like(x), given=given, rtol=0, atol=0)
+    _backward(out, torch.randn_like(x), given=given)
+    expect_grads_close({"input": x.grad}, {"input": torch.zeros_like(x)}, given=given)
+
+
+def test_fresh_mask_each_call(kata, device):
+    """a fresh random mask on every forward call
+
+    Each call drops a new random set of elements; a mask drawn once in __init__ or cached
+    from an earlier call drops the same units forever.
+
+    Draw mask = torch.rand_like(x) >= p inside forward, every time.
+    """
+    mine = kata.Dropout(0.5).to(device)
+    x = _nonzero(4, 256, device=device)
+    given = f"Dropout(0.5) called twice on the same x {shape_of(x)}"
+    first = _expect_dropout_of(_run_on_copy(mine, x), x, 0.5, given=given)
+    second = _expect_dropout_of(_run_on_copy(mine, x), x, 0.5, given=given)
+    # Two independent masks of 1024 elements agree everywhere with probability 2^-1024.
+    if torch.equal(first, second):
+        fail(f"{given}: both calls dropped exactly the same elements. Draw a new mask per call.")
+
+
+def test_inplace(kata, device):
+    """inplace=True writes the result into the input and returns it
+
+    In-place dropout saves memory by overwriting x, as torch does; the caller gets x back.
+
+    return x.mul_(mask), which modifies x and returns that same tensor.
+    """
+    p = 0.5
+    mine = kata.Dropout(p, inplace=True).to(device)
+    x = _nonzero(8, 16, device=device)
+    before = x.clone()
+    given = f"{call(p, True)} in training on x {shape_of(x)}"
+    out = expect_like(mine(x), x, given=given)
+    # All 128 elements kept at p = 0.5: probability 2^-128.
+    if torch.equal(x, before):
+        fail(f"{given}: x still holds its original values; write the result into x.")
+    _expect_dropout_of(x, before, p, given=f"{given}, x after the call")
+    if out.data_ptr() != x.data_ptr():
+        fail(f"{given}: forward returned a new tensor; with inplace=True return x itself.")
+    expect_close(out, x, given=given, what="returned tensor", rtol=0, atol=0)
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16], ids=["float16", "bfloat16"])
+def test_half_precision(kata, device, dtype):
+    """half-precision inputs keep their dtype: the mask follows x's dtype
+
+    A mask made with .float() or torch.rand(x.shape) is float32 and promotes a float16
+    product to float32.
+
+    torch.rand_like(x) >= p, then mask.to(x.dtype), or multiply by the boolean mask itself.
+    """
+    p = 0.2
+    mine = kata.Dropout(p).to(device)
+    x = _nonzero(8, 64, device=device, dtype=dtype)
+    # x / (1 - p) rounds differently in half precision depending on the formula (x * 1.25 in
+    # one step or two): allow a few ulps; the mistakes checked here are far larger.
+    given = f"{call(p)} in training on x {shape_of(x)}"
+    _expect_dropout_of(_run_on_copy(mine, x), x, p, given=given, rtol=2e-2, atol=2e-2)
+
+
+def test_keep_fraction(kata, device):
+    """about a fraction p of the elements is dropped (within 6σ on a million elements)
+
+    p is the probability of dropping, so an element is kept with probability 1 - p.
+
+    keep = torch.rand_like(x) >= p; on n elements the kept fraction is 1 - p ± √(p(1 - p)/n).
+    """
+    n = 1000 * 1000
+    for p in (0.1, 0.5, 0.9):
+        x = torch.ones(1000, 1000, device=device)
+        given = f"{call(p)} in training on {n:,} ones"
+        out = _run_on_copy(kata.Dropout(p).to(device), x)
+        fraction = _expect_dropout_of(out, x, p, given=given).double().mean().item()
+        sigma = (p * (1 - p) / n) ** 0.5
+        if abs(fraction - (1 - p)) > 6 * sigma:
+            fail(
+                f"{given}: {fraction:.4%} of the elements were kept, expected "
+                f"{1 - p:.4%} ± {6 * sigma:.4%} (6σ)."
+            )
+
+
+def test_elements_dropped_independently(kata, device):
+    """each element is dropped on its own: not whole rows, columns or channels
+
+    One draw per row or per feature, broadcast over the rest, drops whole lines of x: that
+    is Dropout1d/2d, a different layer.
+
+    Draw a mask of x's full shape: torch.rand_like(x), not torch.rand(x.shape[0], 1).
+    """
+    x = torch.ones(16, 16, 16, device=device)
+    given = f"Dropout(0.5) in training on ones {shape_of(x)}"
+    out = _run_on_copy(kata.Dropout(0.5).to(device), x)
+    kept = _expect_dropout_of(out, x, 0.5, given=given)
+    for dim in range(kept.dim()):
+        # A line of 16 independent elements is all kept or all dropped with probability
+        # 2^-15, so half of the 256 lines along a dim never are by chance (p < 10^-500).
+        whole = (kept.all(dim) | ~kept.any(dim)).sum().item()
+        lines = kept.numel() // kept.shape[dim]
+        if 2 * whole >= lines:
+            free = iter("ijk")
+            index = ", ".join(":" if d == dim else next(free) for d in range(kept.dim()))
+            fail(
+                f"{given}: along dim {dim}, {whole} of {lines} lines x[{index}] were kept or "
+                "dropped as a whole; with independent draws that happens to 1 line in 32768. "
+                "Each element needs its own draw."
+            )
