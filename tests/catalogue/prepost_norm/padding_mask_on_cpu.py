@@ -1,0 +1,15 @@
+"""Mistake: a default all-False key padding mask is made on the CPU, whatever x's device."""
+
+import torch
+
+from solutions.prepost_norm import PostNormResidual, PreNormResidual  # noqa: F401
+from solutions.prepost_norm import TransformerEncoderBlock as Reference
+
+EXPECT = "test_follows_device"
+
+
+class TransformerEncoderBlock(Reference):
+    def forward(self, x, src_mask=None, src_key_padding_mask=None, is_causal=False):
+        if src_key_padding_mask is None:
+            src_key_padding_mask = torch.zeros(x.shape[0], x.shape[1], dtype=torch.bool)
+        return super().forward(x, src_mask, src_key_padding_mask, is_causal)

@@ -1,0 +1,18 @@
+"""Mistake: the feed-forward runs position by position in a Python loop; right values."""
+
+import torch
+
+from solutions.prepost_norm import PostNormResidual, PreNormResidual  # noqa: F401
+from solutions.prepost_norm import TransformerEncoderBlock as Reference
+
+EXPECT = "test_vectorized"
+
+
+class TransformerEncoderBlock(Reference):
+    def _ff_block(self, x):
+        if x.shape[1] == 0:
+            return super()._ff_block(x)
+        return torch.stack(
+            [super(TransformerEncoderBlock, self)._ff_block(x[:, i]) for i in range(x.shape[1])],
+            dim=1,
+        )

@@ -1,0 +1,13 @@
+"""Mistake: the ReLU comes after linear2 instead of between linear1 and linear2."""
+
+import torch.nn.functional as F
+
+from solutions.prepost_norm import PostNormResidual, PreNormResidual  # noqa: F401
+from solutions.prepost_norm import TransformerEncoderBlock as Reference
+
+EXPECT = "test_post_norm_block_matches_torch"
+
+
+class TransformerEncoderBlock(Reference):
+    def _ff_block(self, x):
+        return self.dropout2(F.relu(self.linear2(self.dropout(self.linear1(x)))))

@@ -1,0 +1,34 @@
+"""Mistake: own submodule names (attn, ff, ln1, ln2): torch's checkpoints do not load."""
+
+from torch import nn
+
+from solutions.prepost_norm import PostNormResidual, PreNormResidual  # noqa: F401
+
+EXPECT = "test_state_dict_round_trip"
+
+
+class TransformerEncoderBlock(nn.Module):
+    def __init__(self, d_model, nhead, dim_feedforward=2048, dropout=0.1, norm_first=False):
+        super().__init__()
+        self.attn = nn.MultiheadAttention(d_model, nhead, dropout=dropout, batch_first=True)
+        self.ff = nn.Sequential(
+            nn.Linear(d_model, dim_feedforward),
+            nn.ReLU(),
+            nn.Dropout(dropout),
+            nn.Linear(dim_feedforward, d_model),
+            nn.Dropout(dropout),
+        )
+        self.ln1 = nn.LayerNorm(d_model)
+        self.ln2 = nn.LayerNorm(d_model)
+        self.drop = nn.Dropout(dropout)
+        self.norm_first = norm_first
+
+    def sa(self, x):
+        return self.drop(self.attn(x, x, x, need_weights=False)[0])
+
+    def forward(self, x, src_mask=None, src_key_padding_mask=None, is_causal=False):
+        if self.norm_first:
+            x = x + self.sa(self.ln1(x))
+            return x + self.ff(self.ln2(x))
+        x = self.ln1(x + self.sa(x))
+        return self.ln2(x + self.ff(x))

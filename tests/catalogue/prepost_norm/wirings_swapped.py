@@ -1,0 +1,15 @@
+"""Mistake: the wirings are swapped: norm_first=False runs Pre-LN, norm_first=True Post-LN."""
+
+from solutions.prepost_norm import PostNormResidual, PreNormResidual  # noqa: F401
+from solutions.prepost_norm import TransformerEncoderBlock as Reference
+
+EXPECT = "test_post_norm_block_matches_torch"
+
+
+class TransformerEncoderBlock(Reference):
+    def forward(self, x, src_mask=None, src_key_padding_mask=None, is_causal=False):
+        if not self.norm_first:
+            x = x + self._sa_block(self.norm1(x), src_mask, src_key_padding_mask, is_causal)
+            return x + self._ff_block(self.norm2(x))
+        x = self.norm1(x + self._sa_block(x, src_mask, src_key_padding_mask, is_causal))
+        return self.norm2(x + self._ff_block(x))

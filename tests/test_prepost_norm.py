@@ -1,0 +1,831 @@
+"""Hidden checks for the Pre/Post-Norm kata.
+
+The residual wrappers are compared with their formulas, written out with F.layer_norm around
+deterministic sublayers (a Linear, a small MLP). The encoder block is compared with
+nn.TransformerEncoderLayer(..., batch_first=True) after loading its state_dict. Torch's layer
+is always run with autograd enabled: that keeps it off its fused inference path, which returns
+zeros at padded positions and would not be a like-for-like comparison.
+"""
+
+import copy
+import inspect
+
+import pytest
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from grader.checks import (
+    TOLERANCE,
+    expect_close,
+    expect_follows_device,
+    expect_from_scratch,
+    expect_grads_close,
+    expect_like,
+    expect_registered_state,
+    expect_state_dict_round_trip,
+    expect_vectorized,
+    fail,
+    shape_of,
+)
+
+KATA = "prepost-norm"
+
+FOLLOW_UPS = [
+    (
+        "Why do deep Post-LN Transformers usually need a learning-rate warm-up, while Pre-LN "
+        "ones often train without it?",
+        "In Post-LN every residual sum passes through a LayerNorm, so the identity path is "
+        "rescaled at each layer and the gradient reaching a layer depends on all the norms above "
+        "it. Xiong et al. (2020) showed that at initialization the gradients of the parameters "
+        "near the output are large in Post-LN, so a full learning rate from step one is unstable; "
+        "warm-up keeps the first updates small. In Pre-LN the un-normalized identity path carries "
+        "the gradient straight to every layer, the gradients are well behaved at initialization, "
+        "and warm-up can often be dropped.",
+    ),
+    (
+        "Why does a Pre-LN stack need one more LayerNorm after its last block, and where does "
+        "it go in practice?",
+        "A Pre-LN block never normalizes its output: the residual stream is x_0 plus the sum of "
+        "every branch's update, so its scale grows with depth and is not normalized when it "
+        "reaches the head. A final norm fixes that: GPT-2 added ln_f after the last block, and "
+        "with norm_first=True layers nn.TransformerEncoder is given norm=nn.LayerNorm(d_model). "
+        "A Post-LN stack needs none, since its last operation already is a LayerNorm.",
+    ),
+    (
+        "If Pre-LN trains more easily, why do some deep models still use Post-LN variants such "
+        "as DeepNorm?",
+        "Because the Pre-LN residual stream keeps growing, each block's update is small next to "
+        "it, and deep Pre-LN stacks behave more like wider, shallower networks; well-tuned "
+        "Post-LN models have been reported to reach better final quality. DeepNorm (DeepNet, "
+        "Wang et al. 2022) keeps the norm after the sum but up-weights the residual, "
+        "norm(alpha * x + F(x)) with alpha > 1, and scales down the initialization of the branch "
+        "weights, which bounds the size of each update and let Post-LN train with up to 1,000 "
+        "layers.",
+    ),
+]
+
+D, NHEAD, FF = 16, 4, 32  # a small block: every check runs in well under a second
+NORM_FIRST = (False, True)  # Post-LN, then Pre-LN
+
+# The whole-layer built-ins: using them skips the exercise (the wiring).
+FORBIDDEN = frozenset({"_transformer_encoder_layer_fwd"})
+FORBIDDEN_MODULES: tuple[type[nn.Module], ...] = (
+    nn.TransformerEncoderLayer, nn.TransformerEncoder, nn.Transformer,
+)  # fmt: skip
+WIRE_IT = (
+    "Wire the block yourself from nn.MultiheadAttention, nn.Linear, nn.LayerNorm and nn.Dropout."
+)
+
+
+# -- helpers ------------------------------------------------------------------------------
+def unit_name(kind, d):
+    return f"{kind}({d}, sublayer)"
+
+
+def residual(kata, kind, d, sublayer):
+    """The learner's PreNormResidual or PostNormResidual, its norm given random affine values."""
+    unit = getattr(kata, kind)(d, sublayer)
+    norm = getattr(unit, "norm", None)
+    weight, bias = getattr(norm, "weight", None), getattr(norm, "bias", None)
+    if not isinstance(weight, torch.Tensor) or not isinstance(bias, torch.Tensor):
+        fail(
+            f"{unit_name(kind, d)}.norm should be an nn.LayerNorm({d}) with a weight and a bias, "
+            f"got {type(norm).__name__ if norm is not None else 'no attribute norm'}."
+        )
+    if weight.shape != (d,) or bias.shape != (d,):
+        fail(
+            f"{unit_name(kind, d)}.norm should be an nn.LayerNorm({d}): "
+            f"its weight has shape {tuple(weight.shape)}."
+        )
+    with torch.no_grad():
+        weight.copy_(1 + 0.5 * torch.randn(d))
+        bias.copy_(0.5 * torch.randn(d))
+    return unit
+
+
+def layer_norm(x, unit):
+    """LayerNorm written out with the unit's own affine values (eps 1e-5, as nn.LayerNorm)."""
+    return F.layer_norm(x, x.shape[-1:], unit.norm.weight, unit.norm.bias, 1e-5)
+
+
+def pre_norm(x, unit, sublayer):
+    return x + sublayer(layer_norm(x, unit))
+
+
+def post_norm(x, unit, sublayer):
+    return layer_norm(x + sublayer(x), unit)
+
+
+def sublayers(d):
+    """Deterministic sublayers to wrap: a Linear and a Linear-ReLU-Linear MLP."""
+    return (
+        ("nn.Linear", nn.Linear(d, d)),
+        ("an MLP", nn.Sequential(nn.Linear(d, 2 * d), nn.ReLU(), nn.Linear(2 * d, d))),
+    )
+
+
+class Zero(nn.Module):
+    """A sublayer whose output is all zeros: what is left is the residual path."""
+
+    def forward(self, h):
+        return torch.zeros_like(h)
+
+
+class Counting(nn.Module):
+    """A Linear sublayer that counts how often it is called."""
+
+    def __init__(self, d):
+        super().__init__()
+        self.inner = nn.Linear(d, d)
+        self.calls = 0
+
+    def forward(self, h):
+        self.calls += 1
+        return self.inner(h)
+
+
+def block_name(norm_first, dropout=0.0, d=D, nhead=NHEAD, ff=FF):
+    return (
+        f"TransformerEncoderBlock({d}, {nhead}, dim_feedforward={ff}, dropout={dropout}, "
+        f"norm_first={norm_first})"
+    )
+
+
+def torch_layer(norm_first, dropout=0.0, d=D, nhead=NHEAD, ff=FF):
+    """nn.TransformerEncoderLayer with every parameter moved off its initial value.
+
+    LayerNorm weights start at one and biases at zero: shifting them makes a swapped or
+    missing parameter show in the output.
+    """
+    ref = nn.TransformerEncoderLayer(
+        d, nhead, dim_feedforward=ff, dropout=dropout, batch_first=True, norm_first=norm_first
+    )
+    with torch.no_grad():
+        for p in ref.parameters():
+            p.add_(0.2 * torch.randn_like(p))
+    return ref
+
+
+def skip_unless_matches(got, expected, what):
+    """Skip a check whose premise fails: the forward already differs from torch's.
+
+    Its own checks report that; a gradient or dropout comparison on top would only repeat it
+    with a misleading hint.
+    """
+    if not isinstance(got, torch.Tensor) or got.shape != expected.shape:
+        pytest.skip(f"{what} differs from torch's already: fix the checks on forward first")
+    rtol, atol = TOLERANCE[expected.dtype]
+    g, e = got.detach().double().cpu(), expected.detach().double().cpu()
+    if got.dtype != expected.dtype or not torch.allclose(g, e, rtol=rtol, atol=atol):
+        pytest.skip(f"{what} differs from torch's already: fix the checks on forward first")
+
+
+def forward_with_grad(run, x):
+    """(a leaf copy of x that requires grad, run(copy)): ready for backward."""
+    xi = x.clone().requires_grad_()
+    return xi, run(xi)
+
+
+def load_torch_state(mine, ref, given):
+    try:
+        mine.load_state_dict(ref.state_dict())
+    except Exception as e:
+        fail(
+            f"{given}: could not load nn.TransformerEncoderLayer's state_dict into yours: {e}. "
+            "Use torch's submodule names: self_attn, linear1, dropout, linear2, norm1, norm2, "
+            "dropout1, dropout2."
+        )
+
+
+def block_pair(kata, norm_first, dropout=0.0, d=D, nhead=NHEAD, ff=FF):
+    """The learner's block and torch's layer, holding the same (random) parameters."""
+    ref = torch_layer(norm_first, dropout, d, nhead, ff)
+    mine = kata.TransformerEncoderBlock(
+        d, nhead, dim_feedforward=ff, dropout=dropout, norm_first=norm_first
+    )
+    load_torch_state(mine, ref, block_name(norm_first, dropout, d, nhead, ff))
+    return mine, ref
+
+
+class FixedMask(nn.Module):
+    """Stands in for nn.Dropout: drops a fixed, seeded half of the entries and doubles the rest.
+
+    The same seed gives the same mask in the learner's block and in torch's, so the two agree
+    in train mode only if every dropout sits where torch puts it.
+    """
+
+    def __init__(self, seed, p):
+        super().__init__()
+        self.seed, self.p = seed, p
+
+    def forward(self, h):
+        keep = torch.rand(h.shape, generator=torch.Generator().manual_seed(self.seed)) >= 0.5
+        return h * keep.to(h.device, h.dtype) * 2
+
+
+# -- the residual wrappers ------------------------------------------------------------------
+def test_residual_attributes(kata):
+    """each wrapper keeps its LayerNorm in `norm` and the sublayer in `sublayer`
+
+    Submodules assigned as attributes in __init__ are registered: their parameters reach the
+    optimizer and the state_dict.
+
+    self.norm = nn.LayerNorm(d_model); self.sublayer = sublayer (the module given, not a
+    copy), so the state_dict reads norm.weight, norm.bias, sublayer.weight, sublayer.bias.
+    """
+    for kind in ("PreNormResidual", "PostNormResidual"):
+        sub = nn.Linear(8, 8)
+        unit = getattr(kata, kind)(8, sub)
+        given = unit_name(kind, 8)
+        norm = getattr(unit, "norm", None)
+        if not isinstance(norm, nn.LayerNorm):
+            got = type(norm).__name__ if norm is not None else "no attribute norm"
+            fail(f"{given}.norm should be an nn.LayerNorm(8), got {got}.")
+        if tuple(norm.normalized_shape) != (8,) or not norm.elementwise_affine:
+            fail(f"{given}.norm should be nn.LayerNorm(8) with its affine parameters, got {norm}.")
+        if getattr(unit, "sublayer", None) is not sub:
+            fail(f"{given}.sublayer should be the module passed in (the same object).")
+        want = ["norm.bias", "norm.weight", "sublayer.bias", "sublayer.weight"]
+        have = sorted(unit.state_dict())
+        if have != want:
+            fail(f"{given}: the state_dict has keys {have}, expected {want}.")
+
+
+def test_prenorm_residual(kata, device):
+    """PreNormResidual returns x + sublayer(norm(x))
+
+    Pre-LN normalizes what goes into the sublayer, never the residual stream itself.
+
+    return x + self.sublayer(self.norm(x)): the sublayer sees norm(x), and its output is
+    added to the original x.
+    """
+    for label, sub in sublayers(8):
+        for dtype, x_shape in (
+            (torch.float32, (4, 8)),
+            (torch.float32, (2, 3, 8)),
+            (torch.float64, (2, 5, 8)),
+        ):
+            unit = residual(kata, "PreNormResidual", 8, sub).to(device, dtype)
+            x = torch.randn(x_shape, device=device, dtype=dtype) * 3 + 1
+            expected = pre_norm(x, unit, unit.sublayer).detach()
+            given = f"PreNormResidual(8, {label}) on x {shape_of(x)}"
+            expect_close(unit(x), expected, given=given)
+
+
+def test_postnorm_residual(kata, device):
+    """PostNormResidual returns norm(x + sublayer(x))
+
+    Post-LN gives the sublayer the raw x and normalizes after the addition: every Post-LN
+    output is normalized.
+
+    return self.norm(x + self.sublayer(x)).
+    """
+    for label, sub in sublayers(8):
+        for dtype, x_shape in (
+            (torch.float32, (4, 8)),
+            (torch.float32, (2, 3, 8)),
+            (torch.float64, (2, 5, 8)),
+        ):
+            unit = residual(kata, "PostNormResidual", 8, sub).to(device, dtype)
+            x = torch.randn(x_shape, device=device, dtype=dtype) * 3 + 1
+            expected = post_norm(x, unit, unit.sublayer).detach()
+            given = f"PostNormResidual(8, {label}) on x {shape_of(x)}"
+            expect_close(unit(x), expected, given=given)
+
+
+def test_residual_path_is_x(kata, device):
+    """the residual path is x itself: a zero sublayer makes Pre-LN the identity, Post-LN norm(x)
+
+    The skip connection adds back the input as it came in: in Pre-LN the normalized copy
+    goes only into the sublayer.
+
+    Pre-LN: x + sublayer(norm(x)), not norm(x) + sublayer(norm(x)); a sublayer that outputs
+    zeros then leaves x unchanged.
+    """
+    x = torch.randn(4, 8, device=device) * 3 + 1
+    pre = residual(kata, "PreNormResidual", 8, Zero()).to(device)
+    expect_close(
+        pre(x), x, given=f"PreNormResidual(8, sublayer returning zeros) on x {shape_of(x)}"
+    )
+    post = residual(kata, "PostNormResidual", 8, Zero()).to(device)
+    expected = layer_norm(x, post).detach()
+    expect_close(
+        post(x), expected, given=f"PostNormResidual(8, sublayer returning zeros) on x {shape_of(x)}"
+    )
+
+
+def test_sublayer_called_once(kata, device):
+    """each wrapper calls its sublayer exactly once per forward
+
+    The sublayer is the expensive part (attention, the MLP), and may be random (dropout):
+    run it once and reuse the result.
+
+    h = self.sublayer(...) once, then use h in the sum.
+    """
+    x = torch.randn(4, 8, device=device)
+    for kind in ("PreNormResidual", "PostNormResidual"):
+        sub = Counting(8)
+        unit = getattr(kata, kind)(8, sub).to(device)
+        unit(x)
+        if sub.calls != 1:
+            fail(
+                f"{unit_name(kind, 8)}: one forward called the sublayer {sub.calls} times, "
+                "expected once."
+            )
+
+
+# -- the encoder block ----------------------------------------------------------------------
+def test_block_submodules(kata):
+    """the block has nn.TransformerEncoderLayer's submodules, configured like torch's
+
+    Each argument reaches the submodule that uses it, and the defaults are torch's:
+    dim_feedforward=2048, dropout=0.1, norm_first=False.
+
+    self_attn = nn.MultiheadAttention(d_model, nhead, dropout=dropout, batch_first=True),
+    linear1 = nn.Linear(d_model, dim_feedforward), linear2 = nn.Linear(dim_feedforward,
+    d_model), norm1 and norm2 = nn.LayerNorm(d_model), dropout, dropout1 and dropout2 =
+    nn.Dropout(dropout), and self.norm_first = norm_first.
+    """
+    explicit = {"dim_feedforward": 32, "dropout": 0.3, "norm_first": True}
+    for kwargs, (ff, p, norm_first) in ((explicit, (32, 0.3, True)), ({}, (2048, 0.1, False))):
+        block = kata.TransformerEncoderBlock(16, 4, **kwargs)
+        shown = "".join(f", {k}={v}" for k, v in kwargs.items())
+        given = f"TransformerEncoderBlock(16, 4{shown})"
+        attn = getattr(block, "self_attn", None)
+        if not isinstance(attn, nn.MultiheadAttention):
+            fail(
+                f"{given}.self_attn should be an nn.MultiheadAttention, got {type(attn).__name__}."
+            )
+        have = (attn.embed_dim, attn.num_heads, attn.dropout, attn.batch_first)
+        if have != (16, 4, p, True):
+            fail(
+                f"{given}.self_attn has embed_dim, num_heads, dropout, batch_first = {have}, "
+                f"expected {(16, 4, p, True)}: nn.MultiheadAttention(d_model, nhead, "
+                "dropout=dropout, batch_first=True)."
+            )
+        for name, (n_in, n_out) in (("linear1", (16, ff)), ("linear2", (ff, 16))):
+            lin = getattr(block, name, None)
+            sizes = (lin.in_features, lin.out_features) if isinstance(lin, nn.Linear) else None
+            if sizes != (n_in, n_out):
+                fail(f"{given}.{name} should be nn.Linear({n_in}, {n_out}), got {lin}.")
+        for name in ("norm1", "norm2"):
+            norm = getattr(block, name, None)
+            if not isinstance(norm, nn.LayerNorm) or tuple(norm.normalized_shape) != (16,):
+                fail(f"{given}.{name} should be nn.LayerNorm(16), got {norm}.")
+        for name in ("dropout", "dropout1", "dropout2"):
+            drop = getattr(block, name, None)
+            if not isinstance(drop, nn.Module) or getattr(drop, "p", None) != p:
+                fail(f"{given}.{name} should be nn.Dropout({p}), got {drop}.")
+        if getattr(block, "norm_first", None) is not norm_first:
+            fail(
+                f"{given}.norm_first should be {norm_first}, "
+                f"got {getattr(block, 'norm_first', 'nothing')}."
+            )
+
+
+def test_output_like_input(kata, device):
+    """the block maps (batch, seq, d_model) to (batch, seq, d_model), same dtype and device
+
+    With batch_first=True the batch comes first, in the input and in the output.
+
+    Keep x as (batch, seq, d_model) throughout; a (seq, batch, d_model) transpose inside
+    must be undone before returning.
+    """
+    x = torch.randn(3, 5, D, device=device)
+    for norm_first in NORM_FIRST:
+        block = kata.TransformerEncoderBlock(
+            D, NHEAD, dim_feedforward=FF, dropout=0.0, norm_first=norm_first
+        )
+        expect_like(
+            block.to(device).eval()(x), x, given=f"{block_name(norm_first)} on x {shape_of(x)}"
+        )
+    for kind in ("PreNormResidual", "PostNormResidual"):
+        unit = getattr(kata, kind)(D, nn.Linear(D, D)).to(device)
+        expect_like(unit(x), x, given=f"{kind}({D}, nn.Linear) on x {shape_of(x)}")
+
+
+def _block_matches_torch(kata, device, norm_first):
+    cases = [
+        (torch.float32, (D, NHEAD, FF), (2, 5, D)),
+        (torch.float32, (D, NHEAD, FF), (3, 1, D)),
+        (torch.float32, (12, 3, 24), (1, 7, 12)),
+        (torch.float64, (D, NHEAD, FF), (2, 6, D)),
+        (torch.float32, (D, NHEAD, FF), (0, 5, D)),  # an empty batch, where torch supports it
+    ]
+    for dtype, (d, nhead, ff), x_shape in cases:
+        mine, ref = block_pair(kata, norm_first, 0.0, d, nhead, ff)
+        mine, ref = mine.to(device, dtype).eval(), ref.to(device, dtype).eval()
+        x = torch.randn(x_shape, device=device, dtype=dtype)
+        try:
+            expected = ref(x).detach()
+        except Exception:
+            continue  # this torch version cannot run the case itself: nothing to compare with
+        given = f"{block_name(norm_first, 0.0, d, nhead, ff)} in eval mode on x {shape_of(x)}"
+        expect_close(mine(x), expected, given=given)
+
+
+def test_post_norm_block_matches_torch(kata, device):
+    """norm_first=False (Post-LN) matches nn.TransformerEncoderLayer, on several shapes and float64
+
+    Post-LN: two residual units, attention then feed-forward, each normalized after its
+    addition; the feed-forward is Linear, ReLU, Linear.
+
+    x = norm1(x + SA(x)); x = norm2(x + FF(x)), with SA(h) = dropout1(self_attn(h, h, h,
+    need_weights=False)[0]) and FF(h) = dropout2(linear2(dropout(relu(linear1(h))))).
+    """
+    _block_matches_torch(kata, device, norm_first=False)
+
+
+def test_pre_norm_block_matches_torch(kata, device):
+    """norm_first=True (Pre-LN) matches nn.TransformerEncoderLayer, on several shapes and float64
+
+    Pre-LN normalizes only each branch's input: the un-normalized x is the residual, and the
+    block's output is not normalized.
+
+    x = x + SA(norm1(x)); x = x + FF(norm2(x)), with the same SA and FF as Post-LN.
+    """
+    _block_matches_torch(kata, device, norm_first=True)
+
+
+def test_two_distinct_norms(kata):
+    """norm1 and norm2 are two separate LayerNorms, sharing no parameters
+
+    The attention and the feed-forward sub-blocks each learn their own scale and shift.
+
+    self.norm1 = nn.LayerNorm(d_model) and self.norm2 = nn.LayerNorm(d_model): two
+    modules, not norm2 = norm1.
+    """
+    for norm_first in NORM_FIRST:
+        block = kata.TransformerEncoderBlock(
+            D, NHEAD, dim_feedforward=FF, dropout=0.0, norm_first=norm_first
+        )
+        given = block_name(norm_first)
+        if block.norm1 is block.norm2:
+            fail(f"{given}: norm1 and norm2 are the same module; create two nn.LayerNorm(d_model).")
+        for name in ("weight", "bias"):
+            a, b = getattr(block.norm1, name, None), getattr(block.norm2, name, None)
+            if (
+                isinstance(a, torch.Tensor)
+                and isinstance(b, torch.Tensor)
+                and a.data_ptr() == b.data_ptr()
+            ):
+                fail(
+                    f"{given}: norm1.{name} and norm2.{name} share their storage; "
+                    "give each norm its own."
+                )
+        ref = torch_layer(norm_first)
+        load_torch_state(block, ref, given)
+        if torch.equal(block.norm1.weight, block.norm2.weight):
+            fail(
+                f"{given}: after load_state_dict, norm1.weight equals norm2.weight "
+                "although torch's differ."
+            )
+
+
+def test_attention_over_sequence(kata, device):
+    """attention mixes positions within each sequence, never across the batch (batch_first=True)
+
+    Samples in a batch are independent: changing one must leave the others' outputs as they
+    were, while every position of a sequence sees the others.
+
+    nn.MultiheadAttention reads (seq, batch, d_model) unless built with batch_first=True;
+    given a (batch, seq, d_model) input without it, it attends across the batch.
+    """
+    for norm_first in NORM_FIRST:
+        mine, _ = block_pair(kata, norm_first)
+        mine = mine.to(device).eval()
+        x = torch.randn(3, 5, D, device=device)
+        changed = x.clone()
+        changed[1] += torch.randn(5, D, device=device)
+        y, y_changed = mine(x).detach(), mine(changed).detach()
+        given = (
+            f"{block_name(norm_first)} in eval mode on x {shape_of(x)} "
+            "and on x with sample 1 changed"
+        )
+        for b in (0, 2):
+            expect_close(y_changed[b], y[b], given=given, what=f"output of sample {b}")
+        late = x.clone()
+        late[0, 4] += torch.randn(D, device=device)
+        if torch.allclose(mine(late).detach()[0, :4], y[0, :4]):
+            fail(
+                f"{block_name(norm_first)}: changing position 4 of sample 0 left positions 0-3 "
+                "unchanged: the attention does not see the whole sequence (a causal mask?)."
+            )
+
+
+def test_dropout_off_in_eval(kata, device):
+    """with dropout > 0, eval mode applies no dropout: the output is the dropout=0 block's
+
+    Dropout acts only in training: nn.Dropout modules follow model.eval() by themselves.
+
+    F.dropout(x, p) drops unless given training=self.training; call the modules
+    self.dropout1(x), self.dropout(x), self.dropout2(x) instead.
+    """
+    for norm_first in NORM_FIRST:
+        mine, ref = block_pair(kata, norm_first, dropout=0.5)
+        plain = kata.TransformerEncoderBlock(
+            D, NHEAD, dim_feedforward=FF, dropout=0.0, norm_first=norm_first
+        )
+        load_torch_state(plain, ref, block_name(norm_first))
+        mine, plain = mine.to(device).eval(), plain.to(device).eval()
+        x = torch.randn(2, 5, D, device=device)
+        given = (
+            f"{block_name(norm_first, 0.5)} in eval mode on x {shape_of(x)}, compared with the "
+            "same block built with dropout=0.0"
+        )
+        expect_close(mine(x), plain(x).detach(), given=given)
+
+
+def test_dropout_active_in_train(kata, device):
+    """with dropout > 0, train mode drops: its outputs differ from eval mode's and between calls
+
+    The dropout modules must be applied in forward; creating them is not enough, and each
+    call draws a fresh mask.
+
+    dropout1 on the attention output, dropout after the ReLU, dropout2 on the feed-forward
+    output; self_attn gets dropout=dropout too.
+    """
+    for norm_first in NORM_FIRST:
+        mine, _ = block_pair(kata, norm_first, dropout=0.5)
+        mine = mine.to(device)
+        x = torch.randn(2, 5, D, device=device)
+        given = f"{block_name(norm_first, 0.5)} on x {shape_of(x)}"
+        evaluated = mine.eval()(x).detach()
+        mine.train()
+        first, second = mine(x).detach(), mine(x).detach()
+        if torch.allclose(first, evaluated):
+            fail(
+                f"{given}: the output in train mode equals the one in eval mode, "
+                "so nothing is dropped."
+            )
+        if torch.allclose(first, second):
+            fail(
+                f"{given}: two forward passes in train mode gave the same output: "
+                "draw a new mask on each call."
+            )
+
+
+def test_dropout_placement(kata, device):
+    """the three dropouts sit where torch's are: after attention, after the ReLU, after linear2
+
+    Dropout belongs on the residual branches, never on the sum. The check swaps your dropout
+    modules and torch's for the same fixed masks and compares in train mode, so call the
+    modules, not F.dropout.
+
+    SA(h) = self.dropout1(self_attn(h, h, h)[0]);
+    FF(h) = self.dropout2(linear2(self.dropout(relu(linear1(h))))).
+    """
+    for norm_first in NORM_FIRST:
+        mine, ref = block_pair(kata, norm_first, dropout=0.5)
+        mine, ref = mine.to(device), ref.to(device)
+        x = torch.randn(2, 5, D, device=device)
+        skip_unless_matches(mine.eval()(x), ref.eval()(x), "the block's eval-mode output")
+        for block in (mine, ref):
+            block.self_attn.dropout = 0.0  # dropout on the attention weights is torch's own
+            block.dropout1, block.dropout, block.dropout2 = (FixedMask(i, 0.5) for i in (1, 2, 3))
+        mine, ref = mine.to(device).train(), ref.to(device).train()
+        given = (
+            f"{block_name(norm_first, 0.5)} in train mode with fixed dropout masks, "
+            f"on x {shape_of(x)}"
+        )
+        expect_close(mine(x), ref(x).detach(), given=given)
+
+
+def test_gradients_match(kata, device):
+    """gradients for the input and every parameter match torch's (float64, train mode, dropout 0)
+
+    Every path from x to the output must stay in the autograd graph, in the block and in the
+    residual wrappers: queries, keys and values all depend on x.
+
+    No .detach(), .data, torch.no_grad() or in-place edits between x and the output.
+    """
+    for norm_first in NORM_FIRST:
+        mine, ref = block_pair(kata, norm_first)
+        mine, ref = mine.to(device, torch.float64).train(), ref.to(device, torch.float64).train()
+        x = torch.randn(2, 5, D, dtype=torch.float64, device=device)
+        grad_out = torch.randn_like(x)
+        (x_mine, out_mine), (x_ref, out_ref) = (forward_with_grad(m, x) for m in (mine, ref))
+        skip_unless_matches(out_mine, out_ref, "the block's output")
+        got, want = {}, {}
+        for module, xi, out, grads in ((mine, x_mine, out_mine, got), (ref, x_ref, out_ref, want)):
+            out.backward(grad_out)
+            grads["input"] = xi.grad
+            grads.update({n: p.grad for n, p in module.named_parameters()})
+        expect_grads_close(
+            got, want, given=f"{block_name(norm_first)} in train mode on x {shape_of(x)}"
+        )
+    for kind, formula in (("PreNormResidual", pre_norm), ("PostNormResidual", post_norm)):
+        unit = residual(kata, kind, 8, nn.Linear(8, 8)).to(device, torch.float64)
+        x = torch.randn(3, 8, dtype=torch.float64, device=device)
+        grad_out = torch.randn_like(x)
+        x_mine, out_mine = forward_with_grad(unit, x)
+        x_ref, out_ref = forward_with_grad(lambda xi, f=formula, u=unit: f(xi, u, u.sublayer), x)
+        skip_unless_matches(out_mine, out_ref, f"the {kind} output")
+        got, want = {}, {}
+        for xi, out, grads in ((x_mine, out_mine, got), (x_ref, out_ref, want)):
+            unit.zero_grad(set_to_none=True)
+            out.backward(grad_out)
+            grads["input"] = xi.grad
+            grads.update({n: p.grad for n, p in unit.named_parameters()})
+        expect_grads_close(got, want, given=f"{kind}(8, nn.Linear) on x {shape_of(x)}")
+
+
+def test_state_dict_round_trip(kata):
+    """state_dict loads from nn.TransformerEncoderLayer and into it, both ways
+
+    A checkpoint of nn.TransformerEncoderLayer must load into your block with strict=True,
+    and yours into it: the names are the contract.
+
+    Name the submodules self_attn, linear1, dropout, linear2, norm1, norm2, dropout1,
+    dropout2, each an attribute of the block itself (no nn.Sequential around them).
+    """
+    for norm_first in NORM_FIRST:
+        mine = kata.TransformerEncoderBlock(
+            D, NHEAD, dim_feedforward=FF, dropout=0.1, norm_first=norm_first
+        )
+        ref = nn.TransformerEncoderLayer(D, NHEAD, FF, 0.1, batch_first=True, norm_first=norm_first)
+        expect_state_dict_round_trip(mine, ref, given=block_name(norm_first, 0.1))
+
+
+def test_to_dtype(kata, device):
+    """after .to(torch.float64) the block and the wrappers compute in float64
+
+    Let the module's dtype flow through forward: .to() moves parameters and buffers, and
+    forward should not pick a dtype of its own.
+
+    No x.float() or .to(torch.float32) inside forward, and no tensors kept as plain
+    attributes.
+    """
+    for norm_first in NORM_FIRST:
+        single, _ = block_pair(kata, norm_first)
+        double = copy.deepcopy(single).to(device, torch.float64).eval()
+        single = single.to(device).eval()
+        given = f"{block_name(norm_first)}.to(float64)"
+        expect_registered_state(double, dtype=torch.float64, given=given)
+        x = torch.randn(2, 5, D, device=device)
+        expected = single(x).detach().double()  # its own float32 result, as a float64 tensor
+        x = x.double()
+        expect_close(double(x), expected, given=f"{given} on x {shape_of(x)}", rtol=1e-4, atol=1e-4)
+    for kind in ("PreNormResidual", "PostNormResidual"):
+        single = getattr(kata, kind)(8, nn.Linear(8, 8)).to(device)
+        double = copy.deepcopy(single).to(device, torch.float64)
+        given = f"{kind}(8, nn.Linear).to(float64)"
+        expect_registered_state(double, dtype=torch.float64, given=given)
+        x = torch.randn(3, 8, device=device)
+        expected = single(x).detach().double()
+        x = x.double()
+        expect_close(double(x), expected, given=f"{given} on x {shape_of(x)}", rtol=1e-4, atol=1e-4)
+
+
+def test_follows_device(kata, device):
+    """runs on CUDA: parameters move with .to(device), nothing is created on the CPU
+
+    A tensor made inside forward (a default mask, a constant) is created on the CPU unless
+    told otherwise, while x and the weights are on the GPU.
+
+    torch.zeros(..., device=x.device) or torch.zeros_like(x); or pass None and let
+    nn.MultiheadAttention do without a mask.
+    """
+    x = torch.randn(2, 5, D)
+    for kind in ("PreNormResidual", "PostNormResidual"):
+        unit = getattr(kata, kind)(D, nn.Linear(D, D))
+        expect_follows_device(unit, x, device=device, given=f"{kind}({D}, nn.Linear)")
+    for norm_first in NORM_FIRST:
+        # Eval mode: that is where simulated CUDA can run nn.MultiheadAttention.
+        block = kata.TransformerEncoderBlock(
+            D, NHEAD, dim_feedforward=FF, dropout=0.1, norm_first=norm_first
+        )
+        expect_follows_device(
+            block.eval(), x, device=device, given=f"{block_name(norm_first, 0.1)} in eval mode"
+        )
+
+
+def test_input_unmodified(kata, device):
+    """the input tensor is left unmodified
+
+    An in-place update of x changes the caller's tensor (and breaks autograd when x requires
+    grad).
+
+    Write the residual additions as x = x + ..., not x += ... or x.add_(...).
+    """
+    for norm_first in NORM_FIRST:
+        mine, _ = block_pair(kata, norm_first)
+        x = torch.randn(2, 5, D, device=device)
+        before = x.clone()
+        mine.to(device).eval()(x)
+        if not torch.equal(x, before):
+            fail(
+                f"{block_name(norm_first)} changed its input x in place; "
+                "the caller's tensor must stay as it was."
+            )
+    for kind in ("PreNormResidual", "PostNormResidual"):
+        x = torch.randn(4, 8, device=device)
+        before = x.clone()
+        getattr(kata, kind)(8, nn.Linear(8, 8)).to(device)(x)
+        if not torch.equal(x, before):
+            fail(
+                f"{kind}(8, nn.Linear) changed its input x in place; "
+                "the caller's tensor must stay as it was."
+            )
+
+
+def test_from_scratch(kata, device, monkeypatch):
+    """wired by hand, not with nn.TransformerEncoderLayer (or its fused kernel)
+
+    The wiring is the exercise: the parts are given, the block that assembles them is not.
+
+    Use nn.MultiheadAttention, nn.Linear, nn.LayerNorm, nn.Dropout and F.relu; not
+    nn.TransformerEncoderLayer, nn.TransformerEncoder, nn.Transformer or
+    torch._transformer_encoder_layer_fwd, even subclassed or hidden.
+    """
+    ran = []
+    for cls in FORBIDDEN_MODULES:  # also catches one kept out of sight (not a registered submodule)
+
+        def spy(self, *args, _forward=cls.forward, _name=cls.__name__, **kwargs):
+            ran.append(_name)
+            return _forward(self, *args, **kwargs)
+
+        monkeypatch.setattr(cls, "forward", spy)
+    for norm_first in NORM_FIRST:
+        mine, _ = block_pair(kata, norm_first)
+        mine = mine.to(device).eval()
+        given = block_name(norm_first)
+        for name, sub in mine.named_modules():
+            builtin = next((c for c in FORBIDDEN_MODULES if isinstance(sub, c)), None)
+            if builtin is not None:
+                where = f"self.{name}" if name else "the block itself"
+                fail(f"{given}: {where} is an nn.{builtin.__name__}. {WIRE_IT}")
+        x = torch.randn(2, 5, D, device=device)
+        try:
+            with torch.no_grad():
+                expect_from_scratch(
+                    lambda mine=mine, x=x: mine(x),
+                    FORBIDDEN,
+                    module=mine,
+                    forbidden_modules=FORBIDDEN_MODULES,
+                )
+        except pytest.fail.Exception:
+            fail(
+                f"{given}: forward calls torch._transformer_encoder_layer_fwd, "
+                f"the fused layer. {WIRE_IT}"
+            )
+        if ran:
+            fail(f"{given}: forward runs an nn.{ran[0]}. {WIRE_IT}")
+
+
+def test_vectorized(kata, device):
+    """vectorized: no Python loop over the batch or the sequence positions
+
+    nn.MultiheadAttention, nn.Linear and nn.LayerNorm all take a whole (batch, seq, d_model)
+    tensor at once.
+
+    Call each submodule once per forward on all of x, not once per sample or per position.
+    """
+    for norm_first in NORM_FIRST:
+        small, _ = block_pair(kata, norm_first)
+        large, _ = block_pair(kata, norm_first)
+        small, large = small.to(device).eval(), large.to(device).eval()
+        xs, xl = torch.randn(2, 4, D, device=device), torch.randn(8, 64, D, device=device)
+        expect_vectorized(
+            lambda small=small, xs=xs: small(xs),
+            lambda large=large, xl=xl: large(xl),
+            given=f"{block_name(norm_first)} on (2, 4, {D}) vs (8, 64, {D})",
+        )
+
+
+def test_masks_match_torch(kata, device):
+    """optional: src_mask and src_key_padding_mask are passed to the attention, as torch does
+
+    The masks are the attention's business: hand them over, do not apply them by hand.
+    Skipped when forward takes no masks, since the required contract is forward(x).
+
+    self.self_attn(h, h, h, attn_mask=src_mask, key_padding_mask=src_key_padding_mask,
+    need_weights=False)[0]; True in a boolean mask means "may not attend".
+    """
+    probe = kata.TransformerEncoderBlock(D, NHEAD, dim_feedforward=FF, dropout=0.0)
+    params = inspect.signature(probe.forward).parameters
+    open_kwargs = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
+    takes = [m for m in ("src_mask", "src_key_padding_mask") if m in params or open_kwargs]
+    if not takes:
+        pytest.skip("forward takes no masks (optional)")
+    seq = 6
+    masks = {
+        "src_mask": torch.triu(torch.ones(seq, seq, dtype=torch.bool, device=device), diagonal=1),
+        "src_key_padding_mask": torch.zeros(3, seq, dtype=torch.bool, device=device),
+    }
+    masks["src_key_padding_mask"][1, 4:] = True
+    masks["src_key_padding_mask"][2, 2:] = True
+    cases = [[m] for m in takes] + ([takes] if len(takes) == 2 else [])
+    for norm_first in NORM_FIRST:
+        mine, ref = block_pair(kata, norm_first)
+        mine, ref = mine.to(device).eval(), ref.to(device).eval()
+        x = torch.randn(3, seq, D, device=device)
+        skip_unless_matches(mine(x), ref(x), "the block's output without masks")
+        for names in cases:
+            kwargs = {m: masks[m] for m in names}
+            shown = ", ".join(
+                f"{m}=causal (6, 6) bool" if m == "src_mask" else f"{m}=(3, 6) bool" for m in names
+            )
+            given = f"{block_name(norm_first)} in eval mode on x {shape_of(x)}, {shown}"
+            expect_close(mine(x, **kwargs), ref(x, **kwargs).detach(), given=given)
