@@ -28,7 +28,7 @@ ENV = Path(__file__).parent / ".nox" / "grader"
 # torch 2.4 is the first release with nn.RMSNorm; the upper bound is the next major.
 TORCH = os.environ.get("NORM_KATAS_TORCH", "torch>=2.4,<3")
 TORCH_INDEX = os.environ.get("NORM_KATAS_TORCH_INDEX", "")
-DEPS = ["numpy", "pytest>=8", "pytest-timeout>=2.3", "pytest-xdist>=3"]
+DEPS = ["numpy", "pytest>=8", "pytest-timeout>=2.3", "pytest-xdist>=3", "pexpect>=4.8"]
 RUFF = "ruff==0.17.6"
 
 
@@ -73,6 +73,31 @@ def _kata_session(kata: registry.Kata) -> None:
 
 for _kata in registry.load():
     _kata_session(_kata)
+
+
+@nox.session(python=False)
+def mock(session: nox.Session) -> None:
+    """A timed mock interview on a fresh stub: -- [--kata NAME] [--minutes N]."""
+    python = grader_python(session)
+    session.run(python, "-m", "grader", "mock", *session.posargs, external=True)
+
+
+@nox.session(python=False)
+def progress(session: nox.Session) -> None:
+    """Your attempts per kata, and which kata to practise next."""
+    session.run(sys.executable, "-m", "grader", "progress", external=True)
+
+
+@nox.session(python=False)
+def reset(session: nox.Session) -> None:
+    """Restore a stub (-- NAME, or -- --all); your file is backed up first."""
+    session.run(sys.executable, "-m", "grader", "reset", *session.posargs, external=True)
+
+
+@nox.session(python=False)
+def solution(session: nox.Session) -> None:
+    """Show a reference solution (-- NAME); the peek is recorded in your history."""
+    session.run(sys.executable, "-m", "grader", "solution", *session.posargs, external=True)
 
 
 @nox.session(python=False)

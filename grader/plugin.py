@@ -35,6 +35,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
     group.addoption("--checklist", action="store_true", help="print the learner-facing checklist")
     group.addoption("--report-json", default=None, help="write the verdict as JSON to this path")
+    group.addoption(
+        "--hints", nargs="?", const=1, default=0, type=int, metavar="STEP",
+        help="show hints for failed checks: 1 the idea (default), 2 the formula too",
+    )  # fmt: skip
 
 
 @pytest.hookimpl(trylast=True)  # after the terminal reporter exists, so it can be muted
@@ -94,7 +98,7 @@ class Grading:
         self.session: pytest.Session | None = None
         self.printer: Printer | None = None
         if config.getoption("checklist"):
-            self.printer = Printer(verbose=config.getoption("verbose") > 0)
+            self.printer = Printer(hints=config.getoption("hints"))
             reporter = config.pluginmanager.get_plugin("terminalreporter")
             if reporter is not None:
                 # pytest-timeout writes through the terminal reporter, so mute it, not remove it.

@@ -98,9 +98,9 @@ def _learner_line(excinfo: pytest.ExceptionInfo[BaseException], learner: Path | 
 class Printer:
     """Writes the checklist as checks finish, then the failures and the verdict."""
 
-    def __init__(self, out: TextIO | None = None, verbose: bool = False) -> None:
+    def __init__(self, out: TextIO | None = None, hints: int = 0) -> None:
         self.out = out or sys.stdout
-        self.verbose = verbose
+        self.hints = hints  # how many hint steps to show per failure: 0 none, 1 idea, 2 formula
         color = self.out.isatty() and not os.environ.get("NO_COLOR")
         self.green, self.red, self.dim, self.bold, self.reset = (
             ("\033[32m", "\033[31m", "\033[2m", "\033[1m", "\033[0m") if color else ("",) * 5
@@ -152,8 +152,11 @@ class Printer:
                 )
                 self.write(f"\n  {self.red}✗{self.reset} {first.description}{more}")
                 self.write(_indent(message, 4))
-                if first.hints and first.kind == FAIL:
-                    self.write(_indent(f"{self.dim}Hint: {first.hints[0]}{self.reset}", 4))
+                if first.kind == FAIL:
+                    for step, hint in zip(
+                        ("idea", "formula"), first.hints[: self.hints], strict=False
+                    ):
+                        self.write(_indent(f"{self.dim}Hint ({step}): {hint}{self.reset}", 4))
         if report.stopped:
             self.write(f"\n{self.red}Stopped early:{self.reset} {report.stopped}")
         if not_run and not report.load_error:
@@ -167,6 +170,10 @@ class Printer:
         )
         if all_pass:
             self.write("All checks pass: your layer behaves like torch.nn's.")
+        elif failed and self.hints < 2 and any(c.kind == FAIL and c.hints for c in failed):
+            more = "-- --hints" if not self.hints else "-- --hints 2"
+            step = "a hint on each failure" if not self.hints else "the formula as well"
+            self.write(f"{self.dim}Stuck? Grade again with {more} for {step}.{self.reset}")
 
 
 def _indent(text: str, n: int) -> str:

@@ -23,6 +23,30 @@ from grader.checks import (
 
 KATA = "layernorm"
 
+# Follow-up questions for the mock interview (nox -s mock): (question, model answer).
+FOLLOW_UPS = [
+    (
+        "Why do Transformers use LayerNorm rather than BatchNorm?",
+        "LayerNorm's statistics come from one sample's features, so it behaves the same for any "
+        "batch size, in training and at inference, and with variable-length or padded sequences. "
+        "BatchNorm's statistics mix samples and positions, need running estimates for inference, "
+        "and become noisy with the small per-device batches that large models train with.",
+    ),
+    (
+        "Why the biased variance here, and where exactly does eps go?",
+        "The layer normalizes the features it actually has, so it uses their population variance "
+        "(divide by H); there is no population beyond them to estimate. eps is added to the "
+        "variance inside the square root: it bounds the denominator below by sqrt(eps), so a "
+        "constant row gives 0 instead of 0/0; and matching torch keeps checkpoints portable.",
+    ),
+    (
+        "What do weight and bias add, if the output is already normalized?",
+        "They give the layer back the ability to choose its own scale and offset per feature, so "
+        "normalizing never removes representational power: with weight = std and bias = mean the "
+        "layer can undo the normalization entirely. bias=False drops the shift, as some LLMs do.",
+    ),
+]
+
 
 def pair(kata, *args, **kwargs):
     """The learner's LayerNorm and torch's, with the same random affine parameters."""
@@ -46,8 +70,9 @@ def call(args, kwargs):
 def test_output_like_input(kata, device):
     """output has the input's shape, dtype and device
 
-    Normalizing changes values, not the shape: keep every dimension, and return the
-    dtype you were given.
+    Normalizing changes values, not the shape or the dtype of the tensor.
+
+    y has x.shape and x.dtype; reductions use keepdim=True so the statistics broadcast back.
     """
     for dtype in (torch.float32, torch.float64):
         mine, _ = pair(kata, 8)
@@ -59,8 +84,10 @@ def test_output_like_input(kata, device):
 def test_parameters(kata):
     """weight and bias are parameters named, shaped and initialised like torch's
 
-    Register them with nn.Parameter so the optimizer sees them: weight starts at ones,
-    bias at zeros, both of shape normalized_shape.
+    Learnable tensors must be nn.Parameter so that the optimizer, state_dict and .to() see them.
+
+    self.weight = nn.Parameter(torch.ones(normalized_shape)), self.bias likewise with zeros;
+    an int normalized_shape becomes the tuple (n,).
     """
     for args in ((8,), ((3, 4),)):
         mine, ref = kata.LayerNorm(*args), nn.LayerNorm(*args)
@@ -97,8 +124,10 @@ def test_forward_matches_torch(kata, device):
 def test_multidim_normalized_shape(kata, device):
     """a tuple normalized_shape such as (C, H, W) normalizes over all those dimensions
 
-    normalized_shape names trailing dimensions: with (3, 4, 5), the mean and variance are
-    taken over the last three dimensions together, not only the last one.
+    normalized_shape names trailing dimensions: with (3, 4, 5), one mean and one variance are
+    taken over the last three dimensions together, not over the last one only.
+
+    dims = tuple(range(-len(normalized_shape), 0)); x.mean(dim=dims, keepdim=True).
     """
     for shape, x_shape in (((4, 5), (2, 3, 4, 5)), ((3, 4, 5), (2, 3, 4, 5))):
         mine, ref = pair(kata, shape)
@@ -110,8 +139,9 @@ def test_multidim_normalized_shape(kata, device):
 def test_biased_variance(kata, device):
     """the variance is the biased one (divide by N, not N - 1), as torch uses
 
-    LayerNorm uses the population variance of the features: torch.var(..., unbiased=False),
-    or mean((x - mean)^2).
+    LayerNorm normalizes with the population variance of the features, not the sample variance.
+
+    var = mean((x - mean)²) = x.var(dim=dims, unbiased=False, keepdim=True).
     """
     x = torch.tensor([[1.0, 2.0, 4.0, 7.0]], dtype=torch.float64, device=device)
     ln = kata.LayerNorm(4, eps=0.0, elementwise_affine=False).to(device, torch.float64)
@@ -123,8 +153,10 @@ def test_biased_variance(kata, device):
 def test_eps_inside_sqrt(kata, device):
     """eps is added to the variance, inside the square root
 
-    The denominator is sqrt(var + eps), not sqrt(var) + eps; the two differ most when the
+    eps guards the variance before the square root; the two placements differ most when the
     variance is small.
+
+    Divide by sqrt(var + eps), not by sqrt(var) + eps.
     """
     x = torch.randn(4, 8, dtype=torch.float64, device=device) * 0.1
     ln = kata.LayerNorm(8, eps=0.05, elementwise_affine=False).to(device, torch.float64)
@@ -135,8 +167,9 @@ def test_eps_inside_sqrt(kata, device):
 def test_no_elementwise_affine(kata, device):
     """elementwise_affine=False: no parameters, weight and bias are None
 
-    Register them as None (self.register_parameter("weight", None)) so state_dict, .to()
-    and repr behave like torch's.
+    Without the affine transform the layer has nothing to learn, but the attributes still exist.
+
+    self.register_parameter("weight", None) and the same for "bias".
     """
     mine = kata.LayerNorm(8, elementwise_affine=False)
     if list(mine.parameters()):
@@ -157,7 +190,9 @@ def test_no_elementwise_affine(kata, device):
 def test_no_bias(kata, device):
     """bias=False: a weight but no bias parameter (bias is None)
 
-    Only the shift is dropped: y = x_hat * weight.
+    Only the shift is dropped; the scale stays learnable.
+
+    y = x_hat * weight, with self.register_parameter("bias", None).
     """
     mine, ref = pair(kata, 8, bias=False)
     if getattr(mine, "bias", "missing") is not None:
@@ -173,8 +208,10 @@ def test_no_bias(kata, device):
 def test_numerically_stable(kata, device):
     """stable in float32 when the input has a large mean (no E[x²] - E[x]² shortcut)
 
-    Subtract the mean first, then average the squared deviations. E[x²] - E[x]² subtracts
-    two huge, nearly equal numbers and loses every significant digit in float32.
+    E[x²] - E[x]² subtracts two huge, nearly equal numbers and loses every significant digit
+    in float32 when the mean is large compared with the spread.
+
+    Centre first, then average the squares: xc = x - mean; var = mean(xc²).
     """
     x = 1000 + torch.randn(16, 256, device=device)
     ln = kata.LayerNorm(256, elementwise_affine=False).to(device)
@@ -186,8 +223,9 @@ def test_numerically_stable(kata, device):
 def test_constant_input(kata, device):
     """a constant input gives bias, with no NaN
 
-    Each row of a constant input has zero variance: eps keeps the division finite, and the
-    normalized value is 0, so the output is just the bias.
+    A constant row has zero variance: eps keeps the division finite and the normalized value is 0.
+
+    (x - mean) / sqrt(0 + eps) = 0, so y = 0 * weight + bias = bias.
     """
     mine, ref = pair(kata, 8)
     mine, ref = mine.to(device), ref.to(device)
@@ -198,8 +236,10 @@ def test_constant_input(kata, device):
 def test_gradients_match(kata, device):
     """gradients for the input, weight and bias match torch's
 
-    Build forward from differentiable tensor operations and autograd does the rest; no
-    .detach() or in-place tricks on the path from x to the output.
+    Build forward from differentiable tensor operations and autograd does the rest; the mean
+    and variance must stay in the graph.
+
+    No .detach(), .data or in-place edits on the path from x to the output.
     """
     mine, ref = pair(kata, (3, 8))
     mine, ref = mine.to(device, torch.float64), ref.to(device, torch.float64)
@@ -211,14 +251,15 @@ def test_gradients_match(kata, device):
         module(xi).backward(grad_out)
         grads["input"] = xi.grad
         grads.update({n: p.grad for n, p in module.named_parameters()})
-    expect_grads_close(got, want, given=f"LayerNorm((3, 8)) on x {shape_of(x)}, float64")
+    expect_grads_close(got, want, given=f"LayerNorm((3, 8)) on x {shape_of(x)}")
 
 
 def test_state_dict_round_trip(kata):
     """state_dict loads from nn.LayerNorm and into it, both ways
 
-    Use torch's names and shapes (weight, bias): a checkpoint trained with nn.LayerNorm
-    must load into your module, and yours into nn.LayerNorm.
+    A checkpoint trained with nn.LayerNorm must load into your module, and yours into nn.LayerNorm.
+
+    Use torch's names and shapes: weight and bias, each of shape normalized_shape.
     """
     for kwargs in ({}, {"bias": False}, {"elementwise_affine": False}):
         expect_state_dict_round_trip(
@@ -231,8 +272,9 @@ def test_state_dict_round_trip(kata):
 def test_to_dtype(kata, device):
     """after .to(torch.float64) the module computes in float64
 
-    Parameters move with .to() only if they are registered: nn.Parameter (or a buffer),
-    not a plain tensor attribute.
+    .to() moves only registered tensors: parameters and buffers, not plain attributes.
+
+    Store learnable tensors as nn.Parameter (state as self.register_buffer(name, tensor)).
     """
     mine, ref = pair(kata, 8)
     mine, ref = mine.to(device, torch.float64), ref.to(device, torch.float64)
@@ -244,8 +286,10 @@ def test_to_dtype(kata, device):
 def test_follows_device(kata, device):
     """runs on CUDA: parameters move with .to(device), nothing is created on the CPU
 
-    Tensors created inside forward must live on x's device (device=x.device), and state
-    must be parameters or buffers so that .to(device) moves it.
+    Every tensor forward creates must live on the input's device, and all state must move
+    with .to(device).
+
+    torch.ones(..., device=x.device) or torch.ones_like(x); parameters and buffers for state.
     """
     mine, _ = pair(kata, 8)
     expect_follows_device(mine, torch.randn(4, 8), device=device, given="LayerNorm(8)")
@@ -254,7 +298,9 @@ def test_follows_device(kata, device):
 def test_input_unmodified(kata, device):
     """the input tensor is left unmodified
 
-    Avoid in-place operations on x (x -= mean, x.sub_()); compute into new tensors.
+    The caller still owns x: compute into new tensors instead of overwriting it.
+
+    xc = x - mean, not x -= mean or x.sub_(mean).
     """
     mine, _ = pair(kata, 8)
     x = torch.randn(4, 8, device=device)
@@ -267,8 +313,10 @@ def test_input_unmodified(kata, device):
 def test_from_scratch(kata, device):
     """implemented from tensor operations, not the built-in layer norm
 
-    The exercise is the formula: F.layer_norm, nn.LayerNorm and the other built-in norms
-    are off limits here; mean, var, sqrt and rsqrt are fine.
+    The exercise is the formula: F.layer_norm, nn.LayerNorm and the other built-in norms are
+    off limits here.
+
+    mean, var, sqrt, rsqrt and broadcasting are all you need.
     """
     mine, _ = pair(kata, 8)
     mine = mine.to(device)
@@ -281,8 +329,9 @@ def test_from_scratch(kata, device):
 def test_vectorized(kata, device):
     """vectorized: no Python loop over rows or elements
 
-    Reduce over whole dimensions at once: x.mean(dim=dims, keepdim=True) for all the
-    normalized dimensions, with broadcasting for the rest.
+    Reduce over whole dimensions at once and let broadcasting apply the statistics.
+
+    x.mean(dim=dims, keepdim=True) with dims = the normalized dimensions; no for loop.
     """
     small, _ = pair(kata, 16)
     large, _ = pair(kata, 128)
@@ -298,10 +347,11 @@ def test_vectorized(kata, device):
 def test_wrong_trailing_shape_raises(kata, device):
     """an input whose trailing dimensions do not match normalized_shape raises an error
 
-    Check x.shape[-len(normalized_shape):] == normalized_shape and raise a ValueError or
-    RuntimeError that says what was expected: otherwise LayerNorm((3, 4),
-    elementwise_affine=False) would silently normalize a (2, 5, 4) input over the wrong
-    dimensions.
+    Without a check, LayerNorm((3, 4), elementwise_affine=False) would silently normalize a
+    (2, 5, 4) input over the wrong dimensions.
+
+    if tuple(x.shape[-len(shape):]) != shape: raise RuntimeError (or ValueError) saying what
+    was expected.
     """
     ln = kata.LayerNorm((3, 4), elementwise_affine=False).to(device)
     for x_shape in ((2, 5, 4), (4,)):
@@ -317,8 +367,9 @@ def test_wrong_trailing_shape_raises(kata, device):
 def test_half_precision(kata, device, dtype):
     """half-precision inputs work and match torch within half-precision tolerance
 
-    Keep the input's dtype for the output; computing the statistics in float32 and casting
-    back is what torch does on GPUs.
+    float16 and bfloat16 have few mantissa bits; torch computes the statistics in float32.
+
+    Compute on x.float(), then return y.to(x.dtype).
     """
     mine, ref = pair(kata, 64)
     mine, ref = mine.to(device, dtype), ref.to(device, torch.float32)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 import json
+import os
 import re
 import subprocess
 import sys
@@ -31,7 +32,10 @@ def grade(kata: str, impl: Path | str, tmp_path: Path, *extra: str) -> tuple[dic
     report = tmp_path / "report.json"
     cmd = [sys.executable, "-m", "grader", "grade", kata, "--impl", str(impl),
            f"--report-json={report}", *extra]  # fmt: skip
-    run = subprocess.run(cmd, cwd=registry.ROOT, capture_output=True, text=True, timeout=300)
+    env = {**os.environ, "NORM_KATAS_DATA": str(tmp_path / "data")}  # not the user's history
+    run = subprocess.run(
+        cmd, cwd=registry.ROOT, capture_output=True, text=True, timeout=300, env=env
+    )
     output = run.stdout + run.stderr
     for marker in INTERNAL:
         assert marker not in output, f"grading {impl} printed an internal error:\n{output}"
@@ -133,9 +137,10 @@ def test_cuda_without_a_gpu_says_how_it_grades(tmp_path: Path) -> None:
     assert "simulated CUDA" in output
 
 
-def test_unknown_kata_is_a_clear_usage_error() -> None:
-    run = subprocess.run([sys.executable, "-m", "grader", "grade", "layernrom"], cwd=registry.ROOT,
-                         capture_output=True, text=True)  # fmt: skip
+def test_unknown_kata_is_a_clear_usage_error(tmp_path: Path) -> None:
+    env = {**os.environ, "NORM_KATAS_DATA": str(tmp_path)}
+    cmd = [sys.executable, "-m", "grader", "grade", "layernrom"]
+    run = subprocess.run(cmd, cwd=registry.ROOT, capture_output=True, text=True, env=env)
     assert run.returncode == 2
     assert "no kata named 'layernrom'" in run.stderr
 

@@ -1,0 +1,138 @@
+"""Progress from the history: a table per kata, and which kata to practise next and why."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from dataclasses import dataclass
+
+from grader import history, registry
+
+
+@dataclass
+class KataProgress:
+    kata: registry.Kata
+    gradings: list[history.Event]
+    mocks: dict[str, list[history.Event]]  # mock_id -> its gradings
+    peeks: int
+
+    @property
+    def attempts(self) -> int:
+        """Practice gradings plus mock interviews (a mock counts once)."""
+        return sum(e.mode == "practice" for e in self.gradings) + len(self.mocks)
+
+    @property
+    def solved(self) -> bool:
+        return any(e.solved for e in self.gradings)
+
+    @property
+    def best_mock_seconds(self) -> float | None:
+        times = [e.seconds for e in self.gradings if e.mode == "mock" and e.solved and e.seconds]
+        return min(times, default=None)
+
+    @property
+    def slow(self) -> bool:
+        best = self.best_mock_seconds
+        return best is not None and best > self.kata.minutes * 60
+
+    @property
+    def last(self) -> history.Event | None:
+        return self.gradings[-1] if self.gradings else None
+
+    def most_failed(self, n: int = 2) -> list[tuple[str, int]]:
+        # An untouched stub fails everything and says nothing about what is hard.
+        counts = Counter(name for e in self.gradings if e.passed for name in e.failed)
+        return counts.most_common(n)
+
+
+def collect() -> list[KataProgress]:
+    events = history.events()
+    result = []
+    for kata in registry.load():
+        mine = [e for e in events if e.kata == kata.name]
+        gradings = [e for e in mine if e.mode in ("practice", "mock")]
+        mocks: dict[str, list[history.Event]] = {}
+        for e in gradings:
+            if e.mode == "mock" and e.mock_id:
+                mocks.setdefault(e.mock_id, []).append(e)
+        result.append(KataProgress(kata, gradings, mocks, sum(e.mode == "peek" for e in mine)))
+    return result
+
+
+def recommend(progress: list[KataProgress]) -> tuple[KataProgress, str]:
+    """The kata to practise next, with the reason, in order of urgency."""
+    for p in progress:  # finish what you started before starting something new
+        if p.gradings and not p.solved:
+            last = p.last
+            score = f", last {last.passed}/{last.total}" if last and last.total else ""
+            return p, f"started but not solved yet ({p.attempts} attempts{score})"
+    for p in progress:
+        if not p.gradings:
+            return p, "you have not tried it yet"
+    unmocked = [p for p in progress if not p.mocks or p.best_mock_seconds is None]
+    if unmocked:
+        return unmocked[0], "solved in practice, never under the clock: run it as a mock"
+    slow = [p for p in progress if p.slow]
+    if slow:
+        worst = max(slow, key=lambda p: (p.best_mock_seconds or 0) / (p.kata.minutes * 60))
+        return worst, "your best mock is slower than the suggested time"
+    stalest = min(progress, key=lambda p: p.last.at if p.last else "")
+    return stalest, "all solved in time; this is the one you practised longest ago"
+
+
+def pick_for_mock(progress: list[KataProgress], rng: random.Random) -> registry.Kata:
+    """A random kata, weighted toward never solved (4), slow or never mocked (2), else 1."""
+    weights = [
+        4 if not p.solved else 2 if p.slow or p.best_mock_seconds is None else 1 for p in progress
+    ]
+    return rng.choices([p.kata for p in progress], weights=weights)[0]
+
+
+def clock(seconds: float | None) -> str:
+    if seconds is None:
+        return "-"
+    seconds = round(seconds)
+    return f"{seconds // 60}:{seconds % 60:02d}"
+
+
+def table(progress: list[KataProgress]) -> str:
+    header = (
+        "kata",
+        "attempts",
+        "solved",
+        "best mock / suggested",
+        "last result",
+        "most often failed",
+    )
+    rows = [header]
+    for p in progress:
+        last = p.last
+        last_text = (
+            f"{last.passed}/{last.total} ({last.mode}, {last.at[:10]})"
+            if last and last.total
+            else "-"
+        )
+        failed = (
+            ", ".join(f"{name.removeprefix('test_')} ×{n}" for name, n in p.most_failed()) or "-"
+        )
+        best = f"{clock(p.best_mock_seconds)} / {p.kata.minutes}:00"
+        peeks = f" ({p.peeks} peek{'s' * (p.peeks > 1)})" if p.peeks else ""
+        solved = ("yes" if p.solved else "no") + peeks
+        rows.append((p.kata.name, str(p.attempts), solved, best, last_text, failed))
+    widths = [max(len(r[i]) for r in rows) for i in range(len(header))]
+    lines = [
+        "  ".join(cell.ljust(w) for cell, w in zip(r, widths, strict=True)).rstrip() for r in rows
+    ]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    return "\n".join(lines)
+
+
+def report() -> str:
+    progress = collect()
+    pick, why = recommend(progress)
+    where = history.db_path()
+    return (
+        f"{table(progress)}\n\nNext: {pick.kata.name} ({pick.kata.title}): {why}.\n"
+        f"      nox -s kata-{pick.kata.name}   or   nox -s mock -- --kata {pick.kata.name}\n"
+        f"\nHistory: {where}"
+    )
