@@ -58,6 +58,12 @@ BUILTIN_DROPOUTS: frozenset[str] = frozenset({
 BUILTIN_DROPOUT_MODULES: tuple[type[nn.Module], ...] = (nn.modules.dropout._DropoutNd,)
 
 
+FROM_SCRATCH = (
+    "The kata is to write it from tensor operations (mean, var, sqrt, rand, ...), "
+    "as you would at a whiteboard."
+)
+
+
 def fail(message: str) -> NoReturn:
     """Fail the check with a message written for the learner (no traceback shown)."""
     pytest.fail(message, pytrace=False)
@@ -201,6 +207,7 @@ def expect_from_scratch(
     *,
     module: nn.Module | None = None,
     forbidden_modules: tuple[type[nn.Module], ...] = (),
+    advice: str = FROM_SCRATCH,
 ) -> Any:
     """run() must not call any built-in named in `forbidden` (a function or ATen op name).
 
@@ -212,17 +219,12 @@ def expect_from_scratch(
         for name, sub in module.named_modules():
             if isinstance(sub, forbidden_modules):
                 where = f"self.{name}" if name else "the module itself"
-                fail(
-                    f"{where} is a built-in {type(sub).__module__}.{type(sub).__name__}. "
-                    "The kata is to write it from tensor operations."
-                )
+                builtin = next(c for c in forbidden_modules if isinstance(sub, c))
+                fail(f"{where} is a built-in {builtin.__module__}.{builtin.__name__}. {advice}")
     result, trace = tracing.record(run)
     culprit = trace.first_call_of(set(forbidden))
     if culprit is not None:
-        fail(
-            f"forward calls the built-in {culprit}. The kata is to write it from tensor "
-            "operations (mean, var, sqrt, rand, ...), as you would at a whiteboard."
-        )
+        fail(f"forward calls the built-in {culprit}. {advice}")
     return result
 
 
