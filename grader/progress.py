@@ -65,7 +65,8 @@ def recommend(progress: list[KataProgress]) -> tuple[KataProgress, str]:
         if p.gradings and not p.solved:
             last = p.last
             score = f", last {last.passed}/{last.total}" if last and last.total else ""
-            return p, f"started but not solved yet ({p.attempts} attempts{score})"
+            attempts = f"{p.attempts} attempt{'s' * (p.attempts != 1)}"
+            return p, f"started but not solved yet ({attempts}{score})"
     for p in progress:
         if not p.gradings:
             return p, "you have not tried it yet"
