@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from grader import registry
+from grader import registry, workspace
 
 CATALOGUE = registry.ROOT / "tests" / "catalogue"
 KATAS = {k.name: k for k in registry.load()}
@@ -86,7 +86,12 @@ def test_reference_solution_passes(name: str, tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("name", KATAS)
 def test_untouched_stub_gets_the_friendly_report(name: str, tmp_path: Path) -> None:
-    report, output, code = grade(name, "katas", tmp_path)
+    # The committed stub, not katas/ as it is now: a learner's edits must not fail this test.
+    kata = KATAS[name]
+    stub = tmp_path / "stub" / kata.file
+    stub.parent.mkdir()
+    stub.write_text(workspace.pristine_stub(kata))
+    report, output, code = grade(name, stub, tmp_path)
     assert code == 1
     assert "Not started yet?" in output, output
     assert report["passed"] == 0, summary(report)
