@@ -43,6 +43,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 @pytest.hookimpl(trylast=True)  # after the terminal reporter exists, so it can be muted
 def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers",
+        "broad: a parity check many different mistakes fail; reported after the specific ones",
+    )
     config.stash[GRADING] = grading = Grading(config)
     config.pluginmanager.register(grading, "norm-katas-grading")
 
@@ -145,7 +149,9 @@ class Grading:
             description, hints = describe(getattr(item, "function", None).__doc__, item.name)
             if hasattr(item, "callspec"):
                 description += f" [{item.callspec.id}]"
-            check = Check(item.name, description, hints)
+            check = Check(
+                item.name, description, hints, broad=item.get_closest_marker("broad") is not None
+            )
             self.checks[item.nodeid] = check
             self.report.checks.append(check)
         self._write_json()  # unfinished until sessionfinish: tells the CLI the run began

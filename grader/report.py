@@ -20,6 +20,7 @@ class Check:
     name: str  # the test function, e.g. test_eps_inside_sqrt
     description: str  # first docstring line, e.g. "eps is added inside the square root"
     hints: list[str]  # the docstring's later paragraphs, idea first
+    broad: bool = False  # a parity check that many mistakes fail: listed after specific ones
     outcome: str = "not run"  # passed | failed | skipped | not run
     kind: str = ""  # for failures: todo | fail | crash | timeout
     message: str = ""
@@ -143,10 +144,16 @@ class Printer:
         elif failed:
             self.write(f"\n{self.bold}What to fix{self.reset}")
             groups: dict[str, list[Check]] = {}
-            for c in failed:  # one error in forward fails many checks: say it once
-                groups.setdefault(c.message, []).append(c)
+            # Specific checks name the mistake; broad parity checks fail for any of them.
+            for c in sorted(failed, key=lambda c: c.broad):  # one error in forward fails many
+                groups.setdefault(c.message, []).append(c)  # checks: say it once
+            shown_broad = False
             for message, checks in groups.items():
                 first = checks[0]
+                if first.broad and not shown_broad and any(not c.broad for c in failed):
+                    note = "Broader checks, which may fail for the same reason:"
+                    self.write(f"\n  {self.dim}{note}{self.reset}")
+                    shown_broad = True
                 more = (
                     f" (and {len(checks) - 1} more checks, same cause)" if len(checks) > 1 else ""
                 )

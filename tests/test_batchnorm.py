@@ -202,6 +202,7 @@ def test_buffers(kata):
             expect_close(have[name], t, given=given, what=f"initial {name}", rtol=0, atol=0)
 
 
+@pytest.mark.broad
 def test_forward_matches_torch(kata, device):
     """training-mode forward matches nn.BatchNorm1d/2d on several shapes, an empty batch and float64
 
@@ -225,6 +226,7 @@ def test_forward_matches_torch(kata, device):
             expect_close(mine(x), ref(x).detach(), given=given)
 
 
+@pytest.mark.broad
 def test_gradients_match(kata, device):
     """gradients for the input, weight and bias match torch's, in training and eval mode
 
@@ -265,6 +267,7 @@ def test_state_dict_round_trip(kata):
             expect_state_dict_round_trip(mine, ref, given=call(cls, (3,), kwargs))
 
 
+@pytest.mark.broad
 def test_to_dtype(kata, device):
     """after .to(torch.float64) the module computes in float64, running statistics included
 
@@ -763,6 +766,7 @@ def test_wrong_rank_raises(kata, device):
             )
 
 
+@pytest.mark.broad
 def test_several_steps_then_eval(kata, device):
     """after three training steps the running statistics and the eval output match torch's
 

@@ -151,6 +151,7 @@ def test_attributes(kata):
             fail(f"Dropout({shown}) should have no parameters, got {names}.")
 
 
+@pytest.mark.broad
 def test_forward_matches_torch(kata, device):
     """forward matches nn.Dropout on several shapes, an empty batch and float64
 
@@ -192,6 +193,7 @@ def test_eval_is_identity(kata, device):
                 fail(f"{given}: x was changed; eval mode must leave it as it is.")
 
 
+@pytest.mark.broad
 def test_gradients_match(kata, device):
     """the gradient for the input is mask / (1 - p), the same mask as the output's
 
@@ -223,6 +225,7 @@ def test_state_dict_round_trip(kata):
         expect_state_dict_round_trip(mine, ref, given=call(p, inplace))
 
 
+@pytest.mark.broad
 def test_to_dtype(kata, device):
     """after .to(torch.float64) the module computes in float64
 

@@ -103,6 +103,35 @@ def test_parameters(kata):
         )
 
 
+def test_biased_variance(kata, device):
+    """the variance is the biased one (divide by N, not N - 1), as torch uses
+
+    LayerNorm normalizes with the population variance of the features, not the sample variance.
+
+    var = mean((x - mean)²) = x.var(dim=dims, unbiased=False, keepdim=True).
+    """
+    x = torch.tensor([[1.0, 2.0, 4.0, 7.0]], dtype=torch.float64, device=device)
+    ln = kata.LayerNorm(4, eps=0.0, elementwise_affine=False).to(device, torch.float64)
+    mean = x.mean(-1, keepdim=True)
+    expected = (x - mean) / ((x - mean) ** 2).mean(-1, keepdim=True).sqrt()
+    expect_close(ln(x), expected, given="LayerNorm(4, eps=0) on x = [1, 2, 4, 7]")
+
+
+def test_eps_inside_sqrt(kata, device):
+    """eps is added to the variance, inside the square root
+
+    eps guards the variance before the square root; the two placements differ most when the
+    variance is small.
+
+    Divide by sqrt(var + eps), not by sqrt(var) + eps.
+    """
+    x = torch.randn(4, 8, dtype=torch.float64, device=device) * 0.1
+    ln = kata.LayerNorm(8, eps=0.05, elementwise_affine=False).to(device, torch.float64)
+    expected = F.layer_norm(x, (8,), eps=0.05)
+    expect_close(ln(x), expected, given=f"LayerNorm(8, eps=0.05) on small inputs x {shape_of(x)}")
+
+
+@pytest.mark.broad
 def test_forward_matches_torch(kata, device):
     """forward matches nn.LayerNorm on several shapes, an empty batch and float64
 
@@ -134,34 +163,6 @@ def test_multidim_normalized_shape(kata, device):
         mine, ref = mine.to(device), ref.to(device)
         x = torch.randn(x_shape, device=device) * 2 + torch.arange(5.0, device=device)
         expect_close(mine(x), ref(x).detach(), given=f"LayerNorm({shape}) on x {shape_of(x)}")
-
-
-def test_biased_variance(kata, device):
-    """the variance is the biased one (divide by N, not N - 1), as torch uses
-
-    LayerNorm normalizes with the population variance of the features, not the sample variance.
-
-    var = mean((x - mean)²) = x.var(dim=dims, unbiased=False, keepdim=True).
-    """
-    x = torch.tensor([[1.0, 2.0, 4.0, 7.0]], dtype=torch.float64, device=device)
-    ln = kata.LayerNorm(4, eps=0.0, elementwise_affine=False).to(device, torch.float64)
-    mean = x.mean(-1, keepdim=True)
-    expected = (x - mean) / ((x - mean) ** 2).mean(-1, keepdim=True).sqrt()
-    expect_close(ln(x), expected, given="LayerNorm(4, eps=0) on x = [1, 2, 4, 7]")
-
-
-def test_eps_inside_sqrt(kata, device):
-    """eps is added to the variance, inside the square root
-
-    eps guards the variance before the square root; the two placements differ most when the
-    variance is small.
-
-    Divide by sqrt(var + eps), not by sqrt(var) + eps.
-    """
-    x = torch.randn(4, 8, dtype=torch.float64, device=device) * 0.1
-    ln = kata.LayerNorm(8, eps=0.05, elementwise_affine=False).to(device, torch.float64)
-    expected = F.layer_norm(x, (8,), eps=0.05)
-    expect_close(ln(x), expected, given=f"LayerNorm(8, eps=0.05) on small inputs x {shape_of(x)}")
 
 
 def test_no_elementwise_affine(kata, device):
@@ -233,6 +234,7 @@ def test_constant_input(kata, device):
     expect_close(mine(x), ref(x).detach(), given="LayerNorm(8) on a constant input")
 
 
+@pytest.mark.broad
 def test_gradients_match(kata, device):
     """gradients for the input, weight and bias match torch's
 
@@ -269,6 +271,7 @@ def test_state_dict_round_trip(kata):
         )
 
 
+@pytest.mark.broad
 def test_to_dtype(kata, device):
     """after .to(torch.float64) the module computes in float64
 

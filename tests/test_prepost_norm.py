@@ -592,6 +592,7 @@ def test_dropout_placement(kata, device):
         expect_close(mine(x), ref(x).detach(), given=given)
 
 
+@pytest.mark.broad
 def test_gradients_match(kata, device):
     """gradients for the input and every parameter match torch's (float64, train mode, dropout 0)
 
@@ -648,6 +649,7 @@ def test_state_dict_round_trip(kata):
         expect_state_dict_round_trip(mine, ref, given=block_name(norm_first, 0.1))
 
 
+@pytest.mark.broad
 def test_to_dtype(kata, device):
     """after .to(torch.float64) the block and the wrappers compute in float64
 

@@ -143,6 +143,7 @@ def test_parameters(kata):
                 )
 
 
+@pytest.mark.broad
 def test_forward_matches_torch(kata, device):
     """forward matches nn.RMSNorm on several shapes, an empty batch, float64 and explicit eps
 
@@ -294,6 +295,7 @@ def test_zero_input(kata, device):
         expect_same(mine, ref, x, given=f"{call((8,), kwargs)} on an all-zero input")
 
 
+@pytest.mark.broad
 def test_gradients_match(kata, device):
     """gradients for the input and the weight match torch's
 
@@ -331,6 +333,7 @@ def test_state_dict_round_trip(kata):
         )
 
 
+@pytest.mark.broad
 def test_to_dtype(kata, device):
     """after .to(torch.float64) the module computes in float64
 
