@@ -74,6 +74,21 @@ def shape_of(x: torch.Tensor) -> str:
     return f"({', '.join(map(str, x.shape))}) {str(x.dtype).removeprefix('torch.')}"
 
 
+def describe_call(name: str, *args: Any, **kwargs: Any) -> str:
+    """'BatchNorm2d(3, momentum=None)': how a constructor call is shown in messages."""
+    shown = [repr(a) for a in args] + [f"{k}={v!r}" for k, v in kwargs.items()]
+    return f"{name}({', '.join(shown)})"
+
+
+def load_torch_state(mine: nn.Module, ref: nn.Module, *, given: str, advice: str = "") -> None:
+    """Load torch.nn's state_dict into the learner's module (strict), failing clearly."""
+    try:
+        mine.load_state_dict(ref.state_dict())
+    except Exception as e:
+        theirs = type(ref).__name__
+        fail(f"{given}: could not load nn.{theirs}'s state_dict into yours: {e}. {advice}".rstrip())
+
+
 def expect_tensor(out: Any, what: str = "forward") -> torch.Tensor:
     """The value must be a tensor: catches a forgotten `return` or a returned tuple."""
     if out is None:

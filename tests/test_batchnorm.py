@@ -7,6 +7,7 @@ from torch import nn
 from grader.checks import (
     BUILTIN_NORM_MODULES,
     BUILTIN_NORMS,
+    describe_call,
     expect_close,
     expect_follows_device,
     expect_from_scratch,
@@ -17,6 +18,7 @@ from grader.checks import (
     expect_state_dict_round_trip,
     expect_vectorized,
     fail,
+    load_torch_state,
     shape_of,
 )
 
@@ -69,12 +71,6 @@ SHAPES = [
 ]
 
 
-def call(cls, args, kwargs):
-    """'BatchNorm2d(3, momentum=None)', the way a layer is described in messages."""
-    shown = [repr(a) for a in args] + [f"{k}={v!r}" for k, v in kwargs.items()]
-    return f"{cls}({', '.join(shown)})"
-
-
 def pair(kata, cls, *args, stats=False, **kwargs):
     """The learner's layer and torch's, with the same random affine parameters.
 
@@ -91,10 +87,7 @@ def pair(kata, cls, *args, stats=False, **kwargs):
             ref.running_var.uniform_(0.5, 3.0)
             ref.num_batches_tracked.fill_(5)
     mine = getattr(kata, cls)(*args, **kwargs)
-    try:
-        mine.load_state_dict(ref.state_dict())
-    except Exception as e:
-        fail(f"could not load nn.{cls}'s state_dict into your {call(cls, args, kwargs)}: {e}")
+    load_torch_state(mine, ref, given=describe_call(cls, *args, **kwargs))
     return mine, ref
 
 
@@ -170,7 +163,7 @@ def test_parameters(kata):
             have = getattr(mine, name, MISSING)
             if have is MISSING or have != want:
                 shown = "missing" if have is MISSING else repr(have)
-                fail(f"{call(cls, (7,), kwargs)}.{name} should be {want!r}, got {shown}.")
+                fail(f"{describe_call(cls, 7, **kwargs)}.{name} should be {want!r}, got {shown}.")
 
 
 def test_buffers(kata):
@@ -264,7 +257,7 @@ def test_state_dict_round_trip(kata):
     for cls in ("BatchNorm1d", "BatchNorm2d"):
         for kwargs in ({}, {"affine": False}, {"track_running_stats": False}):
             mine, ref = getattr(kata, cls)(3, **kwargs), getattr(nn, cls)(3, **kwargs)
-            expect_state_dict_round_trip(mine, ref, given=call(cls, (3,), kwargs))
+            expect_state_dict_round_trip(mine, ref, given=describe_call(cls, 3, **kwargs))
 
 
 @pytest.mark.broad
@@ -603,7 +596,7 @@ def test_eval_leaves_running_stats_unchanged(kata, device):
             kwargs = {"momentum": momentum}
             mine, _ = pair(kata, cls, 4, stats=True, **kwargs)
             mine = mine.to(device).eval()
-            given = f"{call(cls, (4,), kwargs)} in eval mode"
+            given = f"{describe_call(cls, 4, **kwargs)} in eval mode"
             before = snapshot(mine, given=given)
             for _ in range(2):
                 mine(torch.randn(x_shape, device=device) * 3 + 2)
@@ -723,7 +716,7 @@ def test_single_value_per_channel_raises(kata, device):
         expect_raises(
             ValueError,
             lambda bn=bn, x=x: bn(x),
-            given=f"{call(cls, (3,), kwargs)} in {mode} mode on x {shape_of(x)}",
+            given=f"{describe_call(cls, 3, **kwargs)} in {mode} mode on x {shape_of(x)}",
         )
     for cls, x_shape, training in (
         ("BatchNorm1d", (1, 3, 4), True),
@@ -782,7 +775,7 @@ def test_several_steps_then_eval(kata, device):
             kwargs = {"momentum": momentum}
             mine, ref = pair(kata, cls, 4, **kwargs)
             mine, ref = mine.to(device), ref.to(device)
-            name = call(cls, (4,), kwargs)
+            name = describe_call(cls, 4, **kwargs)
             for k in range(3):
                 x = torch.randn(x_shape, device=device) * (k + 1) + 2 * k - 1
                 given = f"{name} at training step {k + 1} on x {shape_of(x)}"

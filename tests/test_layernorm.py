@@ -8,6 +8,7 @@ from torch import nn
 from grader.checks import (
     BUILTIN_NORM_MODULES,
     BUILTIN_NORMS,
+    describe_call,
     expect_close,
     expect_follows_device,
     expect_from_scratch,
@@ -18,6 +19,7 @@ from grader.checks import (
     expect_state_dict_round_trip,
     expect_vectorized,
     fail,
+    load_torch_state,
     shape_of,
 )
 
@@ -55,16 +57,8 @@ def pair(kata, *args, **kwargs):
         for p in ref.parameters():
             p.normal_()
     mine = kata.LayerNorm(*args, **kwargs)
-    try:
-        mine.load_state_dict(ref.state_dict())
-    except Exception as e:
-        fail(f"could not load nn.LayerNorm's parameters into yours: {e}")
+    load_torch_state(mine, ref, given=describe_call("LayerNorm", *args, **kwargs))
     return mine, ref
-
-
-def call(args, kwargs):
-    shown = [repr(a) for a in args] + [f"{k}={v!r}" for k, v in kwargs.items()]
-    return f"LayerNorm({', '.join(shown)})"
 
 
 def test_output_like_input(kata, device):
@@ -267,7 +261,7 @@ def test_state_dict_round_trip(kata):
         expect_state_dict_round_trip(
             kata.LayerNorm((3, 8), **kwargs),
             nn.LayerNorm((3, 8), **kwargs),
-            given=call(((3, 8),), kwargs),
+            given=describe_call("LayerNorm", (3, 8), **kwargs),
         )
 
 

@@ -26,6 +26,7 @@ from grader.checks import (
     expect_state_dict_round_trip,
     expect_vectorized,
     fail,
+    load_torch_state,
     shape_of,
 )
 
@@ -187,15 +188,10 @@ def forward_with_grad(run, x):
     return xi, run(xi)
 
 
-def load_torch_state(mine, ref, given):
-    try:
-        mine.load_state_dict(ref.state_dict())
-    except Exception as e:
-        fail(
-            f"{given}: could not load nn.TransformerEncoderLayer's state_dict into yours: {e}. "
-            "Use torch's submodule names: self_attn, linear1, dropout, linear2, norm1, norm2, "
-            "dropout1, dropout2."
-        )
+NAMES_ADVICE = (
+    "Use torch's submodule names: self_attn, linear1, dropout, linear2, norm1, norm2, "
+    "dropout1, dropout2."
+)
 
 
 def block_pair(kata, norm_first, dropout=0.0, d=D, nhead=NHEAD, ff=FF):
@@ -204,7 +200,9 @@ def block_pair(kata, norm_first, dropout=0.0, d=D, nhead=NHEAD, ff=FF):
     mine = kata.TransformerEncoderBlock(
         d, nhead, dim_feedforward=ff, dropout=dropout, norm_first=norm_first
     )
-    load_torch_state(mine, ref, block_name(norm_first, dropout, d, nhead, ff))
+    load_torch_state(
+        mine, ref, given=block_name(norm_first, dropout, d, nhead, ff), advice=NAMES_ADVICE
+    )
     return mine, ref
 
 
@@ -475,7 +473,7 @@ def test_two_distinct_norms(kata):
                     "give each norm its own."
                 )
         ref = torch_layer(norm_first)
-        load_torch_state(block, ref, given)
+        load_torch_state(block, ref, given=given, advice=NAMES_ADVICE)
         if torch.equal(block.norm1.weight, block.norm2.weight):
             fail(
                 f"{given}: after load_state_dict, norm1.weight equals norm2.weight "
@@ -527,7 +525,7 @@ def test_dropout_off_in_eval(kata, device):
         plain = kata.TransformerEncoderBlock(
             D, NHEAD, dim_feedforward=FF, dropout=0.0, norm_first=norm_first
         )
-        load_torch_state(plain, ref, block_name(norm_first))
+        load_torch_state(plain, ref, given=block_name(norm_first), advice=NAMES_ADVICE)
         mine, plain = mine.to(device).eval(), plain.to(device).eval()
         x = torch.randn(2, 5, D, device=device)
         given = (

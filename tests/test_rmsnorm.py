@@ -14,6 +14,7 @@ from torch import nn
 from grader.checks import (
     BUILTIN_NORM_MODULES,
     BUILTIN_NORMS,
+    describe_call,
     expect_close,
     expect_follows_device,
     expect_from_scratch,
@@ -24,6 +25,7 @@ from grader.checks import (
     expect_state_dict_round_trip,
     expect_vectorized,
     fail,
+    load_torch_state,
     shape_of,
 )
 
@@ -66,16 +68,8 @@ def pair(kata, *args, **kwargs):
         for p in ref.parameters():
             p.normal_()
     mine = kata.RMSNorm(*args, **kwargs)
-    try:
-        mine.load_state_dict(ref.state_dict())
-    except Exception as e:
-        fail(f"could not load nn.RMSNorm's parameters into yours: {e}")
+    load_torch_state(mine, ref, given=describe_call("RMSNorm", *args, **kwargs))
     return mine, ref
-
-
-def call(args, kwargs):
-    shown = [repr(a) for a in args] + [f"{k}={v!r}" for k, v in kwargs.items()]
-    return f"RMSNorm({', '.join(shown)})"
 
 
 def expect_same(mine, ref, x, *, given):
@@ -136,10 +130,10 @@ def test_parameters(kata):
         for attr in ("eps", "elementwise_affine"):
             have, want = getattr(mine, attr, "missing"), getattr(ref, attr)
             if have != want or (want is None) != (have is None):
+                layer = describe_call("RMSNorm", 8, **kwargs)
                 fail(
-                    f"{call((8,), kwargs)}.{attr} is {have!r}, expected {want!r}. Store the "
-                    "constructor's arguments as given: eps=None stays None, and forward picks "
-                    "the value."
+                    f"{layer}.{attr} is {have!r}, expected {want!r}. Store the constructor's "
+                    "arguments as given: eps=None stays None, and forward picks the value."
                 )
 
 
@@ -159,7 +153,7 @@ def test_forward_matches_torch(kata, device):
                 mine, ref = pair(kata, shape, eps=eps)
                 mine, ref = mine.to(device, dtype), ref.to(device, dtype)
                 x = torch.randn(x_shape, device=device, dtype=dtype) * 3 + 1
-                given = f"{call(shape, {'eps': eps})} on x {shape_of(x)}"
+                given = f"{describe_call('RMSNorm', *shape, eps=eps)} on x {shape_of(x)}"
                 expect_same(mine, ref, x, given=given)
 
 
@@ -292,7 +286,9 @@ def test_zero_input(kata, device):
         mine, ref = pair(kata, 8, **kwargs)
         mine, ref = mine.to(device), ref.to(device)
         x = torch.zeros(3, 8, device=device)
-        expect_same(mine, ref, x, given=f"{call((8,), kwargs)} on an all-zero input")
+        expect_same(
+            mine, ref, x, given=f"{describe_call('RMSNorm', 8, **kwargs)} on an all-zero input"
+        )
 
 
 @pytest.mark.broad
@@ -329,7 +325,7 @@ def test_state_dict_round_trip(kata):
         expect_state_dict_round_trip(
             kata.RMSNorm((3, 8), **kwargs),
             nn.RMSNorm((3, 8), **kwargs),
-            given=call(((3, 8),), kwargs),
+            given=describe_call("RMSNorm", (3, 8), **kwargs),
         )
 
 
