@@ -12,8 +12,9 @@ from pathlib import Path
 
 import torch
 from torch import nn
-from torch._subclasses.fake_tensor import FakeTensorDeviceMismatchError, FakeTensorMode
 from torch.func import functional_call
+
+from grader import torch_compat
 
 
 class DeviceMismatch(Exception):
@@ -24,18 +25,10 @@ class Inconclusive(Exception):
     """The simulation could not run this code; that says nothing about its correctness."""
 
 
-def _is_mismatch(e: BaseException) -> bool:
-    if isinstance(e, FakeTensorDeviceMismatchError):
-        return True
-    text = str(e)
-    same_device = "same device" in text and "cuda" in text and "cpu" in text
-    return same_device or "is not on the expected device meta" in text
-
-
-def _is_unsupported(e: BaseException) -> bool:
-    # On a CPU-only build some ops (indexing, .contiguous(), in-place random fills) reach
-    # real CUDA code even on fake tensors; this says nothing about the learner's code.
-    return "not linked with support for cuda" in str(e)
+_is_mismatch = torch_compat.is_device_mismatch
+# Without a GPU some ops (indexing, .contiguous(), in-place random fills) reach real CUDA code
+# even on fake tensors; this says nothing about the learner's code.
+_is_unsupported = torch_compat.needs_real_cuda
 
 
 def _raised_inside_torch(e: BaseException) -> bool:
@@ -67,7 +60,7 @@ def run(module: nn.Module, *inputs: torch.Tensor) -> torch.Tensor:
     which checks device placement the same way without any kernel.
     """
     state = list(module.named_parameters()) + list(module.named_buffers())
-    with FakeTensorMode(allow_non_fake_inputs=True):
+    with torch_compat.fake_cuda_mode():
         fakes = {name: torch.empty(t.shape, dtype=t.dtype, device="cuda") for name, t in state}
         xs = tuple(torch.empty(x.shape, dtype=x.dtype, device="cuda") for x in inputs)
         try:
@@ -92,6 +85,6 @@ def _run_on_meta(module: nn.Module, *inputs: torch.Tensor) -> torch.Tensor:
         raise _classify(e) from None
     # Report the device the output would have had on CUDA.
     if isinstance(out, torch.Tensor) and out.device.type == "meta":
-        with FakeTensorMode():
+        with torch_compat.fake_cuda_mode():
             return torch.empty(out.shape, dtype=out.dtype, device="cuda")
     return out

@@ -13,7 +13,8 @@ from typing import Any
 
 import torch
 from torch.overrides import TorchFunctionMode
-from torch.utils._python_dispatch import TorchDispatchMode
+
+from grader.torch_compat import DispatchMode
 
 
 @dataclass
@@ -64,7 +65,7 @@ class _FunctionRecorder(TorchFunctionMode):
         return func(*args, **(kwargs or {}))
 
 
-class _OpRecorder(TorchDispatchMode):
+class _OpRecorder(DispatchMode):
     def __init__(self, trace: Trace) -> None:
         super().__init__()
         self.trace = trace
