@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 if sys.version_info >= (3, 11):
@@ -22,6 +22,9 @@ class Kata:
     file: str  # same file name in katas/ and solutions/
     difficulty: str
     minutes: int
+    # Extra packages this kata's grading needs (pip requirement strings), installed into the
+    # grading environment by its nox session only: e.g. ["triton>=3.0"].
+    requires: tuple[str, ...] = field(default=())
 
     @property
     def stub(self) -> Path:
@@ -39,7 +42,7 @@ class Kata:
 def load() -> list[Kata]:
     with REGISTRY.open("rb") as f:
         entries = tomllib.load(f)["kata"]
-    return [Kata(**entry) for entry in entries]
+    return [Kata(**{**entry, "requires": tuple(entry.get("requires", ()))}) for entry in entries]
 
 
 def get(name: str) -> Kata:
