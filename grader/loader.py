@@ -54,7 +54,42 @@ def load_file(path: Path, module_name: str) -> ModuleType:
             f"importing {shown} raised {type(e).__name__}: {e}{at}. "
             "Top-level code in your file must run without errors."
         ) from None
+    _expect_own_code(module, path)
     return module
+
+
+def _expect_own_code(module: ModuleType, path: Path) -> None:
+    """A name the file exports must not be the reference solution's own object, re-exported.
+
+    `from solutions.layernorm import LayerNorm` would pass every check without a line of the
+    learner's code. Subclassing the reference under another name is how the catalogue builds
+    its mutants, so only re-exports under the reference's own name count.
+    """
+    from grader.registry import ROOT
+
+    solutions = ROOT / "solutions"
+    if path.resolve().is_relative_to(solutions):
+        return  # grading the reference itself
+    for name, value in vars(module).items():
+        if name.startswith("_") or getattr(value, "__name__", None) != name:
+            continue
+        source = _defined_in(value)
+        if source is not None and source.is_relative_to(solutions):
+            sys.modules.pop(module.__name__, None)
+            raise LoadError(
+                f"{display_path(path)} does not define {name}: it imports it from "
+                f"{display_path(source)}, the reference solution. Write your own {name}; "
+                "the grader checks your code, not the reference."
+            )
+
+
+def _defined_in(value: object) -> Path | None:
+    """The file a class or function was defined in, if it has one."""
+    module = sys.modules.get(getattr(value, "__module__", None) or "")
+    file = getattr(module, "__file__", None)
+    if file is None or not (isinstance(value, type) or callable(value)):
+        return None
+    return Path(file).resolve()
 
 
 def display_path(path: Path) -> str:

@@ -1,8 +1,11 @@
 """pytest plugin: loads the learner's file for the kata suites and reports a checklist.
 
 Options: --impl (which file to grade), --device (cpu, cuda, mps), --checklist (replace
-pytest's output with the learner-facing checklist), --report-json (write the verdict).
+pytest's output with the learner-facing checklist), --report-json (write the verdict),
+--hints, --all (every failure, not only the headline), --strict-parity (parity must pass too).
 Fixtures: `kata` (the learner's module) and `device`. Every check runs with torch seeded.
+Markers: `parity` (a torch-parity check, graded after the interview core) and `broad` (a
+catch-all check that many mistakes fail, so never the headline while a specific one fails).
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ import torch
 
 from grader import registry
 from grader.loader import LearnerModule, LoadError, display_path, load_file
-from grader.report import TIMEOUT, Check, Printer, Report, describe, explain
+from grader.report import CORE, PARITY, TIMEOUT, Check, Printer, Report, describe, explain
 
 GRADING = pytest.StashKey["Grading"]()
 MAX_TIMEOUTS = 2  # after this many checks hang, the learner's code loops: stop waiting
@@ -37,15 +40,26 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--report-json", default=None, help="write the verdict as JSON to this path")
     group.addoption(
         "--hints", nargs="?", const=1, default=0, type=int, metavar="STEP",
-        help="show hints for failed checks: 1 the idea (default), 2 the formula too",
+        help="show hints for the headline failure: 1 the idea (default), 2 the formula too",
     )  # fmt: skip
+    group.addoption(
+        "--all", action="store_true", dest="expand", help="show every failure, not only the first"
+    )
+    # pytest owns --strict; the runner turns the learner's --strict into this.
+    group.addoption(
+        "--strict-parity",
+        action="store_true",
+        help="solved only when the torch-parity checks pass too",
+    )
 
 
 @pytest.hookimpl(trylast=True)  # after the terminal reporter exists, so it can be muted
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
-        "markers",
-        "broad: a parity check many different mistakes fail; reported after the specific ones",
+        "markers", "parity: a torch-parity check (stretch), graded after the interview core"
+    )
+    config.addinivalue_line(
+        "markers", "broad: a catch-all check many mistakes fail; never the headline if another is"
     )
     config.stash[GRADING] = grading = Grading(config)
     config.pluginmanager.register(grading, "norm-katas-grading")
@@ -101,8 +115,11 @@ class Grading:
         self.timeouts = 0
         self.session: pytest.Session | None = None
         self.printer: Printer | None = None
+        self.grader_errors: list[str] = []  # the grader's own failures, never the learner's
         if config.getoption("checklist"):
-            self.printer = Printer(hints=config.getoption("hints"))
+            self.printer = Printer(
+                hints=config.getoption("hints"), expand=config.getoption("expand")
+            )
             reporter = config.pluginmanager.get_plugin("terminalreporter")
             if reporter is not None:
                 # pytest-timeout writes through the terminal reporter, so mute it, not remove it.
@@ -137,6 +154,14 @@ class Grading:
     def pytest_sessionstart(self, session: pytest.Session) -> None:
         self.session = session
 
+    def pytest_collectreport(self, report: pytest.CollectReport) -> None:
+        if report.failed:  # a suite that does not import: the grader's fault, not the learner's
+            self.grader_errors.append(f"{report.nodeid}: {report.longreprtext.strip()}")
+
+    def pytest_internalerror(self, excrepr: Any) -> None:
+        self.grader_errors.append(str(excrepr))
+        self._write_json()
+
     def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
         modules = {getattr(item.module, "KATA", None) for item in items if hasattr(item, "module")}
         modules.discard(None)
@@ -145,16 +170,18 @@ class Grading:
         entry = registry.get(modules.pop())
         self.learner = registry.resolve_impl(entry, self.config.getoption("impl"), self.base)
         self.report = Report(entry.name, entry.title, display_path(self.learner), str(self.target))
+        # The interview core runs (and is listed) first, then torch parity, each in suite order.
+        tiers = {item.nodeid: _tier(item) for item in items}
+        items.sort(key=lambda item: tiers[item.nodeid] != CORE)
         for item in items:
             description, hints = describe(getattr(item, "function", None).__doc__, item.name)
             if hasattr(item, "callspec"):
                 description += f" [{item.callspec.id}]"
-            check = Check(
-                item.name, description, hints, broad=item.get_closest_marker("broad") is not None
-            )
+            broad = item.get_closest_marker("broad") is not None
+            check = Check(item.name, description, hints, tier=tiers[item.nodeid], broad=broad)
             self.checks[item.nodeid] = check
             self.report.checks.append(check)
-        self._write_json()  # unfinished until sessionfinish: tells the CLI the run began
+        self._write_json()  # unfinished until sessionfinish: tells the runner the run began
         if self.printer:
             self.printer.header(self.report, self.device_note)
 
@@ -196,16 +223,33 @@ class Grading:
 
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         if self.report is None:
+            self._write_json()
             return
         self.report.finished = True
         if self.printer:
             self.printer.verdict(self.report)
         self._write_json()
+        # Interrupted (2) too: checks that kept timing out stop the run, the learner's loop.
+        if not self.grader_errors and session.exitstatus in (0, 1, 2):
+            # Solved means the interview core passes; --strict asks for parity too.
+            strict = self.config.getoption("strict_parity")
+            solved = self.report.strict_solved if strict else self.report.solved
+            session.exitstatus = 0 if solved else 1
 
     def _write_json(self) -> None:
         path = self.config.getoption("report_json")
-        if path and self.report is not None:
-            Path(path).write_text(json.dumps(self.report.to_json(), indent=2))
+        if not path:
+            return
+        if self.report is not None:
+            data = self.report.to_json()
+        else:  # nothing to grade with: only the grader's own errors, if any
+            data = {"finished": True, "checks": []}
+        data["grader_errors"] = self.grader_errors
+        Path(path).write_text(json.dumps(data, indent=2))
+
+
+def _tier(item: pytest.Item) -> str:
+    return PARITY if item.get_closest_marker("parity") is not None else CORE
 
 
 def _null_writer() -> Any:

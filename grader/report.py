@@ -1,4 +1,9 @@
-"""Turn check outcomes into the learner-facing checklist (and a JSON record of it)."""
+"""Turn check outcomes into the learner-facing verdict (and a JSON record of it).
+
+Checks come in two tiers: the interview core (what an interviewer checks at the whiteboard) and
+torch parity (what torch.nn does beyond that). The verdict opens with one headline, the most
+specific failure, and folds the failures that probably share its cause into one line.
+"""
 
 from __future__ import annotations
 
@@ -13,17 +18,24 @@ import pytest
 from grader.loader import display_path
 
 TODO, FAIL, CRASH, TIMEOUT = "todo", "fail", "crash", "timeout"
+CORE, PARITY = "core", "parity"
+TIER_TITLES = {CORE: "Interview core", PARITY: "Torch parity (stretch)"}
 
 
 @dataclass
 class Check:
-    name: str  # the test function, e.g. test_eps_inside_sqrt
+    name: str  # the test function, e.g. test_eps_inside_sqrt (with [id] when parametrized)
     description: str  # first docstring line, e.g. "eps is added inside the square root"
     hints: list[str]  # the docstring's later paragraphs, idea first
-    broad: bool = False  # a parity check that many mistakes fail: listed after specific ones
+    tier: str = CORE  # core | parity
+    broad: bool = False  # a catch-all check many mistakes fail: never the headline if another is
     outcome: str = "not run"  # passed | failed | skipped | not run
     kind: str = ""  # for failures: todo | fail | crash | timeout
     message: str = ""
+
+    @property
+    def function(self) -> str:
+        return self.name.split("[")[0]
 
 
 @dataclass
@@ -32,22 +44,62 @@ class Report:
     title: str
     file: str
     device: str
-    checks: list[Check] = field(default_factory=list)
+    checks: list[Check] = field(default_factory=list)  # in suite order, core before parity
     load_error: str | None = None
     stopped: str | None = None  # why the run stopped early, if it did
     finished: bool = False  # False in a report left behind by a run that died
 
-    @property
-    def passed(self) -> int:
-        return sum(c.outcome == "passed" for c in self.checks)
+    def tier(self, tier: str) -> list[Check]:
+        return [c for c in self.checks if c.tier == tier]
+
+    def tally(self, tier: str | None = None) -> tuple[int, int]:
+        """(passed, counted) for a tier, or for every check; skipped checks do not count."""
+        checks = self.checks if tier is None else self.tier(tier)
+        counted = [c for c in checks if c.outcome != "skipped"]
+        return sum(c.outcome == "passed" for c in counted), len(counted)
+
+    def tier_solved(self, tier: str) -> bool:
+        passed, counted = self.tally(tier)
+        return self.load_error is None and passed == counted
 
     @property
-    def counted(self) -> int:
-        return sum(c.outcome != "skipped" for c in self.checks)
+    def solved(self) -> bool:
+        """The interview core passes: the kata is solved."""
+        return self.tally(CORE)[1] > 0 and self.tier_solved(CORE)
+
+    @property
+    def strict_solved(self) -> bool:
+        return self.solved and self.tier_solved(PARITY)
+
+    @property
+    def failed(self) -> list[Check]:
+        return [c for c in self.checks if c.outcome == "failed"]
+
+    def ranked_failures(self) -> list[Check]:
+        """Failures, most specific first: core before parity, broad checks after the others,
+        then suite order. The first is the headline."""
+        order = {id(c): i for i, c in enumerate(self.checks)}
+        return sorted(self.failed, key=lambda c: (c.tier != CORE, c.broad, order[id(c)]))
+
+    @property
+    def headline(self) -> Check | None:
+        ranked = self.ranked_failures()
+        return ranked[0] if ranked else None
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
-        data.update(passed=self.passed, total=self.counted)
+        passed, total = self.tally()
+        core, parity = self.tally(CORE), self.tally(PARITY)
+        headline = self.headline
+        data.update(
+            passed=passed,
+            total=total,
+            core={"passed": core[0], "total": core[1]},
+            parity={"passed": parity[0], "total": parity[1]},
+            solved=self.solved,
+            strict_solved=self.strict_solved,
+            headline=headline.name if headline else None,
+        )
         return data
 
 
@@ -97,11 +149,13 @@ def _learner_line(excinfo: pytest.ExceptionInfo[BaseException], learner: Path | 
 
 
 class Printer:
-    """Writes the checklist as checks finish, then the failures and the verdict."""
+    """Writes the checklist as checks finish, then the headline and the verdict."""
 
-    def __init__(self, out: TextIO | None = None, hints: int = 0) -> None:
+    def __init__(self, out: TextIO | None = None, hints: int = 0, expand: bool = False) -> None:
         self.out = out or sys.stdout
         self.hints = hints  # how many hint steps to show per failure: 0 none, 1 idea, 2 formula
+        self.expand = expand  # --all: every failure with its message, not only the headline
+        self.tier_shown: str | None = None
         color = self.out.isatty() and not os.environ.get("NO_COLOR")
         self.green, self.red, self.dim, self.bold, self.reset = (
             ("\033[32m", "\033[31m", "\033[2m", "\033[1m", "\033[0m") if color else ("",) * 5
@@ -117,11 +171,13 @@ class Printer:
         )
         if note:
             self.write(f"{self.dim}{note}{self.reset}")
-        self.write()
 
     def check(self, check: Check, report: Report) -> None:
         if report.load_error:
             return  # one message about the file says it all
+        if check.tier != self.tier_shown:
+            self.tier_shown = check.tier
+            self.write(f"\n{self.bold}{TIER_TITLES[check.tier]}{self.reset}")
         if check.outcome == "passed":
             self.write(f"  {self.green}✓{self.reset} {check.description}")
         elif check.outcome == "skipped":
@@ -130,59 +186,102 @@ class Printer:
             self.write(f"  {self.red}✗{self.reset} {check.description}")
 
     def verdict(self, report: Report) -> None:
-        failed = [c for c in report.checks if c.outcome == "failed"]
-        not_run = [c for c in report.checks if c.outcome == "not run"]
+        failed = report.ranked_failures()
         if report.load_error:
             self.write(f"\n{self.red}Your file could not be loaded{self.reset}, so no check ran:")
-            self.write(f"  {report.load_error}")
-        elif failed and all(c.kind == TODO for c in failed):
+            self.write(_indent(report.load_error, 2))
+            self.write(f"\n{self.red}{self.bold}Not graded.{self.reset}")
+            return
+        if failed and all(c.kind == TODO for c in failed):
             self.write(
                 f"\n{self.bold}Not started yet?{self.reset} {report.file} still raises "
-                "NotImplementedError. Read its docstring, write __init__ and forward, "
+                "NotImplementedError. Read its docstring, write the code it asks for, "
                 "then grade again."
             )
         elif failed:
-            self.write(f"\n{self.bold}What to fix{self.reset}")
-            groups: dict[str, list[Check]] = {}
-            # Specific checks name the mistake; broad parity checks fail for any of them.
-            for c in sorted(failed, key=lambda c: c.broad):  # one error in forward fails many
-                groups.setdefault(c.message, []).append(c)  # checks: say it once
-            shown_broad = False
-            for message, checks in groups.items():
-                first = checks[0]
-                if first.broad and not shown_broad and any(not c.broad for c in failed):
-                    note = "Broader checks, which may fail for the same reason:"
-                    self.write(f"\n  {self.dim}{note}{self.reset}")
-                    shown_broad = True
-                more = (
-                    f" (and {len(checks) - 1} more checks, same cause)" if len(checks) > 1 else ""
-                )
-                self.write(f"\n  {self.red}✗{self.reset} {first.description}{more}")
-                self.write(_indent(message, 4))
-                if first.kind == FAIL:
-                    for step, hint in zip(
-                        ("idea", "formula"), first.hints[: self.hints], strict=False
-                    ):
-                        self.write(_indent(f"{self.dim}Hint ({step}): {hint}{self.reset}", 4))
+            self._headline(report, failed)
         if report.stopped:
             self.write(f"\n{self.red}Stopped early:{self.reset} {report.stopped}")
-        if not_run and not report.load_error:
-            self.write(f"{self.dim}{len(not_run)} check(s) did not run.{self.reset}")
-        skipped = len(report.checks) - report.counted
-        extra = f" ({skipped} skipped)" if skipped else ""
-        all_pass = report.passed == report.counted and not not_run and not report.load_error
-        color = self.green if all_pass else self.red
-        self.write(
-            f"\n{color}{self.bold}{report.passed}/{report.counted} checks passed{self.reset}{extra}"
-        )
-        if all_pass:
-            self.write("All checks pass: your layer behaves like torch.nn's.")
-        elif report.load_error or self.hints >= 2:
-            pass
-        elif any(c.kind == FAIL and c.hints for c in failed):
+        not_run = sum(c.outcome == "not run" for c in report.checks)
+        if not_run:
+            self.write(f"{self.dim}{not_run} check(s) did not run.{self.reset}")
+        self._score(report)
+        headline = report.headline
+        if report.strict_solved:
+            self.write("Every check passes: your layer behaves like torch.nn's.")
+        elif self.hints < 2 and headline is not None and headline.kind == FAIL and headline.hints:
             more = "-- --hints" if not self.hints else "-- --hints 2"
-            step = "a hint on each failure" if not self.hints else "the formula as well"
+            step = "a hint" if not self.hints else "the formula as well"
             self.write(f"{self.dim}Stuck? Grade again with {more} for {step}.{self.reset}")
+
+    def _headline(self, report: Report, failed: list[Check]) -> None:
+        head = failed[0]
+        if head.tier == PARITY:
+            self.write(
+                f"\n{self.bold}Interview core solved.{self.reset} Stretch goal, torch parity:"
+            )
+        else:
+            self.write("")
+        self._failure(head)
+        rest = [c for c in failed[1:] if c.tier == head.tier]
+        later = [c for c in failed[1:] if c.tier != head.tier]
+        if self.expand:
+            self._expanded(failed[1:], head)
+            return
+        if rest:
+            checks = "1 more check fails" if len(rest) == 1 else f"{len(rest)} more checks fail"
+            self.write(
+                f"  {self.dim}{checks}, probably for the same reason "
+                f"(-- --all shows each).{self.reset}"
+            )
+        if later:
+            self.write(
+                f"  {self.dim}Torch parity (stretch) has {len(later)} failing check"
+                f"{'s' * (len(later) != 1)} too; fix the core first (-- --all shows them)."
+                f"{self.reset}"
+            )
+
+    def _failure(self, check: Check, indent: int = 0) -> None:
+        pad = " " * indent
+        self.write(f"{pad}{self.red}✗{self.reset} {self.bold}{check.description}{self.reset}")
+        self.write(_indent(check.message, indent + 4))
+        if check.kind == FAIL:
+            for step, hint in zip(("idea", "formula"), check.hints[: self.hints], strict=False):
+                self.write(_indent(f"{self.dim}Hint ({step}): {hint}{self.reset}", indent + 4))
+
+    def _expanded(self, others: list[Check], head: Check) -> None:
+        if not others:
+            return
+        self.write(f"\n{self.bold}Every other failure{self.reset}")
+        said = {head.message}
+        for check in others:
+            if check.message in said:  # one error in forward fails many checks: say it once
+                self.write(f"\n  {self.red}✗{self.reset} {check.description} (same message)")
+                continue
+            said.add(check.message)
+            self.write("")
+            self._failure(check, indent=2)
+
+    def _score(self, report: Report) -> None:
+        parts = []
+        for tier in (CORE, PARITY):
+            passed, counted = report.tally(tier)
+            if not counted and not report.tier(tier):
+                continue
+            title = TIER_TITLES[tier].split(" (")[0]
+            if tier == PARITY:
+                title = "torch parity"
+            ok = report.tier_solved(tier) and counted > 0
+            mark = f"{self.green}✓{self.reset}" if ok else f"{self.red}✗{self.reset}"
+            text = f"{title} {passed}/{counted} {mark}"
+            if tier == CORE and report.solved:
+                text += " solved"
+            if tier == PARITY:
+                text += " (stretch)"
+            parts.append(text)
+        skipped = len(report.checks) - report.tally()[1]
+        extra = f"  {self.dim}({skipped} skipped){self.reset}" if skipped else ""
+        self.write(f"\n{self.bold}{' · '.join(parts)}{self.reset}{extra}")
 
 
 def _indent(text: str, n: int) -> str:

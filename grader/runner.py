@@ -1,63 +1,322 @@
-"""Grade a file in a child process, so that nothing the learner's code does (os._exit, a
-segfault in an extension, an exhausted stack) can take the grader down with it."""
+"""Grade a file in a child process, so that nothing the learner's code does can take the grader
+down with it, and so that a long-lived parent grades each save without importing torch again.
+
+The parent imports torch, pytest, the plugin and the kata suites once (`warm_up`); each grading
+then runs in a child forked from it. os._exit, a segfault, an endless loop or a huge allocation
+in the learner's code cost that child only. The parent never initialises CUDA, so a child may;
+where fork is unavailable or unsafe, the child is a fresh interpreter instead.
+"""
 
 from __future__ import annotations
 
+import contextlib
+import importlib
+import importlib.util
 import json
+import os
+import platform
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
+import time
+import traceback
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TextIO
 
-from grader import history, registry
+from grader import registry
 
+# Exit codes of `python -m grader grade` and of the nox kata sessions (see the README).
+SOLVED, NOT_SOLVED, USAGE, GRADER_FAILED = 0, 1, 2, 3
 CHECK_TIMEOUT_S = 10  # per check; the slowest reference check takes well under a second
+# The whole grading, a safety net for what pytest-timeout cannot interrupt (a hang inside C).
+GRADING_LIMIT_S = 300
+PYTEST_INTERRUPTED, PYTEST_USAGE_ERROR, PYTEST_NO_TESTS = 2, 4, 5
 
 
-def run(kata: registry.Kata, args: list[str]) -> tuple[int, dict | None]:
-    """Run the kata's suite with the checklist; returns pytest's exit code and the report."""
-    wanted, args = _pop_option(args, "--report-json")
-    has_timeout = any(a.startswith("--timeout") for a in args)
-    timeout = [] if has_timeout else [f"--timeout={CHECK_TIMEOUT_S}"]
-    with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "report.json"
-        cmd = [
-            sys.executable, "-m", "pytest", str(kata.suite), "--checklist",
-            "--rootdir", str(registry.ROOT), f"--report-json={path}", *timeout, *args,
-        ]  # fmt: skip
-        code = subprocess.call(cmd, cwd=registry.ROOT)
-        if not path.exists():
-            return code, None  # no run began (a usage error): pytest has said why
-        if wanted:
-            shutil.copyfile(path, wanted)
-        report = json.loads(path.read_text())
-    if not report.get("finished"):
-        print(
-            f"\nThe grader's process ended abruptly (exit status {code}) while running your "
-            "code.\nDoes your file call os._exit(), or crash the interpreter? Remove that and "
-            "grade again.",
-            file=sys.stderr,
-        )
-        return 1, report
-    return code, report
+class GraderError(Exception):
+    """The grader itself cannot grade: not the learner's fault. str() is the message."""
+
+
+@dataclass
+class Outcome:
+    code: int
+    report: dict | None
+
+
+def environment() -> str:
+    """'torch 2.13.0+cpu, Python 3.11.7, Linux x86_64': what a bug report needs."""
+    torch = sys.modules.get("torch")
+    version = getattr(torch, "__version__", "not imported")
+    python = platform.python_version()
+    return f"torch {version}, Python {python}, {platform.system()} {platform.machine()}"
+
+
+def grader_failed(cause: str, details: str = "") -> str:
+    """The message for a grader failure: the cause, the versions, and where to look."""
+    lines = [
+        f"norm-katas could not grade: {cause}",
+        "This is a problem with the grader or its environment, not with your code.",
+        f"  environment: {environment()} ({sys.executable})",
+        "  where to look: the README's 'When the grader itself fails'; "
+        "report it with this message if that does not help.",
+    ]
+    if details:
+        lines += ["", details.rstrip()]
+    return "\n".join(lines)
+
+
+def warm_up(katas: list[registry.Kata], *, long_lived: bool = False) -> None:
+    """Import everything a grading needs into this process, or raise GraderError.
+
+    long_lived: this process will grade many times (watch mode, a mock, the self-tests), so
+    also import what each child would otherwise import again on first use (torch._dynamo,
+    loaded by torch's reference implementations on the meta and fake devices).
+    """
+    try:
+        import torch
+    except ImportError as e:
+        raise GraderError(grader_failed(f"torch is not installed for this Python ({e}).")) from None
+    try:
+        from grader import torch_compat
+
+        if reason := torch_compat.unsupported():
+            raise GraderError(reason)
+        import pytest  # noqa: F401
+        import pytest_timeout  # noqa: F401
+
+        import grader.checks
+        import grader.fake_cuda
+        import grader.plugin  # noqa: F401
+    except GraderError:
+        raise
+    except Exception as e:
+        raise GraderError(grader_failed(_cause(e), _where(e))) from None
+    suites = str(registry.ROOT / "tests")
+    if suites not in sys.path:
+        sys.path.insert(0, suites)  # as pytest's default import mode does for tests/test_*.py
+    for kata in katas:
+        try:
+            importlib.import_module(kata.suite.stem)
+        except Exception as e:
+            raise GraderError(
+                grader_failed(f"the checks of {kata.name} do not load: {_cause(e)}", _where(e))
+            ) from None
+    if long_lived:
+        import torch._dynamo
+    if torch.cuda.is_initialized():  # a fork would leave the child with a broken CUDA context
+        raise GraderError(grader_failed("CUDA was initialised before grading started."))
+
+
+def missing_requirements(kata: registry.Kata) -> str | None:
+    """The learner-facing message when a package this kata needs is not installed."""
+    for requirement in kata.requires:
+        name = requirement.split(";")[0].strip()
+        for sep in "<>=!~[ ":
+            name = name.split(sep)[0]
+        if importlib.util.find_spec(name) is None:
+            return (
+                f"The {kata.name} kata needs {name}, which is not installed for this Python "
+                f"({sys.executable}). `nox -s kata-{kata.name}` installs it into the grading "
+                f"environment; with NORM_KATAS_TORCH=system, run `pip install '{requirement}'`."
+            )
+    return None
 
 
 def grade(
-    kata: registry.Kata, args: list[str], mode: str = "practice", **mock: object
-) -> tuple[int, dict | None]:
-    """run(), then record the attempt in the history (not for the reference solution)."""
-    code, report = run(kata, args)
-    impl, _ = _pop_option(args, "--impl")
-    if report is not None and impl != "solutions":
+    kata: registry.Kata,
+    args: list[str],
+    *,
+    out: TextIO | None = None,
+    limit: float = GRADING_LIMIT_S,
+) -> Outcome:
+    """Grade in a child process; returns the exit code and the report (None if none was made).
+
+    The checklist goes to `out` (default: this process's stdout and stderr).
+    """
+    out = out or sys.stderr
+    if reason := missing_requirements(kata):
+        print(reason, file=out, flush=True)
+        return Outcome(GRADER_FAILED, None)
+    impl, _ = pop_option(args, "--impl")
+    base = Path(os.environ.get("NORM_KATAS_INVOKED_FROM", Path.cwd()))
+    if not registry.resolve_impl(kata, impl, base).is_file():
+        shown = registry.resolve_impl(kata, impl, base)
+        print(f"{shown} does not exist: check the path given to --impl.", file=out, flush=True)
+        return Outcome(USAGE, None)
+    wanted, args = pop_option(args, "--report-json")
+    strict = "--strict" in args
+    args = ["--strict-parity" if a == "--strict" else a for a in args]
+    timeout = (
+        [] if any(a.startswith("--timeout") for a in args) else [f"--timeout={CHECK_TIMEOUT_S}"]
+    )
+    args = [*timeout, *args]
+    with tempfile.TemporaryDirectory(prefix="norm-katas-") as tmp:
+        path = Path(tmp) / "report.json"
+        status = _run_child(kata, args, path, out, limit)
+        report = json.loads(path.read_text()) if path.exists() else None
+        crash = path.with_suffix(".crash")
+        details = crash.read_text() if crash.exists() else ""
+        if wanted and path.exists():
+            shutil.copyfile(path, wanted)
+    return Outcome(_verdict(status, report, strict, details, out, limit), report)
+
+
+def _verdict(
+    status: int | None, report: dict | None, strict: bool, details: str, out: TextIO, limit: float
+) -> int:
+    def say(text: str) -> None:
+        print(text, file=out, flush=True)
+
+    if status is None:
+        say(
+            f"\nGrading did not finish within {limit:.0f} s and was stopped. Does your code "
+            "loop forever, or do something very slow inside torch?"
+        )
+        return NOT_SOLVED
+    if report is None:
+        if status == PYTEST_USAGE_ERROR:
+            return USAGE  # pytest has said why (an unknown option, --device foo, ...)
+        cause = f"the grading process ended ({_status(status)}) before any check ran."
+        say(grader_failed(cause, details))
+        return GRADER_FAILED
+    if errors := report.get("grader_errors"):
+        say(grader_failed("its checks did not run.", "\n\n".join(errors)))
+        return GRADER_FAILED
+    if not report.get("finished"):
+        say(
+            f"\nThe grader's process ended abruptly ({_status(status)}) while running your code.\n"
+            "Does your file call os._exit(), crash the interpreter, or use up all the memory? "
+            "Remove that and grade again."
+        )
+        return NOT_SOLVED
+    if status == PYTEST_NO_TESTS or not report.get("checks"):
+        say("No check matched the selection (-k?).")
+        return USAGE
+    if status not in (SOLVED, NOT_SOLVED, PYTEST_INTERRUPTED):
+        say(grader_failed(f"pytest ended with status {status} inside the grader."))
+        return GRADER_FAILED
+    solved = report.get("strict_solved" if strict else "solved")
+    return SOLVED if solved else NOT_SOLVED
+
+
+def _status(status: int) -> str:
+    if status < 0:
+        name = signal.Signals(-status).name
+        return f"killed by {name}" + (", out of memory?" if name == "SIGKILL" else "")
+    return f"exit status {status}"
+
+
+# -- the child ----------------------------------------------------------------------------
+
+
+def child_main(kata: registry.Kata, args: list[str], report: Path) -> int:
+    """What runs in the child: the kata's suite with the checklist. Returns pytest's code."""
+    import pytest
+
+    os.chdir(registry.ROOT)
+    command = [
+        str(kata.suite), "--checklist", "--rootdir", str(registry.ROOT),
+        f"--report-json={report}", *args,
+    ]  # fmt: skip
+    return int(pytest.main(command))
+
+
+def _fork_is_safe() -> bool:
+    if sys.platform != "linux" or os.environ.get("NORM_KATAS_SPAWN"):
+        return False  # macOS frameworks and Windows do not survive fork without exec
+    torch = sys.modules.get("torch")
+    return torch is None or not torch.cuda.is_initialized()
+
+
+def _run_child(
+    kata: registry.Kata, args: list[str], report: Path, out: TextIO, limit: float
+) -> int | None:
+    """The child's exit code (negative: killed by that signal); None if it ran past `limit`."""
+    for stream in (sys.stdout, sys.stderr, out):
+        stream.flush()
+    if not _fork_is_safe():
+        command = [sys.executable, "-m", "grader", "_child", kata.name, str(report), *args]
+        child = subprocess.Popen(
+            command, cwd=registry.ROOT, stdin=subprocess.DEVNULL, stdout=_fd(out),
+            stderr=_fd(out), start_new_session=True,
+        )  # fmt: skip
+        return _wait(child.pid, limit, child)
+    pid = os.fork()
+    if pid == 0:  # the child: never returns
+        code = GRADER_FAILED
         try:
-            history.record_report(report, mode, **mock)
-        except Exception as e:  # the history must never cost the learner a verdict
-            print(f"(could not record this attempt in {history.db_path()}: {e})", file=sys.stderr)
-    return code, report
+            os.setpgid(0, 0)  # its own process group, so it can be stopped with all it started
+            signal.signal(signal.SIGINT, signal.default_int_handler)
+            _redirect(out)
+            code = child_main(kata, args, report)
+        except BaseException as e:  # the grader's own failure: the parent reports it
+            report.with_suffix(".crash").write_text(_where(e))
+        finally:
+            try:
+                sys.stdout.flush()
+                sys.stderr.flush()
+            finally:
+                os._exit(code)
+    with contextlib.suppress(OSError):  # also here, so a kill at once reaches the whole group
+        os.setpgid(pid, pid)
+    return _wait(pid, limit)
 
 
-def _pop_option(args: list[str], option: str) -> tuple[str | None, list[str]]:
+def _fd(out: TextIO) -> int | None:
+    return None if out in (sys.stdout, sys.stderr) else out.fileno()
+
+
+def _redirect(out: TextIO) -> None:
+    """The learner's code reads no keystrokes (watch mode reads them); output goes to `out`."""
+    devnull = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(devnull, 0)
+    os.close(devnull)
+    if out not in (sys.stdout, sys.stderr):
+        os.dup2(out.fileno(), 1)
+        os.dup2(out.fileno(), 2)
+
+
+def _wait(pid: int, limit: float, process: subprocess.Popen | None = None) -> int | None:
+    deadline = time.monotonic() + limit
+    try:
+        while True:
+            done, status = os.waitpid(pid, os.WNOHANG)
+            if done:
+                if process is not None:
+                    process.returncode = os.waitstatus_to_exitcode(status)
+                return os.waitstatus_to_exitcode(status)
+            if time.monotonic() > deadline:
+                _kill(pid)
+                return None
+            time.sleep(0.01)
+    except BaseException:  # Ctrl-C in watch mode: the child goes with the parent
+        _kill(pid)
+        raise
+
+
+def _kill(pid: int) -> None:
+    for kill in (os.killpg, os.kill):
+        try:
+            kill(pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            continue
+    with contextlib.suppress(ChildProcessError):
+        os.waitpid(pid, 0)
+
+
+def _cause(e: BaseException) -> str:
+    return f"{type(e).__name__}: {e}".strip()
+
+
+def _where(e: BaseException) -> str:
+    """The last frames of a traceback, the grader's own or torch's: where to look."""
+    return "".join(traceback.format_exception(type(e), e, e.__traceback__, limit=-4))
+
+
+def pop_option(args: list[str], option: str) -> tuple[str | None, list[str]]:
     """Take `option VALUE` or `option=VALUE` out of args."""
     rest, value, it = [], None, iter(args)
     for arg in it:

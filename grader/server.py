@@ -1,0 +1,70 @@
+"""A warm grader behind a pipe: one process imports torch and every suite once, then grades
+each request in a forked child. The self-tests grade hundreds of files through it.
+
+Protocol, one JSON object per line. The server says {"ready": true} (or {"error": message})
+once warm; then for each request {"kata": name, "args": [...], "out": path} it grades, appends
+the transcript (checklist and any message) to `out`, and answers {"code": exit code}.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import IO
+
+from grader import registry, runner
+
+
+def serve(stdin: IO[str] = sys.stdin, stdout: IO[str] = sys.stdout) -> int:
+    try:
+        runner.warm_up(registry.load(), long_lived=True)
+        _answer(stdout, {"ready": True})
+    except runner.GraderError as e:
+        _answer(stdout, {"error": str(e)})
+    for line in stdin:
+        if not line.strip():
+            continue
+        request = json.loads(line)
+        with open(request["out"], "a", encoding="utf-8") as out:
+            outcome = runner.grade(registry.get(request["kata"]), request.get("args", []), out=out)
+        _answer(stdout, {"code": outcome.code})
+    return 0
+
+
+def _answer(stdout: IO[str], message: dict) -> None:
+    stdout.write(json.dumps(message) + "\n")
+    stdout.flush()
+
+
+class Client:
+    """Starts a server in a fresh interpreter and grades through it."""
+
+    def __init__(self, env: dict[str, str] | None = None) -> None:
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "grader", "serve"], cwd=registry.ROOT, text=True,
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env or dict(os.environ),
+        )  # fmt: skip
+        hello = self._read()
+        self.error: str | None = hello.get("error")
+
+    def grade(self, kata: str, args: list[str], out: Path) -> int:
+        assert self.process.stdin is not None
+        request = {"kata": kata, "args": args, "out": str(out)}
+        self.process.stdin.write(json.dumps(request) + "\n")
+        self.process.stdin.flush()
+        return int(self._read()["code"])
+
+    def _read(self) -> dict:
+        assert self.process.stdout is not None
+        line = self.process.stdout.readline()
+        if not line:
+            raise RuntimeError(f"the grading server ended (exit status {self.process.wait()})")
+        return json.loads(line)
+
+    def close(self) -> None:
+        if self.process.stdin is not None:
+            self.process.stdin.close()
+        self.process.wait(timeout=30)
