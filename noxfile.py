@@ -1,9 +1,10 @@
-"""nox sessions: `kata-<name>` grades a kata, `tests` proves the graders, `lint` runs ruff.
+"""nox sessions: `kata-<name>` grades a kata, `tests` proves the graders, `lint` runs ruff,
+`compat` proves them on another torch release, `benchmark` measures the feedback loop.
 
 Every kata session and `tests` share one environment (.nox/grader) holding torch, built on
 first use and reused while its stamp matches. Choose the torch build with environment
 variables (see the README):
-  NORM_KATAS_TORCH        requirement for torch (default "torch>=2.4"), or "system" to use
+  NORM_KATAS_TORCH        requirement for torch (default "torch>=2.4,<3"), or "system" to use
                           the torch already installed for the Python that runs nox
   NORM_KATAS_TORCH_INDEX  an index URL for torch only, e.g. PyTorch's CPU-only wheels
 """
@@ -11,9 +12,11 @@ variables (see the README):
 from __future__ import annotations
 
 import json
+import logging
 import os
+import signal
+import subprocess
 import sys
-import time
 from pathlib import Path
 
 import nox
@@ -24,48 +27,100 @@ from grader import registry
 nox.options.sessions = ["lint", "tests"]
 nox.options.reuse_venv = "yes"
 
-ENV = Path(__file__).parent / ".nox" / "grader"
-# torch 2.4 is the first release with nn.RMSNorm; the upper bound is the next major.
-TORCH = os.environ.get("NORM_KATAS_TORCH", "torch>=2.4,<3")
+
+class _QuietUv(logging.Filter):
+    """nox looks for uv whenever it sets up a session and says so when it is missing; the
+    grading environment is built with pip, so a learner has no use for that line."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return record.getMessage() != "uv binary not found."
+
+
+logging.getLogger("nox").addFilter(_QuietUv())
+
+ROOT = Path(__file__).parent
+ENV = ROOT / ".nox" / "grader"
+# The supported range; torch_compat.MIN_TORCH and the README state the same floor.
+TORCH_RANGE = "torch>=2.4,<3"
+OLDEST_TORCH = "2.4.1"  # the oldest supported release: `nox -s compat` proves it by default
+TORCH = os.environ.get("NORM_KATAS_TORCH", TORCH_RANGE)
 TORCH_INDEX = os.environ.get("NORM_KATAS_TORCH_INDEX", "")
 DEPS = ["numpy", "pytest>=8", "pytest-timeout>=2.3", "pytest-xdist>=3", "pexpect>=4.8"]
 RUFF = "ruff==0.17.6"
 
 
-def grader_python(session: nox.Session) -> str:
-    """The shared environment's Python, created and filled on first use."""
-    python = ENV / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
-    stamp = ENV / "norm-katas-stamp.json"
-    wanted = {"torch": TORCH, "index": TORCH_INDEX, "deps": DEPS, "python": sys.version}
+def _python(env: Path) -> Path:
+    return env / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
+
+
+def build_env(
+    session: nox.Session, env: Path, torch: str, index: str = "", extras: tuple[str, ...] = ()
+) -> str:
+    """A grading environment at `env` with `torch` (or "system"), built once per stamp."""
+    python = _python(env)
+    stamp = env / "norm-katas-stamp.json"
+    wanted = {"torch": torch, "index": index, "deps": DEPS, "python": sys.version}
     have = json.loads(stamp.read_text()) if python.exists() and stamp.exists() else {}
-    # Without an explicit choice, keep whichever torch the environment was built with.
-    explicit = {"NORM_KATAS_TORCH", "NORM_KATAS_TORCH_INDEX"} & set(os.environ)
+    # Without an explicit choice, keep whichever torch the shared environment was built with.
+    explicit = env != ENV or {"NORM_KATAS_TORCH", "NORM_KATAS_TORCH_INDEX"} & set(os.environ)
     keys = list(wanted) if explicit else ["deps", "python"]
-    if have and all(have.get(k) == wanted[k] for k in keys):
-        return str(python)
-    use_system = TORCH == "system"
-    session.log(f"Building the grading environment in {ENV} (once; torch: {TORCH})")
-    venv = [sys.executable, "-m", "venv", "--clear", str(ENV)]
-    session.run(*venv, *(["--system-site-packages"] if use_system else []), external=True)
-    pip = [str(python), "-m", "pip", "install", "--disable-pip-version-check", "-q"]
-    if use_system:
-        probe = "import torch; print('using torch', torch.__version__, 'from', torch.__file__)"
-        session.run(str(python), "-c", probe, external=True)
-    else:
-        index = ["--index-url", TORCH_INDEX] if TORCH_INDEX else []
-        session.run(*pip, TORCH, *index, external=True)
-    session.run(*pip, *DEPS, external=True)
-    stamp.write_text(json.dumps(wanted))
+    if not (have and all(have.get(k) == wanted[k] for k in keys)):
+        use_system = torch == "system"
+        session.log(f"Building the grading environment in {env} (once; torch: {torch})")
+        venv = [sys.executable, "-m", "venv", "--clear", str(env)]
+        session.run(*venv, *(["--system-site-packages"] if use_system else []), external=True)
+        pip = [str(python), "-m", "pip", "install", "--disable-pip-version-check", "-q"]
+        if use_system:
+            probe = "import torch; print('using torch', torch.__version__, 'from', torch.__file__)"
+            session.run(str(python), "-c", probe, external=True)
+        else:
+            session.run(*pip, torch, *(["--index-url", index] if index else []), external=True)
+        session.run(*pip, *DEPS, external=True)
+        have = {**wanted, "extras": []}
+        stamp.write_text(json.dumps(have))
+    missing = [r for r in extras if r not in have.get("extras", [])]
+    if missing:  # a kata's own extras (Triton), installed the first time that kata needs them
+        session.log(f"Installing {', '.join(missing)} into the grading environment (once)")
+        pip = [str(python), "-m", "pip", "install", "--disable-pip-version-check", "-q"]
+        session.run(*pip, *missing, external=True)
+        have["extras"] = sorted({*have.get("extras", []), *missing})
+        stamp.write_text(json.dumps(have))
     return str(python)
+
+
+def grader_python(session: nox.Session, extras: tuple[str, ...] = ()) -> str:
+    """The shared environment's Python, created and filled on first use."""
+    return build_env(session, ENV, TORCH, TORCH_INDEX, extras)
+
+
+def all_extras() -> tuple[str, ...]:
+    return tuple(sorted({r for kata in registry.load() for r in kata.requires}))
+
+
+def run_practice(session: nox.Session, python: str, *args: str) -> None:
+    """Run `python -m practice ...` in the foreground and end nox with its exit code.
+
+    Ctrl-C is the command's to handle (watch mode and the mock end cleanly on it), so nox
+    ignores it meanwhile. A failure ends nox with the command's own code (1: not solved,
+    2: usage, 3: the grader failed; see the README), which nox would turn into 1.
+    """
+    env = {**os.environ, "NORM_KATAS_INVOKED_FROM": str(session.invoked_from)}
+    child = subprocess.Popen([python, "-m", "practice", *args], cwd=ROOT, env=env)
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        code = child.wait()
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if code:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
 
 
 def _kata_session(kata: registry.Kata) -> None:
     def grade(session: nox.Session) -> None:
-        python = grader_python(session)
-        env = {"NORM_KATAS_INVOKED_FROM": str(session.invoked_from)}
-        session.run(
-            python, "-m", "grader", "grade", kata.name, *session.posargs, env=env, external=True
-        )
+        python = grader_python(session, kata.requires)
+        run_practice(session, python, "grade", kata.name, *session.posargs)
 
     grade.__doc__ = f"{kata.title} ({kata.difficulty}, ~{kata.minutes} min)"
     nox.session(name=f"kata-{kata.name}", python=False)(grade)
@@ -78,34 +133,53 @@ for _kata in registry.load():
 @nox.session(python=False)
 def mock(session: nox.Session) -> None:
     """A timed mock interview on a fresh stub: -- [--kata NAME] [--minutes N]."""
-    python = grader_python(session)
-    session.run(python, "-m", "grader", "mock", *session.posargs, external=True)
+    run_practice(session, grader_python(session, all_extras()), "mock", *session.posargs)
 
 
 @nox.session(python=False)
 def progress(session: nox.Session) -> None:
     """Your attempts per kata, and which kata to practise next."""
-    session.run(sys.executable, "-m", "grader", "progress", external=True)
+    run_practice(session, sys.executable, "progress")
 
 
 @nox.session(python=False)
 def reset(session: nox.Session) -> None:
     """Restore a stub (-- NAME, or -- --all); your file is backed up first."""
-    session.run(sys.executable, "-m", "grader", "reset", *session.posargs, external=True)
+    run_practice(session, sys.executable, "reset", *session.posargs)
 
 
 @nox.session(python=False)
 def solution(session: nox.Session) -> None:
     """Show a reference solution (-- NAME); the peek is recorded in your history."""
-    session.run(sys.executable, "-m", "grader", "solution", *session.posargs, external=True)
+    run_practice(session, sys.executable, "solution", *session.posargs)
+
+
+def _selftests(session: nox.Session, python: str, args: list[str]) -> None:
+    workers = [] if any(a.startswith("-n") for a in args) else ["-n", "auto"]
+    session.run(python, "-m", "pytest", "tests/selftest", *workers, *args, external=True)
 
 
 @nox.session(python=False)
 def tests(session: nox.Session) -> None:
-    """Prove the graders: solutions pass; stubs, wrong and broken files fail cleanly."""
-    python = grader_python(session)
-    workers = [] if any(a.startswith("-n") for a in session.posargs) else ["-n", "auto"]
-    session.run(python, "-m", "pytest", "tests/selftest", *workers, *session.posargs, external=True)
+    """Prove the graders: solutions pass; stubs, wrong and broken files fail cleanly.
+
+    `-- --device cuda` grades every file on the GPU.
+    """
+    _selftests(session, grader_python(session, all_extras()), list(session.posargs))
+
+
+@nox.session(python=False)
+def compat(session: nox.Session) -> None:
+    """The self-tests on another torch release: -- [VERSION] [pytest options] (default: oldest).
+
+    Builds .nox/compat-<version> with that release from PyPI (the CUDA build on Linux, several
+    GB; it runs on the CPU without a GPU) and proves every kata there.
+    """
+    args = list(session.posargs)
+    version = args.pop(0) if args and not args[0].startswith("-") else OLDEST_TORCH
+    env = ROOT / ".nox" / f"compat-{version}"
+    python = build_env(session, env, f"torch=={version}", extras=all_extras())
+    _selftests(session, python, args)
 
 
 @nox.session
@@ -118,25 +192,10 @@ def lint(session: nox.Session) -> None:
 
 @nox.session(python=False)
 def benchmark(session: nox.Session) -> None:
-    """Report how long a warm grading run takes, as a ratio to importing torch (no assertions)."""
-    python = grader_python(session)
+    """Measure the feedback loop as ratios to `import torch`, in the same run (no assertions).
 
-    def best_of(cmd: list[str], runs: int = 3) -> float:
-        times = []
-        for _ in range(runs):
-            start = time.perf_counter()
-            session.run(*cmd, external=True, silent=True, success_codes=[0, 1])
-            times.append(time.perf_counter() - start)
-        return min(times)
-
-    # torch._dynamo loads on first use of dispatch modes and fake/meta tensors, which the
-    # from-scratch, vectorized and device checks need: it is the floor of any grading.
-    baseline = best_of([python, "-c", "import torch"])
-    floor = best_of([python, "-c", "import torch, torch._dynamo"])
-    session.log(f"import torch: {baseline:.2f} s; import torch, torch._dynamo: {floor:.2f} s")
-    for kata in registry.load():
-        seconds = best_of([python, "-m", "grader", "grade", kata.name, "--impl", "solutions"])
-        session.log(
-            f"kata-{kata.name:13} {seconds:5.2f} s = {seconds / baseline:4.1f}x import torch, "
-            f"{seconds / floor:4.2f}x import torch + torch._dynamo"
-        )
+    -- --quick skips timing the whole self-test suite.
+    """
+    python = grader_python(session, all_extras())
+    cmd = [python, "-m", "benchmarks.feedback", *session.posargs]
+    session.run(*cmd, external=True, env={"NORM_KATAS_NOX": sys.executable})

@@ -1,5 +1,8 @@
 """Attempt history: every grading, practice or mock, and every peek at a solution.
 
+A grading records both tiers: the interview core (passed/total, which decide "solved") and
+torch parity.
+
 One SQLite file in a per-user data directory (NORM_KATAS_DATA overrides it). Writes are
 single transactions in WAL mode with a busy timeout, so a crash, a kill, or two terminals
 grading at once never corrupt or lose it.
@@ -7,6 +10,7 @@ grading at once never corrupt or lose it.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sqlite3
@@ -23,15 +27,19 @@ CREATE TABLE IF NOT EXISTS events (
     at        TEXT    NOT NULL,               -- UTC, ISO 8601
     kata      TEXT    NOT NULL,
     mode      TEXT    NOT NULL CHECK (mode IN ('practice', 'mock', 'peek')),
-    passed    INTEGER,
-    total     INTEGER,
-    failed    TEXT    NOT NULL DEFAULT '[]',  -- JSON list of failed check names
+    passed    INTEGER,                        -- interview core checks passed
+    total     INTEGER,                        -- interview core checks counted
+    failed    TEXT    NOT NULL DEFAULT '[]',  -- JSON list of failed check names, both tiers
     seconds   REAL,                           -- mock: time since the mock started
     budget    REAL,                           -- mock: the time budget in seconds
-    mock_id   TEXT                            -- mock: groups the gradings of one mock
+    mock_id   TEXT,                           -- mock: groups the gradings of one mock
+    parity_passed INTEGER,                    -- torch parity checks passed
+    parity_total  INTEGER                     -- torch parity checks counted
 );
 CREATE INDEX IF NOT EXISTS events_kata ON events (kata, at);
 """
+# Columns added after the first release: a history written by it gains them on first use.
+MIGRATIONS = {"parity_passed": "INTEGER", "parity_total": "INTEGER"}
 
 
 def data_dir() -> Path:
@@ -61,6 +69,12 @@ def connect() -> Iterator[sqlite3.Connection]:
         conn.execute("PRAGMA journal_mode=WAL")
         conn.execute("PRAGMA synchronous=NORMAL")
         conn.executescript(SCHEMA)
+        have = {row[1] for row in conn.execute("PRAGMA table_info(events)")}
+        for column, kind in MIGRATIONS.items():
+            if column not in have:
+                # Another process may have added it just now.
+                with contextlib.suppress(sqlite3.OperationalError):
+                    conn.execute(f"ALTER TABLE events ADD COLUMN {column} {kind}")
         yield conn
     finally:
         conn.close()
@@ -77,10 +91,17 @@ class Event:
     seconds: float | None
     budget: float | None
     mock_id: str | None
+    parity_passed: int | None = None
+    parity_total: int | None = None
 
     @property
     def solved(self) -> bool:
+        """The interview core passed."""
         return self.total is not None and self.total > 0 and self.passed == self.total
+
+    @property
+    def parity_solved(self) -> bool:
+        return self.solved and self.parity_passed == self.parity_total
 
 
 def record(
@@ -92,17 +113,20 @@ def record(
     seconds: float | None = None,
     budget: float | None = None,
     mock_id: str | None = None,
+    parity_passed: int | None = None,
+    parity_total: int | None = None,
 ) -> None:
     """Append one event in its own transaction."""
     at = datetime.now(timezone.utc).isoformat(timespec="seconds")
-    row = (at, kata, mode, passed, total, json.dumps(failed or []), seconds, budget, mock_id)
+    failed_json = json.dumps(failed or [])
+    row = (at, kata, mode, passed, total, failed_json, seconds, budget, mock_id, parity_passed,
+           parity_total)  # fmt: skip
     with connect() as conn:
         conn.execute("BEGIN IMMEDIATE")
         try:
             conn.execute(
-                "INSERT INTO events"
-                " (at, kata, mode, passed, total, failed, seconds, budget, mock_id)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "INSERT INTO events (at, kata, mode, passed, total, failed, seconds, budget,"
+                " mock_id, parity_passed, parity_total) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 row,
             )
             conn.execute("COMMIT")
@@ -115,7 +139,10 @@ def events(kata: str | None = None) -> list[Event]:
     """All events, oldest first (only one kata's if given)."""
     if not db_path().exists():
         return []
-    query = "SELECT at, kata, mode, passed, total, failed, seconds, budget, mock_id FROM events"
+    query = (
+        "SELECT at, kata, mode, passed, total, failed, seconds, budget, mock_id, parity_passed,"
+        " parity_total FROM events"
+    )
     args: tuple[str, ...] = ()
     if kata is not None:
         query, args = query + " WHERE kata = ?", (kata,)
@@ -127,4 +154,11 @@ def events(kata: str | None = None) -> list[Event]:
 def record_report(report: dict, mode: str, **mock: object) -> None:
     """Record a grading from the grader's JSON report."""
     failed = [c["name"] for c in report.get("checks", []) if c["outcome"] in ("failed", "not run")]
-    record(report["kata"], mode, report.get("passed", 0), report.get("total", 0), failed, **mock)  # type: ignore[arg-type]
+    core = report.get("core") or {"passed": 0, "total": 0}
+    parity = report.get("parity") or {"passed": 0, "total": 0}
+    if report.get("load_error"):  # nothing ran: every check counts as failed
+        core = {"passed": 0, "total": core["total"]}
+    record(
+        report["kata"], mode, core["passed"], core["total"], failed,
+        parity_passed=parity["passed"], parity_total=parity["total"], **mock,  # type: ignore[arg-type]
+    )  # fmt: skip

@@ -1,10 +1,10 @@
-"""A timed mock interview: a fresh stub, a countdown, regrading on save, a scorecard and the
-follow-up questions an interviewer would ask."""
+"""A timed mock interview: a fresh stub with the task and the contract only, a countdown,
+regrading on save, a scorecard, then the pitfalls and the follow-up questions an interviewer
+would ask. It is solved when the interview core passes; torch parity is an optional stretch."""
 
 from __future__ import annotations
 
 import ast
-import os
 import random
 import sys
 import time
@@ -12,11 +12,9 @@ import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from grader import progress, registry, runner, workspace
-from grader.progress import clock
-
-POLL_S = 0.5
-SETTLE_S = 0.3  # editors write a file in steps: wait for it to settle before grading
+from grader import registry, runner
+from practice import grading, loop, progress, workspace
+from practice.progress import clock
 
 
 def follow_ups(kata: registry.Kata) -> list[tuple[str, str]]:
@@ -39,121 +37,123 @@ class Mock:
     mock_id: str = field(default_factory=lambda: uuid.uuid4().hex)
     gradings: int = 0
     last: dict | None = None
-    solved_at: float | None = None
-    graded_version: tuple[int, int] | None = None
+    solved_at: float | None = None  # the interview core passed
+    parity_at: float | None = None  # torch parity passed too
+    stretch: bool = False  # going on for parity after the core was solved
+
+    def __post_init__(self) -> None:
+        self.watched = loop.WatchedFile(self.path)  # the stub itself is graded only once saved
 
     @property
     def elapsed(self) -> float:
         return time.monotonic() - self.started
 
-    def version(self) -> tuple[int, int] | None:
-        try:
-            st = self.path.stat()
-        except FileNotFoundError:  # an editor replacing the file: look again next poll
-            return None
-        return st.st_mtime_ns, st.st_size
-
-    def grade(self) -> None:
-        print("\n")
-        self.graded_version = self.version()
+    def grade(self, clear: bool = True) -> str | None:
+        """Grade the file; returns why the mock ends, or None to go on."""
+        if clear:
+            loop.clear_screen()
         elapsed = self.elapsed
-        _, report = runner.grade(
+        outcome = grading.grade(
             self.kata, ["--impl", str(self.path)], mode="mock",
             seconds=elapsed, budget=self.budget, mock_id=self.mock_id,
         )  # fmt: skip
         self.gradings += 1
-        if report is not None:
-            self.last = report
-            if report.get("total") and report["passed"] == report["total"]:
-                self.solved_at = elapsed
-
-
-class Input:
-    """Lines typed while the clock runs, without blocking the countdown."""
-
-    def __init__(self) -> None:
-        self.open = sys.stdin is not None and not sys.stdin.closed
-
-    def poll(self, timeout: float) -> str | None:
-        if not self.open:
-            time.sleep(timeout)
+        print(f"\nMock interview: {self.kata.title} · your file: {self.path}")
+        report = outcome.report
+        if report is None or outcome.code == runner.GRADER_FAILED:
             return None
-        if os.name == "nt":  # pragma: no cover - Windows consoles cannot select() on stdin
-            import msvcrt
+        self.last = report
+        if report.get("solved") and self.solved_at is None:
+            self.solved_at = elapsed
+        if report.get("strict_solved") and self.parity_at is None:
+            self.parity_at = elapsed
+        if self.parity_at is not None:
+            return "every check passes"
+        if self.solved_at is not None and not self.stretch:
+            return "the interview core passes"
+        return None
 
-            end = time.monotonic() + timeout
-            while time.monotonic() < end:
-                if msvcrt.kbhit():
-                    return sys.stdin.readline()
-                time.sleep(0.05)
-            return None
-        import select
-
-        ready, _, _ = select.select([sys.stdin], [], [], timeout)
-        if not ready:
-            return None
-        line = sys.stdin.readline()
-        if line == "":  # end of input: keep the clock and the file watch going
-            self.open = False
-            return None
-        return line
-
-
-def status(mock: Mock) -> str:
-    left = max(0.0, mock.budget - mock.elapsed)
-    last = f"last {mock.last['passed']}/{mock.last['total']}" if mock.last else "not graded yet"
-    keys = "Enter: grade now, q: stop"
-    gradings = f"{mock.gradings} grading{'s' * (mock.gradings != 1)}"
-    return f"⏱  {clock(left)} left  ·  {gradings}  ·  {last}  ·  {keys} "
+    def status(self) -> str:
+        left = max(0.0, self.budget - self.elapsed)
+        last = self.last
+        score = (
+            f"core {last['core']['passed']}/{last['core']['total']}" if last else "not graded yet"
+        )
+        if last and self.stretch:
+            score += f", parity {last['parity']['passed']}/{last['parity']['total']}"
+        gradings = f"{self.gradings} grading{'s' * (self.gradings != 1)}"
+        return f"⏱  {clock(left)} left  ·  {gradings}  ·  {score}  ·  Enter: grade now, q: stop "
 
 
-def watch(mock: Mock) -> str:
+def watch(mock: Mock, keys: loop.Keys) -> str:
     """Run the clock until solved, time up or stopped; returns how it ended."""
-    keys = Input()
     tty = sys.stdout.isatty()
-    last_status = 0.0
-    while True:
+    last_status = [0.0]
+
+    def tick() -> str | None:
         if mock.elapsed >= mock.budget:
             return "time is up"
         now = time.monotonic()
-        if tty or now - last_status >= 60:
-            print(("\r" if tty else "") + status(mock), end="" if tty else "\n", flush=True)
-            last_status = now
-        line = keys.poll(POLL_S)
-        if line is not None and line.strip().lower() in ("q", "quit", "exit"):
-            return "you stopped"
-        changed = mock.version() not in (None, mock.graded_version)
-        if changed:
-            time.sleep(SETTLE_S)
-        if line is not None or changed:
-            mock.grade()
-            if mock.solved_at is not None:
-                return "all checks pass"
+        if tty or now - last_status[0] >= 60:
+            print(("\r" if tty else "") + mock.status(), end="" if tty else "\n", flush=True)
+            last_status[0] = now
+        return None
+
+    return loop.run(mock.watched, keys, mock.grade, tick)
+
+
+def offer_parity(mock: Mock, keys: loop.Keys) -> bool:
+    """After the core is solved: go on for torch parity? Enter or y goes on."""
+    parity = (mock.last or {}).get("parity", {})
+    print(
+        f"\n\nInterview core solved in {clock(mock.solved_at)}. Torch parity is at "
+        f"{parity.get('passed', 0)}/{parity.get('total', 0)}: go on for it (stretch)? [y/N] ",
+        end="",
+        flush=True,
+    )
+    while True:
+        key = keys.poll(0.5)
+        if key is None and keys.open:
+            continue
+        print()
+        return key is not None and key.strip().lower() in ("y", "yes")
 
 
 def scorecard(mock: Mock, ended: str) -> str:
     last = mock.last or {}
-    passed, total = last.get("passed", 0), last.get("total", 0)
+    core, parity = last.get("core", {}), last.get("parity", {})
+    score = (
+        f"core {core.get('passed', 0)}/{core.get('total', 0)} · "
+        f"parity {parity.get('passed', 0)}/{parity.get('total', 0)}"
+    )
     used = mock.solved_at if mock.solved_at is not None else min(mock.elapsed, mock.budget)
     share = f"{100 * used / mock.budget:.0f}% of the budget" if mock.budget else ""
-    result = (
-        f"solved ✓ ({passed}/{total} checks)"
-        if mock.solved_at is not None
-        else (f"not solved ({passed}/{total} checks)" if total else "not graded")
-    )
+    if mock.solved_at is not None:
+        result = f"solved ✓ ({score})"
+    else:
+        result = f"not solved ({score})" if core.get("total") else "not graded"
     rule = "─" * 64
-    return "\n".join([
+    lines = [
         "", rule, f"Scorecard: {mock.kata.title}", rule,
         f"  Result     {result}",
         f"  Time       {clock(used)} of {clock(mock.budget)} ({share})",
+    ]  # fmt: skip
+    if mock.parity_at is not None and mock.solved_at is not None:
+        lines.append(f"  Parity     every check passed at {clock(mock.parity_at)}")
+    lines += [
         f"  Gradings   {mock.gradings}",
         f"  Ended      {ended}",
         f"  Your file  {mock.path}",
         rule,
-    ])  # fmt: skip
+    ]
+    return "\n".join(lines)
 
 
-def ask_follow_ups(kata: registry.Kata) -> None:
+def debrief(kata: registry.Kata) -> None:
+    """The pitfalls the stub hid during the mock, then the follow-up questions."""
+    _, pitfalls = workspace.split_pitfalls(workspace.pristine_stub(kata))
+    if pitfalls:
+        print(f"\nPitfalls interviewers probe on this layer:\n{pitfalls}")
     questions = follow_ups(kata)
     if not questions:
         return
@@ -169,26 +169,37 @@ def ask_follow_ups(kata: registry.Kata) -> None:
 
 def run(kata_name: str | None, minutes: float | None, seed: int | None) -> int:
     rng = random.Random(seed)
-    pick = progress.pick_for_mock
-    kata = registry.get(kata_name) if kata_name else pick(progress.collect(), rng)
+    kata = registry.get(kata_name) if kata_name else progress.pick_for_mock(progress.collect(), rng)
     budget = (kata.minutes if minutes is None else minutes) * 60
+    try:
+        runner.warm_up([kata], long_lived=True)  # before the clock starts
+    except runner.GraderError as e:
+        print(e, file=sys.stderr)
+        return runner.GRADER_FAILED
     path = workspace.scratch_copy(kata)
     print(f"Mock interview: {kata.title} ({kata.difficulty}), {clock(budget)} on the clock.")
     print(f"\nYour task: implement the classes in\n\n    {path}\n")
-    print("Its docstring states the contract. Saving the file grades it; Enter grades now;")
-    print("q then Enter (or Ctrl-C) stops. The clock starts now.\n")
+    print("Its docstring states the task and the contract. Saving the file grades it; Enter")
+    print("grades now; q (or Ctrl-C) stops. Solved when the interview core passes.")
+    print("The clock starts now.\n")
     mock = Mock(kata, path, budget)
-    mock.graded_version = mock.version()  # the stub itself is not graded until you save
+    keys = loop.Keys()
     try:
-        ended = watch(mock)
-        if mock.solved_at is None and (mock.gradings == 0 or mock.version() != mock.graded_version):
-            print("\n\nFinal grading of your file:")
-            mock.grade()
+        with keys.cbreak():
+            ended = watch(mock, keys)
+            in_time = mock.budget > mock.elapsed
+            if ended == "the interview core passes" and in_time and offer_parity(mock, keys):
+                mock.stretch = True
+                ended = watch(mock, keys)
+            if mock.solved_at is None and (mock.gradings == 0 or mock.watched.saved()):
+                print("\n\nFinal grading of your file:")
+                mock.watched.mark_graded()
+                mock.grade(clear=False)
     except KeyboardInterrupt:
         ended = "you stopped"
     print(scorecard(mock, ended))
     try:
-        ask_follow_ups(kata)
+        debrief(kata)
     except KeyboardInterrupt:
         print()
     print("\nThis mock is in your history: nox -s progress")

@@ -1,12 +1,16 @@
-"""Progress from the history: a table per kata, and which kata to practise next and why."""
+"""Progress from the history: a table per kata, the checks failed most often (as the learner
+reads them), and which kata to practise next and why."""
 
 from __future__ import annotations
 
+import ast
+import functools
 import random
 from collections import Counter
 from dataclasses import dataclass
 
-from grader import history, registry
+from grader import registry
+from practice import history
 
 
 @dataclass
@@ -39,10 +43,42 @@ class KataProgress:
     def last(self) -> history.Event | None:
         return self.gradings[-1] if self.gradings else None
 
+    @property
+    def best_parity(self) -> tuple[int, int] | None:
+        """The best torch-parity score of a grading that solved the core."""
+        scores = [
+            (e.parity_passed, e.parity_total)
+            for e in self.gradings
+            if e.solved and e.parity_total is not None and e.parity_passed is not None
+        ]
+        return max(scores, default=None)
+
     def most_failed(self, n: int = 2) -> list[tuple[str, int]]:
         # An untouched stub fails everything and says nothing about what is hard.
         counts = Counter(name for e in self.gradings if e.passed for name in e.failed)
         return counts.most_common(n)
+
+
+@functools.cache
+def sentences(kata: registry.Kata) -> dict[str, str]:
+    """Check name -> the one-line description the learner reads, from the suite's docstrings."""
+    try:
+        tree = ast.parse(kata.suite.read_text(encoding="utf-8"))
+    except (OSError, SyntaxError):
+        return {}
+    found = {}
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef) and node.name.startswith("test_"):
+            doc = ast.get_docstring(node) or ""
+            found[node.name] = " ".join(doc.split("\n\n")[0].split()) or node.name
+    return found
+
+
+def sentence(kata: registry.Kata, check: str) -> str:
+    """'the variance is the biased one ... [float16]' for 'test_biased_variance[float16]'."""
+    name, _, param = check.partition("[")
+    text = sentences(kata).get(name, name.removeprefix("test_").replace("_", " "))
+    return f"{text} [{param}" if param else text
 
 
 def collect() -> list[KataProgress]:
@@ -64,7 +100,7 @@ def recommend(progress: list[KataProgress]) -> tuple[KataProgress, str]:
     for p in progress:  # finish what you started before starting something new
         if p.gradings and not p.solved:
             last = p.last
-            score = f", last {last.passed}/{last.total}" if last and last.total else ""
+            score = f", last core {last.passed}/{last.total}" if last and last.total else ""
             attempts = f"{p.attempts} attempt{'s' * (p.attempts != 1)}"
             return p, f"started but not solved yet ({attempts}{score})"
     for p in progress:
@@ -97,29 +133,20 @@ def clock(seconds: float | None) -> str:
 
 
 def table(progress: list[KataProgress]) -> str:
-    header = (
-        "kata",
-        "attempts",
-        "solved",
-        "best mock / suggested",
-        "last result",
-        "most often failed",
-    )
+    header = ("kata", "attempts", "solved", "parity", "best mock / suggested", "last result")
     rows = [header]
     for p in progress:
         last = p.last
         last_text = (
-            f"{last.passed}/{last.total} ({last.mode}, {last.at[:10]})"
+            f"core {last.passed}/{last.total} ({last.mode}, {last.at[:10]})"
             if last and last.total
             else "-"
         )
-        failed = (
-            ", ".join(f"{name.removeprefix('test_')} ×{n}" for name, n in p.most_failed()) or "-"
-        )
+        parity = f"{p.best_parity[0]}/{p.best_parity[1]}" if p.best_parity else "-"
         best = f"{clock(p.best_mock_seconds)} / {p.kata.minutes}:00"
         peeks = f" ({p.peeks} peek{'s' * (p.peeks > 1)})" if p.peeks else ""
         solved = ("yes" if p.solved else "no") + peeks
-        rows.append((p.kata.name, str(p.attempts), solved, best, last_text, failed))
+        rows.append((p.kata.name, str(p.attempts), solved, parity, best, last_text))
     widths = [max(len(r[i]) for r in rows) for i in range(len(header))]
     lines = [
         "  ".join(cell.ljust(w) for cell, w in zip(r, widths, strict=True)).rstrip() for r in rows
@@ -128,12 +155,24 @@ def table(progress: list[KataProgress]) -> str:
     return "\n".join(lines)
 
 
+def weak_spots(progress: list[KataProgress]) -> str:
+    """The checks each kata fails most often, in the learner's words."""
+    lines = []
+    for p in progress:
+        for name, n in p.most_failed():
+            lines.append(f"  {p.kata.name}: {sentence(p.kata, name)} (failed {n}×)")
+    return "\n".join(["What you fail most often:", *lines]) if lines else ""
+
+
 def report() -> str:
     progress = collect()
     pick, why = recommend(progress)
     where = history.db_path()
+    spots = weak_spots(progress)
     return (
-        f"{table(progress)}\n\nNext: {pick.kata.name} ({pick.kata.title}): {why}.\n"
+        f"{table(progress)}\n"
+        + (f"\n{spots}\n" if spots else "")
+        + f"\nNext: {pick.kata.name} ({pick.kata.title}): {why}.\n"
         f"      nox -s kata-{pick.kata.name}   or   nox -s mock -- --kata {pick.kata.name}\n"
         f"\nHistory: {where}"
     )

@@ -12,9 +12,12 @@ import subprocess
 from datetime import datetime
 from pathlib import Path
 
-from grader import history, registry
+from grader import registry
+from practice import history
 
 STUB_MARK = "raise NotImplementedError"
+# The stub's section that gives the answers away: hidden in a mock, shown after it.
+PITFALLS = "Pitfalls interviewers probe"
 
 
 class WorkspaceError(Exception):
@@ -83,11 +86,33 @@ def reset(kata: registry.Kata) -> Path | None:
     return backup
 
 
+def split_pitfalls(stub: str) -> tuple[str, str]:
+    """(the stub without its pitfalls section, that section's text) from a stub's docstring.
+
+    A section is a title line underlined with dashes; it runs to the next such title.
+    """
+    lines = stub.splitlines(keepends=True)
+
+    def is_title(i: int) -> bool:
+        under = lines[i + 1].strip() if i + 1 < len(lines) else ""
+        return bool(lines[i].strip()) and len(under) >= 3 and set(under) == {"-"}
+
+    start = next((i for i in range(len(lines)) if is_title(i) and PITFALLS in lines[i]), None)
+    if start is None:
+        return stub, ""
+    end = next((i for i in range(start + 2, len(lines)) if is_title(i)), len(lines))
+    section = "".join(lines[start + 2 : end]).strip("\n")
+    return "".join(lines[:start] + lines[end:]), section
+
+
 def scratch_copy(kata: registry.Kata) -> Path:
-    """A fresh stub in a new scratch folder outside katas/, for a mock interview."""
+    """A fresh stub for a mock interview, in a new scratch folder outside katas/.
+
+    It has the task and the contract only: the pitfalls come after the mock.
+    """
     path = history.data_dir() / "mock" / f"{_stamp()}-{kata.name}" / kata.file
     path.parent.mkdir(parents=True)
-    _write_atomically(path, pristine_stub(kata))
+    _write_atomically(path, split_pitfalls(pristine_stub(kata))[0])
     return path
 
 

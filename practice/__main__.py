@@ -1,0 +1,125 @@
+"""Command line behind the practice nox sessions.
+
+python -m practice grade <kata> [--watch] [grader options]   nox -s kata-<name>
+python -m practice mock [--kata K] [--minutes M]             nox -s mock
+python -m practice progress                                  nox -s progress
+python -m practice reset <kata>... | --all                   nox -s reset
+python -m practice solution <kata>                           nox -s solution
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from grader import registry, runner
+
+USAGE = __doc__.split("\n\n", 1)[1]
+
+
+def cmd_grade(argv: list[str]) -> int:
+    if not argv or argv[0].startswith("-"):
+        print("usage: python -m practice grade <kata> [--watch] [options]", file=sys.stderr)
+        return runner.USAGE
+    kata, args = registry.get(argv[0]), argv[1:]
+    if "--watch" in args:
+        from practice import watch
+
+        return watch.run(kata, [a for a in args if a != "--watch"])
+    from practice import grading
+
+    try:
+        runner.warm_up([kata])
+    except runner.GraderError as e:
+        print(e, file=sys.stderr)
+        return runner.GRADER_FAILED
+    return grading.grade(kata, args).code
+
+
+def cmd_mock(argv: list[str]) -> int:
+    from practice import mock
+
+    parser = argparse.ArgumentParser(prog="nox -s mock --", description="A timed mock interview.")
+    parser.add_argument(
+        "--kata",
+        help="which kata (default: random, favouring katas not yet solved or solved slowly)",
+    )
+    parser.add_argument(
+        "--minutes", type=float, help="time budget (default: the kata's suggested minutes)"
+    )
+    parser.add_argument("--seed", type=int, help="seed the random choice of kata")
+    args = parser.parse_args(argv)
+    return mock.run(args.kata, args.minutes, args.seed)
+
+
+def cmd_progress(argv: list[str]) -> int:
+    from practice import progress
+
+    print(progress.report())
+    return 0
+
+
+def cmd_reset(argv: list[str]) -> int:
+    from practice import workspace
+
+    parser = argparse.ArgumentParser(
+        prog="nox -s reset --", description="Restore stubs; your file is backed up first."
+    )
+    parser.add_argument("katas", nargs="*", help="kata names, e.g. layernorm")
+    parser.add_argument("--all", action="store_true", help="reset every kata")
+    args = parser.parse_args(argv)
+    katas = registry.load() if args.all else [registry.get(name) for name in args.katas]
+    if not katas:
+        parser.error("name a kata (e.g. nox -s reset -- layernorm) or pass --all")
+    for kata in katas:
+        backup = workspace.reset(kata)
+        if backup is None:
+            print(f"katas/{kata.file} is already the untouched stub: nothing to do.")
+        else:
+            print(
+                f"katas/{kata.file} is the stub again. Your previous file is saved at\n    {backup}"
+            )
+    return 0
+
+
+def cmd_solution(argv: list[str]) -> int:
+    from practice import workspace
+
+    if len(argv) != 1:
+        print("usage: nox -s solution -- <kata>", file=sys.stderr)
+        return runner.USAGE
+    kata = registry.get(argv[0])
+    text = workspace.show_solution(kata)
+    print(f"# solutions/{kata.file}  (this peek is recorded in your history)\n")
+    print(text)
+    return 0
+
+
+COMMANDS = {
+    "grade": cmd_grade, "mock": cmd_mock, "progress": cmd_progress, "reset": cmd_reset,
+    "solution": cmd_solution,
+}  # fmt: skip
+
+
+def main(argv: list[str]) -> int:
+    if not argv or argv[0] not in COMMANDS:
+        print(f"usage:\n{USAGE}", file=sys.stderr)
+        return runner.USAGE
+    try:
+        return COMMANDS[argv[0]](argv[1:])
+    except KeyError as e:  # an unknown kata name
+        print(e.args[0], file=sys.stderr)
+        return runner.USAGE
+    except KeyboardInterrupt:
+        return 130
+    except Exception as e:
+        from practice.workspace import WorkspaceError
+
+        if isinstance(e, WorkspaceError):
+            print(e, file=sys.stderr)
+            return 1
+        raise
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,22 @@
+"""Grade through the grader and record the attempt in the history."""
+
+from __future__ import annotations
+
+import sys
+
+from grader import registry, runner
+from practice import history
+
+
+def grade(
+    kata: registry.Kata, args: list[str], mode: str = "practice", **mock: object
+) -> runner.Outcome:
+    """runner.grade(), then record the attempt (never the reference solution's)."""
+    outcome = runner.grade(kata, args)
+    impl, _ = runner.pop_option(args, "--impl")
+    if outcome.report is not None and outcome.code != runner.GRADER_FAILED and impl != "solutions":
+        try:
+            history.record_report(outcome.report, mode, **mock)
+        except Exception as e:  # the history must never cost the learner a verdict
+            print(f"(could not record this attempt in {history.db_path()}: {e})", file=sys.stderr)
+    return outcome

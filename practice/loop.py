@@ -1,0 +1,129 @@
+"""The edit-save-verdict loop shared by watch mode and the mock interview.
+
+It regrades on every save of the watched file and on Enter, and stops on q or Ctrl-C. On a
+terminal keys act at once (cbreak mode, restored on the way out); piped input is read by line.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+POLL_S = 0.1
+SETTLE_S = 0.15  # editors write a file in steps: wait for it to settle before grading
+QUIT = ("q", "quit", "exit")
+
+
+class Keys:
+    """Keys typed while the loop runs, read without blocking it."""
+
+    def __init__(self) -> None:
+        self.open = sys.stdin is not None and not sys.stdin.closed
+        self.raw = False
+
+    @contextlib.contextmanager
+    def cbreak(self) -> Iterator[Keys]:
+        """Single keystrokes on a terminal, for as long as the loop runs."""
+        if not (self.open and os.name == "posix" and sys.stdin.isatty()):
+            yield self
+            return
+        import termios
+        import tty
+
+        fd = sys.stdin.fileno()
+        saved = termios.tcgetattr(fd)
+        tty.setcbreak(fd)
+        self.raw = True
+        try:
+            yield self
+        finally:
+            termios.tcsetattr(fd, termios.TCSADRAIN, saved)
+            self.raw = False
+
+    def poll(self, timeout: float) -> str | None:
+        """'q' to stop, '\\n' to grade now, another text, or None when nothing was typed."""
+        if not self.open:
+            time.sleep(timeout)
+            return None
+        if os.name == "nt":  # pragma: no cover - Windows consoles cannot select() on stdin
+            import msvcrt
+
+            end = time.monotonic() + timeout
+            while time.monotonic() < end:
+                if msvcrt.kbhit():
+                    key = msvcrt.getwch()
+                    return "\n" if key == "\r" else key.lower()
+                time.sleep(0.02)
+            return None
+        import select
+
+        ready, _, _ = select.select([sys.stdin], [], [], timeout)
+        if not ready:
+            return None
+        if self.raw:
+            text = os.read(sys.stdin.fileno(), 64).decode(errors="replace")
+            if "q" in text.lower():
+                return "q"
+            return "\n" if ("\n" in text or "\r" in text) else text
+        line = sys.stdin.readline()
+        if line == "":  # end of input: keep the clock and the file watch going
+            self.open = False
+            return None
+        word = line.strip().lower()
+        return "q" if word in QUIT else "\n"
+
+
+class WatchedFile:
+    """Tells when a file was saved since it was last graded."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.graded: tuple[int, int] | None = self.version()
+
+    def version(self) -> tuple[int, int] | None:
+        try:
+            st = self.path.stat()
+        except FileNotFoundError:  # an editor replacing the file: look again next poll
+            return None
+        return st.st_mtime_ns, st.st_size
+
+    def saved(self) -> bool:
+        return self.version() not in (None, self.graded)
+
+    def mark_graded(self) -> None:
+        self.graded = self.version()
+
+
+def clear_screen() -> None:
+    if sys.stdout.isatty():
+        sys.stdout.write("\033[2J\033[H")
+        sys.stdout.flush()
+
+
+def run(
+    watched: WatchedFile,
+    keys: Keys,
+    grade: Callable[[], str | None],
+    tick: Callable[[], str | None],
+) -> str:
+    """Grade on every save or Enter until grade() or tick() says why to stop, or q.
+
+    tick() runs every poll (a countdown, a status line); each returns None to go on.
+    """
+    while True:
+        if (why := tick()) is not None:
+            return why
+        key = keys.poll(POLL_S)
+        if key == "q":
+            return "you stopped"
+        saved = watched.saved()
+        if saved:
+            time.sleep(SETTLE_S)
+        if key == "\n" or saved:
+            watched.mark_graded()
+            if (why := grade()) is not None:
+                return why
