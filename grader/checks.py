@@ -28,14 +28,30 @@ from torch import nn
 
 from grader import fake_cuda, tracing
 
-# (rtol, atol) per dtype for forward outputs. Two correct formulas differ by a few ulps;
-# the mistakes the checks hunt for are orders of magnitude larger.
+# (rtol, atol) per dtype for forward outputs on the CPU. Two correct formulas differ by a few
+# ulps; the mistakes the checks hunt for are orders of magnitude larger. float64 stays tight
+# on purpose: statistics computed in float32 for a float64 input are off by ~1e-7 and more.
 TOLERANCE: dict[torch.dtype, tuple[float, float]] = {
     torch.float64: (1e-7, 1e-7),
     torch.float32: (1e-5, 1e-5),
     torch.float16: (1e-3, 1e-3),
     torch.bfloat16: (1.6e-2, 1e-2),
 }
+# Where another device lets correct code differ by more, and why.
+DEVICE_TOLERANCE: dict[str, dict[torch.dtype, tuple[float, float]]] = {
+    # CUDA accumulates float32 reductions in float32, in a tree order, where the CPU kernels
+    # accumulate in double: two correct float32 formulas then differ by up to ~log2(n) ulps
+    # more. float64 and half keep the CPU's bounds, which already exceed what order changes.
+    "cuda": {torch.float32: (2e-5, 2e-5)},
+    # Metal computes rsqrt and reductions with fast-math approximations; no float64 there.
+    "mps": {torch.float32: (1e-4, 1e-4), torch.float16: (2e-3, 2e-3)},
+}
+
+
+def tolerance(dtype: torch.dtype, device: torch.device | str = "cpu") -> tuple[float, float]:
+    """(rtol, atol) for comparing values of `dtype` computed on `device`."""
+    kind = torch.device(device).type
+    return DEVICE_TOLERANCE.get(kind, {}).get(dtype, TOLERANCE.get(dtype, (0.0, 0.0)))
 
 
 # Built-ins a from-scratch normalization must not call: function names and ATen ops, so that
@@ -129,7 +145,7 @@ def expect_close(
         fail(f"{given}: {what} has dtype {_fmt(got.dtype)}, expected {_fmt(expected.dtype)}.")
     if got.device != expected.device:
         fail(f"{given}: {what} is on {got.device}, expected {expected.device}.")
-    default_rtol, default_atol = TOLERANCE.get(expected.dtype, (0.0, 0.0))
+    default_rtol, default_atol = tolerance(expected.dtype, expected.device)
     rtol = default_rtol if rtol is None else rtol
     atol = default_atol if atol is None else atol
     g, e = got.detach().double().cpu(), expected.detach().double().cpu()
@@ -250,11 +266,21 @@ def count_ops(run: Callable[[], Any]) -> int:
     return len(trace.ops)
 
 
-def expect_vectorized(small: Callable[[], Any], large: Callable[[], Any], *, given: str) -> None:
-    """`large` (many more elements) must dispatch no more operations than `small`.
+def count_python_lines(run: Callable[[], Any]) -> int:
+    """How many Python lines, calls and loop jumps run() executes in the learner's own code."""
+    with torch.no_grad():
+        _, count = tracing.count_python_events(run)
+    return count
 
-    A Python loop over rows or elements makes the count grow with the input; tensor
-    operations over whole dimensions keep it constant. Deterministic, no timing involved.
+
+def expect_vectorized(small: Callable[[], Any], large: Callable[[], Any], *, given: str) -> None:
+    """`large` (many more elements, same rank) must do no more work than `small`.
+
+    Work is counted twice, deterministically and without timing: the tensor operations
+    dispatched, and the Python lines executed in the learner's code. A Python loop over rows
+    or elements makes one of them grow with the input, even a loop that dispatches nothing
+    (a mask built element by element with Python's random module); operations over whole
+    dimensions keep both constant.
     """
     n_small, n_large = count_ops(small), count_ops(large)
     if n_large > n_small + 2:  # slack for a size-dependent branch, far below any loop
@@ -263,6 +289,46 @@ def expect_vectorized(small: Callable[[], Any], large: Callable[[], Any], *, giv
             f"{n_large} on the large one. A Python loop over rows or elements? "
             "Use operations over whole dimensions (x.mean(dim=..., keepdim=True), ...)."
         )
+    lines_small, lines_large = count_python_lines(small), count_python_lines(large)
+    if lines_large > lines_small + 4:  # a few lines of size-dependent branching, no loop
+        fail(
+            f"{given}: your code executed {lines_small} Python lines on the small input but "
+            f"{lines_large} on the large one: a Python loop over rows or elements (a list "
+            "comprehension counts), even if it calls no tensor operation per element. Build "
+            "the result with tensor operations over whole dimensions (torch.rand_like(x), "
+            "x.mean(dim=..., keepdim=True), ...)."
+        )
+
+
+def expect_follows_torch_seed(run: Callable[[], torch.Tensor], *, given: str) -> None:
+    """run()'s randomness must come from torch's generator: after torch.manual_seed(s) it
+    gives the same result every time.
+
+    A mask drawn with Python's random module or numpy ignores torch.manual_seed, so runs cannot
+    be reproduced, and it is built on the host and copied to the device on every call.
+    """
+    results = []
+    for _ in range(2):
+        torch.manual_seed(1234)
+        results.append(expect_tensor(run()).detach().cpu())
+    first, second = results
+    if first.shape == second.shape and torch.equal(first.nan_to_num(), second.nan_to_num()):
+        return
+    used = tracing.host_rng_calls(run)
+    cause = (
+        f" It calls {', '.join(used)}: that generator ignores torch.manual_seed, and its numbers "
+        "are made on the host and copied to the device on every call."
+    )
+    if not used:
+        cause = (
+            " Python's random module and numpy have generators of their own, which "
+            "torch.manual_seed does not seed; a generator made inside forward does not follow it."
+        )
+    fail(
+        f"{given}: two calls after the same torch.manual_seed(1234) gave different results, so "
+        f"the randomness does not come from torch's generator.{cause} Draw it with torch "
+        "(torch.rand_like(x), torch.bernoulli, ...) on x's device."
+    )
 
 
 def expect_registered_state(module: nn.Module, *, dtype: torch.dtype, given: str) -> None:
@@ -286,6 +352,34 @@ def expect_registered_state(module: nn.Module, *, dtype: torch.dtype, given: str
     for name, t in module.state_dict().items():
         if t.is_floating_point() and t.dtype != dtype:
             fail(f"{given}: after .to({_fmt(dtype)}), {name} is still {_fmt(t.dtype)}.")
+
+
+def expect_float64_arithmetic(
+    run: Callable[[torch.Tensor], Any], x: torch.Tensor, *, given: str
+) -> None:
+    """run(x) on a float64 x must compute in float64, not round to float32 on the way.
+
+    Whatever the formula, a float64 computation answers a change of x by one part in 1e9;
+    one that rounds to float32 inside (x.float(), a float32 constant tensor) cannot see it.
+    """
+    if x.dtype != torch.float64:
+        raise ValueError("expect_float64_arithmetic needs a float64 input")
+    nudge = x * (1 + 1e-9 * torch.randn(x.shape, dtype=x.dtype, generator=_generator()).to(x))
+    first, second = expect_tensor(run(x.clone())), expect_tensor(run(nudge))
+    if first.dtype != torch.float64:
+        fail(f"{given}: the output is {_fmt(first.dtype)}, expected float64 like the input.")
+    changed = (first.detach() != second.detach()).double().mean().item()
+    if changed < 0.5:
+        fail(
+            f"{given}: changing x by one part in 1e9 left {1 - changed:.0%} of the output "
+            "unchanged, so it was computed in float32 (about 7 significant digits), not float64. "
+            "Upcast only float16/bfloat16 inputs (x.float() also rounds float64), and keep "
+            "tensors you create in x's dtype."
+        )
+
+
+def _generator() -> torch.Generator:
+    return torch.Generator().manual_seed(20240)
 
 
 def expect_follows_device(

@@ -1,14 +1,22 @@
-"""Record what a piece of code asks torch to do, at two levels.
+"""Record what a piece of code asks torch, and Python, to do.
+
+Torch, at two levels.
 
 The torch-function level sees the calls the learner wrote (F.rms_norm decomposes into
 pow/mean/rsqrt before reaching the dispatcher on CPU builds, so ATen alone would miss it);
 the ATen level sees everything that runs (a direct torch.ops.aten call, a built-in module).
+Python: the lines run in the learner's own code, and calls into Python's or numpy's RNG.
 """
 
 from __future__ import annotations
 
+import functools
+import random
+import sys
+import sysconfig
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import torch
@@ -81,3 +89,145 @@ def record(fn: Callable[[], Any]) -> tuple[Any, Trace]:
     with _FunctionRecorder(trace), _OpRecorder(trace):
         result = fn()
     return result, trace
+
+
+# -- Python-level work in the learner's code ------------------------------------------------
+
+_GRADER_DIRS = (Path(__file__).resolve().parent,)
+_SUITES = Path(__file__).resolve().parent.parent / "tests"
+_LIBRARY_DIRS = tuple(
+    {
+        Path(p).resolve()
+        for key in ("stdlib", "platstdlib", "purelib", "platlib")
+        if (p := sysconfig.get_paths().get(key))
+    }
+    | {Path(torch.__file__).resolve().parent.parent}
+)
+
+
+@functools.cache
+def _is_learner_code(filename: str) -> bool:
+    """Code that is neither torch's, a library's, the stdlib's nor the grader's own."""
+    if filename.startswith("<frozen"):
+        return False
+    if filename.startswith("<"):
+        return True  # exec'd or generated: written by the learner's file
+    path = Path(filename).resolve()
+    if path.is_relative_to(_SUITES) and not path.is_relative_to(_SUITES / "catalogue"):
+        return False  # the suites and self-tests (the catalogue stands in for learner files)
+    return not any(path.is_relative_to(d) for d in (*_GRADER_DIRS, *_LIBRARY_DIRS))
+
+
+def count_python_events(fn: Callable[[], Any]) -> tuple[Any, int]:
+    """Run fn(); also count the Python calls, lines and loop jumps executed in learner code.
+
+    A Python loop over elements makes the count grow with the input even when it dispatches
+    no tensor operation per element (a mask built with Python's random module, say).
+    """
+    monitoring = getattr(sys, "monitoring", None)  # 3.12+: cheap, and sees inlined loops
+    return _count_monitoring(fn, monitoring) if monitoring else _count_settrace(fn)
+
+
+def _count_settrace(fn: Callable[[], Any]) -> tuple[Any, int]:
+    count = 0
+
+    def local(frame: Any, event: str, arg: Any) -> Any:
+        nonlocal count
+        count += event == "line"  # settrace reports a loop's backward jump as a line too
+        return local
+
+    def on_call(frame: Any, event: str, arg: Any) -> Any:
+        nonlocal count
+        if not _is_learner_code(frame.f_code.co_filename):
+            return None
+        count += 1
+        return local
+
+    previous = sys.gettrace()
+    sys.settrace(on_call)
+    try:
+        result = fn()
+    finally:
+        sys.settrace(previous)
+    return result, count
+
+
+def _count_monitoring(fn: Callable[[], Any], mon: Any) -> tuple[Any, int]:
+    tool = next((t for t in (3, 4, 5) if mon.get_tool(t) is None), None)
+    if tool is None:  # every spare tool id taken (by a debugger or profiler): fall back
+        return _count_settrace(fn)
+    events = mon.events
+    count = 0
+
+    def on_event(code: Any, *_: Any) -> Any:
+        nonlocal count
+        if _is_learner_code(code.co_filename):
+            count += 1
+            return None
+        return mon.DISABLE  # never report this location again: keeps torch's code fast
+
+    mon.use_tool_id(tool, "norm-katas")
+    kinds = (events.PY_START, events.LINE, events.JUMP)
+    try:
+        mon.restart_events()
+        for kind in kinds:
+            mon.register_callback(tool, kind, on_event)
+        mon.set_events(tool, events.PY_START | events.LINE | events.JUMP)
+        result = fn()
+    finally:
+        mon.set_events(tool, 0)
+        for kind in kinds:
+            mon.register_callback(tool, kind, None)
+        mon.free_tool_id(tool)
+    return result, count
+
+
+# Python's random module: the draws, not its setup (numpy seeds itself through it, for one).
+_PY_DRAWS = frozenset(n for n in random.__all__ if n[0].islower()) - {
+    "seed",
+    "getstate",
+    "setstate",
+}
+
+
+def host_rng_calls(fn: Callable[[], Any]) -> list[str]:
+    """The draws from Python's random module or numpy's generators that fn() made."""
+    seen: set[str] = set()
+    random_py = str(Path(random.__file__).resolve())
+
+    def profiler(frame: Any, event: str, arg: Any) -> None:
+        if event == "c_call" and getattr(arg, "__name__", "") in _PY_DRAWS:
+            if type(getattr(arg, "__self__", None)).__module__ in ("random", "_random"):
+                seen.add(f"random.{arg.__name__}")
+        elif event == "call" and frame.f_code.co_filename == random_py:
+            name = frame.f_code.co_name
+            seen.update([f"random.{name}"] if name in _PY_DRAWS else [])
+
+    # numpy's generators are compiled with Cython, which the profiler does not see: record
+    # calls through numpy.random's module-level functions instead, for the duration of fn().
+    patched: dict[str, Any] = {}
+    np_random = sys.modules.get("numpy.random")
+    if np_random is not None:
+        for name in dir(np_random):
+            value = getattr(np_random, name)
+            if not name.startswith("_") and callable(value) and not isinstance(value, type):
+                patched[name] = value
+                setattr(np_random, name, _recording(value, f"numpy.random.{name}", seen))
+    previous = sys.getprofile()
+    sys.setprofile(profiler)
+    try:
+        fn()
+    finally:
+        sys.setprofile(previous)
+        for name, value in patched.items():
+            setattr(np_random, name, value)
+    return sorted(seen)
+
+
+def _recording(fn: Callable[..., Any], name: str, seen: set[str]) -> Callable[..., Any]:
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        seen.add(name)
+        return fn(*args, **kwargs)
+
+    return wrapper
