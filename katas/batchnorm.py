@@ -25,9 +25,8 @@ Running estimates, updated in training mode only (m/(m − 1) makes the variance
     running_var  ← (1 − momentum) · running_var  + momentum · σ²_c · m/(m − 1)
     num_batches_tracked ← num_batches_tracked + 1
 
-With ``momentum=None`` the factor is 1/num_batches_tracked (read after the increment): a
-cumulative average that weighs every batch equally. Note the convention: torch's momentum is
-the weight of the *new* observation, the opposite of the β in an optimizer's EMA.
+Note the convention: torch's momentum is the weight of the *new* observation, the opposite of
+the β in an optimizer's EMA.
 
 Shapes
 ------
@@ -35,30 +34,31 @@ Shapes
     output: same shape and dtype as the input
     weight, bias, running_mean, running_var: (C,)      num_batches_tracked: () of dtype long
 
-The contract (the grader checks it; it mirrors torch.nn.BatchNorm1d/2d)
-------------------------------------------------------------------------
+The contract (interview core)
+-----------------------------
 * ``BatchNorm1d(num_features, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True)``
-  and ``BatchNorm2d`` with the same signature. Attributes ``num_features``, ``eps``,
-  ``momentum``, ``affine``, ``track_running_stats``.
-* Parameters ``weight`` (ones) and ``bias`` (zeros); both ``None`` when ``affine=False``
-  (``self.register_parameter("weight", None)``).
-* Buffers ``running_mean`` (zeros), ``running_var`` (ones) and ``num_batches_tracked``
-  (``torch.tensor(0, dtype=torch.long)``), created with ``self.register_buffer``; all three
-  registered as ``None`` when ``track_running_stats=False``. ``state_dict()`` keys, shapes and
-  dtypes must equal torch's: the grader loads state_dicts both ways with strict=True.
-* Training mode, or any mode when not tracking: normalize with the batch statistics; when
-  tracking (and training) update the running statistics as above, without autograd history.
-* Eval mode with tracking: normalize with the running statistics and leave them unchanged.
-* The output has the input's dtype, also when a float32 layer gets a float16/bfloat16 input
-  (as under autocast, where the float32 weight would otherwise promote the result).
-* Errors, as torch raises them:
-  - wrong rank: ``ValueError("expected 2D or 3D input (got 4D input)")`` for BatchNorm1d,
-    ``ValueError("expected 4D input (got 3D input)")`` for BatchNorm2d;
-  - a single value per channel when batch statistics are needed (N·L == 1 or N·H·W == 1):
-    ``ValueError("Expected more than 1 value per channel when training, got input size ...")``.
-* An empty batch (N = 0) returns an empty output in both modes. In training torch still
-  increments ``num_batches_tracked`` but leaves ``running_mean``/``running_var`` untouched.
-  Do the same: count the step, and write no NaN into the averages.
+  and ``BatchNorm2d`` alike; keep the five arguments as attributes of the same names.
+* Parameters ``weight`` (ones) and ``bias`` (zeros) of shape (C,), ``None`` with
+  ``affine=False``; buffers ``running_mean`` (zeros), ``running_var`` (ones) and
+  ``num_batches_tracked`` (``torch.tensor(0, dtype=torch.long)``) via ``register_buffer``, so
+  that a ``torch.nn`` state_dict loads into yours and back.
+* Training: normalize with the batch statistics and update the running ones as above, without
+  autograd history. Eval: normalize with the running statistics and leave them unchanged.
+* The output has x's shape, dtype and device; gradients flow by plain autograd.
+
+Torch parity (stretch)
+----------------------
+* ``momentum=None``: the factor is 1/num_batches_tracked (read after the increment), a
+  cumulative average that weighs every batch equally.
+* ``track_running_stats=False``: the three buffers are ``None`` and batch statistics are used
+  in both modes.
+* Errors, as torch raises them: ``ValueError("expected 2D or 3D input (got 4D input)")`` for
+  BatchNorm1d, ``ValueError("expected 4D input (got 3D input)")`` for BatchNorm2d; and one
+  value per channel in training (N·L or N·H·W == 1): ``ValueError("Expected more than 1 value
+  per channel when training, got input size ...")``.
+* An empty batch (N = 0) returns an empty output; in training torch still increments
+  ``num_batches_tracked`` and leaves the running averages untouched (no NaN).
+* A float32 layer fed float16/bfloat16 input (as under autocast) returns the input's dtype.
 
 Pitfalls interviewers probe
 ---------------------------
@@ -75,6 +75,7 @@ Pitfalls interviewers probe
   which code holding a reference to the buffer relies on (DDP buffer sync, CUDA graphs).
 * train() vs eval(): ``self.training`` decides which statistics are used.
 * Why BatchNorm breaks with batch size 1, and why a layer right before it needs no bias.
+* Upcast only half inputs: ``x.float()`` would also round a float64 input to float32.
 
 "From scratch" rules
 --------------------

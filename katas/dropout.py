@@ -20,18 +20,22 @@ Shapes
 ------
     input: any shape (*)      output: same shape, dtype and device as the input
 
-The contract (the grader checks it; it mirrors torch.nn.Dropout)
------------------------------------------------------------------
-* ``Dropout(p=0.5, inplace=False)``; attributes ``p`` and ``inplace``. No parameters, no
-  buffers (an empty ``state_dict``).
+The contract (interview core)
+-----------------------------
+* ``Dropout(p=0.5, inplace=False)``; attributes ``p`` and ``inplace``. No parameters and no
+  buffers: an empty ``state_dict``.
+* Training: drop each element independently with probability p and scale the kept ones by
+  1/(1 − p), with a fresh mask from torch's random generator on every call. ``p = 0`` returns
+  the input's values; ``p = 1`` returns zeros, never NaN, in the output and the gradient.
+* Eval (``module.eval()``): the identity.
+* The output has x's shape, dtype and device; x itself is left as it was.
+
+Torch parity (stretch)
+----------------------
 * ``p`` outside [0, 1] raises, in ``__init__``,
   ``ValueError(f"dropout probability has to be between 0 and 1, but got {p}")``.
-* Training: drop with probability p, scale the kept elements by 1/(1 − p); a fresh mask on
-  every call. ``p = 0`` returns the input values unchanged; ``p = 1`` returns all zeros (for
-  finite inputs), never NaN.
-* Eval (``module.eval()``): the identity. torch returns the input tensor itself.
 * ``inplace=True``: write the result into ``x`` and return ``x`` (the same tensor object).
-* Gradient: d y / d x is the same mask times 1/(1 − p).
+* float16/bfloat16 inputs give the same dtype back.
 
 Pitfalls interviewers probe
 ---------------------------
@@ -40,9 +44,8 @@ Pitfalls interviewers probe
 * Keep probability vs drop probability: p is the probability of *dropping*.
 * The mask must live on the input's device and have a compatible dtype: ``torch.rand(x.shape)``
   is float32 on the CPU, wrong for a CUDA or float64 input. Use the ``*_like`` factories.
-* The grader also runs your module on a simulated CUDA device (FakeTensorMode), where some
-  in-place random fills such as ``torch.empty_like(x).uniform_()`` are not supported. Build
-  the mask out of place, e.g. from ``torch.rand_like(x)`` or ``torch.bernoulli(...)``.
+* A mask from Python's ``random`` or numpy ignores ``torch.manual_seed`` and is built on the
+  host, then copied to the GPU on every call.
 * Do not forget eval mode (``self.training``), and do not modify ``x`` unless ``inplace``.
 * Statistically: about a fraction p of the elements are zero, and the mean is preserved.
 
@@ -51,7 +54,9 @@ Pitfalls interviewers probe
 Use tensor operations: rand_like, comparisons, bernoulli, where, multiplication, ... Do not
 call the built-in layer or its functional form: ``F.dropout``, ``torch.dropout``,
 ``torch.nn.functional.dropout1d/2d/3d``, ``F.alpha_dropout``, ``torch.native_dropout``,
-``nn.Dropout``. The grader detects such calls at run time.
+``nn.Dropout``. The grader detects such calls at run time. It also runs your module on a
+simulated GPU, where in-place random fills such as ``torch.empty_like(x).uniform_()`` cannot
+run (that check is then skipped): out-of-place draws such as ``torch.rand_like(x)`` can.
 
 Grade yourself with::
 

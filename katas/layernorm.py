@@ -27,20 +27,23 @@ Shapes
 Example: x of shape (batch, seq, d_model) with normalized_shape = d_model normalizes each token
 vector; normalized_shape = (seq, d_model) normalizes each whole sequence.
 
-The contract (the grader checks it; it mirrors torch.nn.LayerNorm)
--------------------------------------------------------------------
-* ``LayerNorm(normalized_shape, eps=1e-5, elementwise_affine=True, bias=True)``.
-* Attributes ``normalized_shape`` (always a tuple: an int n becomes (n,)), ``eps``,
-  ``elementwise_affine``.
-* Parameters ``weight`` (initialised to ones) and ``bias`` (zeros), both of shape
-  normalized_shape. With ``bias=False`` the bias is ``None``; with ``elementwise_affine=False``
-  both are ``None``. Register a missing one with ``self.register_parameter("bias", None)`` so
-  that ``state_dict()`` has exactly the keys, shapes and dtypes of ``torch.nn.LayerNorm``: the
-  grader loads a torch state_dict into your module and yours into torch's (strict=True).
-* ``forward(x)`` normalizes over the last ``len(normalized_shape)`` dims. If those trailing dims
-  are not ``normalized_shape``, raise a ``RuntimeError`` (as torch does; ``ValueError`` is also
-  accepted) whose message shows the expected and the actual shape.
-* Gradients flow to the input and to both parameters (plain autograd, no custom backward).
+The contract (interview core)
+-----------------------------
+* ``LayerNorm(normalized_shape, eps=1e-5, elementwise_affine=True, bias=True)``; keep
+  ``normalized_shape`` as a tuple (an int n becomes (n,)) and ``eps``.
+* Parameters ``weight`` (ones) and ``bias`` (zeros) of shape normalized_shape, named as torch
+  names them, so that a ``torch.nn.LayerNorm`` state_dict loads into yours and back. With
+  ``elementwise_affine=False`` both are ``None`` (``self.register_parameter("weight", None)``).
+* ``forward(x)`` normalizes each sample over its last ``len(normalized_shape)`` dims as above,
+  in x's dtype and on x's device; gradients flow by plain autograd.
+
+Torch parity (stretch)
+----------------------
+* ``bias=False``: a weight but no bias (``bias`` is ``None``).
+* Trailing dims that are not ``normalized_shape`` raise ``RuntimeError`` (or ``ValueError``)
+  with both shapes in the message.
+* float16/bfloat16 inputs: statistics in float32, the result in the input's dtype.
+* An empty batch (a leading dim of size 0) returns an empty output.
 
 Pitfalls interviewers probe
 ---------------------------
@@ -52,10 +55,10 @@ Pitfalls interviewers probe
   first, then the mean of the squared centred values.
 * ε goes inside the square root, so a constant row (σ² = 0) gives 0 instead of NaN/inf.
 * Broadcasting: keep the reduced dims (keepdim) so μ and σ² line up with x.
+* Parameters, not plain tensors: ``.to()``, the optimizer and ``state_dict`` only see
+  ``nn.Parameter`` s and buffers.
 * Half precision: float16 overflows above 65504, so x² of an activation of 300 is already inf.
-  torch computes the statistics in float32 for float16/bfloat16 inputs and returns the input
-  dtype; doing the same keeps you within the grader's tolerance.
-* Empty leading dims (e.g. an input of shape (0, d)) must work and return an empty tensor.
+  Upcast only half inputs: ``x.float()`` would also round a float64 input to float32.
 
 "From scratch" rules
 --------------------

@@ -35,21 +35,26 @@ Shapes
     src_mask: (seq, seq) or (batch·nhead, seq, seq); src_key_padding_mask: (batch, seq);
     boolean masks use True for "not allowed to attend", as in nn.MultiheadAttention.
 
-The contract (the grader checks it)
------------------------------------
+The contract (interview core)
+-----------------------------
 * ``PreNormResidual(d_model, sublayer)`` and ``PostNormResidual(d_model, sublayer)``: attributes
   ``norm`` (an ``nn.LayerNorm(d_model)``) and ``sublayer`` (the module given); ``forward(x)``
   returns ``x + sublayer(norm(x))`` and ``norm(x + sublayer(x))`` respectively.
 * ``TransformerEncoderBlock(d_model, nhead, dim_feedforward=2048, dropout=0.1,
-  norm_first=False)`` with exactly the submodule names of ``nn.TransformerEncoderLayer``:
-  ``self_attn`` (``nn.MultiheadAttention(d_model, nhead, dropout=dropout, batch_first=True)``),
-  ``linear1`` (d_model → dim_feedforward), ``dropout``, ``linear2`` (back to d_model),
-  ``norm1``, ``norm2``, ``dropout1``, ``dropout2``, plus the attribute ``norm_first``.
-* ``forward(x, src_mask=None, src_key_padding_mask=None, is_causal=False)``: after
-  ``load_state_dict`` from an ``nn.TransformerEncoderLayer(d_model, nhead, dim_feedforward,
-  dropout, batch_first=True, norm_first=...)``, the outputs must match it (the grader compares
-  in eval mode and with dropout 0), for both values of ``norm_first``. The state_dict must load
-  both ways with strict=True.
+  norm_first=False)`` with the submodule names of ``nn.TransformerEncoderLayer``: ``self_attn``
+  (``nn.MultiheadAttention(d_model, nhead, dropout=dropout)``), ``linear1`` (d_model →
+  dim_feedforward), ``dropout``, ``linear2`` (back to d_model), ``norm1``, ``norm2``,
+  ``dropout1``, ``dropout2``, and the attribute ``norm_first``.
+* ``forward(x)`` on (batch, seq, d_model): after ``load_state_dict`` from an
+  ``nn.TransformerEncoderLayer(..., batch_first=True, norm_first=...)`` it matches that layer
+  for both wirings; dropout is active in training and off in eval.
+
+Torch parity (stretch)
+----------------------
+* The three dropouts sit where torch's are: after attention (``dropout1``), after the ReLU
+  (``dropout``) and after ``linear2`` (``dropout2``).
+* ``forward(x, src_mask=None, src_key_padding_mask=None, is_causal=False)`` passes the masks
+  to the attention, as torch does.
 
 Pitfalls interviewers probe
 ---------------------------
@@ -60,7 +65,8 @@ Pitfalls interviewers probe
 * Three dropouts: after attention (dropout1), inside the MLP after the activation (dropout),
   after the MLP (dropout2). They hold no parameters, so neither the state_dict nor an eval-mode
   comparison will catch a missing one; training behaviour will.
-* ``batch_first=True``: without it MultiheadAttention expects (seq, batch, d_model).
+* ``batch_first=True``: without it MultiheadAttention expects (seq, batch, d_model), so either
+  set it or transpose around the attention.
 * Masks are passed through to the attention module, not applied by hand.
 
 "From scratch" rules

@@ -24,30 +24,35 @@ Shapes
     output y : same shape and same dtype as x
     weight   : normalized_shape
 
-The contract (the grader checks it; it mirrors torch.nn.RMSNorm)
------------------------------------------------------------------
-* ``RMSNorm(normalized_shape, eps=None, elementwise_affine=True)``.
-* Attributes ``normalized_shape`` (always a tuple: an int n becomes (n,)), ``eps`` (stored as
-  given, so it may be ``None``) and ``elementwise_affine``.
-* Parameter ``weight`` (initialised to ones); ``None`` when ``elementwise_affine=False``,
-  registered with ``self.register_parameter("weight", None)``. ``state_dict()`` must have exactly
-  the keys, shapes and dtypes of ``torch.nn.RMSNorm``: the grader loads state_dicts both ways.
-* ``eps=None`` means "the machine epsilon of the dtype the computation runs in". Find out which
-  dtype that is for float16/bfloat16 inputs (read torch's docs or source, or experiment):
-  ``torch.finfo(torch.float16).eps`` is 8192 times ``torch.finfo(torch.float32).eps``, which
-  visibly changes the output for inputs with a small RMS.
-* float16/bfloat16 inputs must give the same dtype back, without overflow: an fp16 input of
-  magnitude 300 has x² = 90000 > 65504, the largest float16.
-* If the trailing dims of the input are not ``normalized_shape``, raise a ``RuntimeError`` (as
-  torch does; ``ValueError`` is also accepted) whose message shows both shapes.
+The contract (interview core)
+-----------------------------
+* ``RMSNorm(normalized_shape, eps=None, elementwise_affine=True)``; keep ``normalized_shape`` as
+  a tuple (an int n becomes (n,)), ``eps`` and ``elementwise_affine`` as given.
+* Parameter ``weight`` (ones, shape normalized_shape), named as torch names it so that a
+  ``torch.nn.RMSNorm`` state_dict loads into yours and back; ``None`` without
+  ``elementwise_affine`` (``self.register_parameter("weight", None)``).
+* ``forward(x)`` divides each sample by the RMS of its last ``len(normalized_shape)`` dims as
+  above, then scales by weight; gradients flow by plain autograd.
+* A float16 input of magnitude 300 must not overflow (300² = 90000 > 65504, float16's max).
+
+Torch parity (stretch)
+----------------------
+* ``eps=None`` (the default) means the machine epsilon of the dtype the computation runs in.
+  Find out which dtype that is for float16/bfloat16 inputs: ``torch.finfo(torch.float16).eps``
+  is 8192 times float32's, which visibly changes outputs with a small RMS.
+* float16/bfloat16 inputs computed as torch does and returned in the input's dtype.
+* Trailing dims that are not ``normalized_shape`` raise ``RuntimeError`` (or ``ValueError``)
+  with both shapes in the message.
+* An empty batch (a leading dim of size 0) returns an empty output.
 
 Pitfalls interviewers probe
 ---------------------------
 * Which dims: the last len(normalized_shape) dims, with keepdim so the result broadcasts.
+* The *mean* of the squares: the sum gives the L2 norm, off by sqrt(n).
 * ε is added to the mean square, inside the square root (rsqrt works nicely here).
-* Mixed precision: why would you upcast before squaring, and where do you cast back?
+* Mixed precision: why would you upcast before squaring, and where do you cast back? Upcast
+  only half inputs: ``x.float()`` would also round a float64 input to float32.
 * RMSNorm versus LayerNorm: what is lost by not centring, and why does it not seem to matter?
-* Zero-sized leading dims (e.g. an input of shape (0, d)) must work.
 
 "From scratch" rules
 --------------------

@@ -3,6 +3,9 @@
 Dropout is random, so "matches torch" means: every output element is either 0 (dropped) or
 x / (1 - p) (kept), the kept fraction is 1 - p within 6σ, and eval mode is the identity.
 Inputs have no zeros (|x| in [0.5, 1.5)), so a zero in the output always means a drop.
+
+Interview core first, then torch parity (@pytest.mark.parity): torch's check of p and its
+message, inplace=True, and half-precision inputs.
 """
 
 import pytest
@@ -15,6 +18,7 @@ from grader.checks import (
     TOLERANCE,
     expect_close,
     expect_follows_device,
+    expect_follows_torch_seed,
     expect_from_scratch,
     expect_grads_close,
     expect_like,
@@ -112,19 +116,6 @@ def _backward(out, grad_out, *, given):
     out.backward(grad_out)
 
 
-def test_output_like_input(kata, device):
-    """output has the input's shape, dtype and device
-
-    Dropout zeroes elements, it does not remove them: the output lines up with the input.
-
-    y = x * mask with a mask of x's shape, not x[mask], which keeps only the survivors.
-    """
-    for dtype in (torch.float32, torch.float64):
-        x = _nonzero(3, 5, 8, device=device, dtype=dtype)
-        out = _run_on_copy(kata.Dropout(0.5).to(device), x)
-        expect_like(out, x, given=f"Dropout(0.5) in training on x {shape_of(x)}")
-
-
 def test_attributes(kata):
     """p and inplace are stored as attributes, with torch's defaults; no parameters
 
@@ -151,67 +142,6 @@ def test_attributes(kata):
             fail(f"Dropout({shown}) should have no parameters, got {names}.")
 
 
-@pytest.mark.broad
-def test_forward_matches_torch(kata, device):
-    """forward matches nn.Dropout on several shapes, an empty batch and float64
-
-    In training every element is either dropped (0) or kept and scaled up; in eval mode the
-    output equals the input, like nn.Dropout's.
-
-    y = mask * x / (1 - p), with mask ~ Bernoulli(1 - p) drawn for every element.
-    """
-    shapes = [(4, 8), (2, 3, 8), (0, 8), (2, 7, 16)]
-    for dtype in (torch.float32, torch.float64):
-        for x_shape in shapes:
-            mine, ref = kata.Dropout().to(device), nn.Dropout()
-            x = _nonzero(*x_shape, device=device, dtype=dtype)
-            given = f"Dropout() in training on x {shape_of(x)}"
-            _expect_dropout_of(_run_on_copy(mine, x), x, 0.5, given=given)
-            mine.eval()
-            ref.eval()
-            given = f"Dropout() in eval mode on x {shape_of(x)}"
-            expect_close(_run_on_copy(mine, x), ref(x), given=given, rtol=0, atol=0)
-
-
-def test_eval_is_identity(kata, device):
-    """eval mode is the identity, for every p, with no rescaling
-
-    The training-time 1 / (1 - p) already keeps the expected output equal to x, so after
-    module.eval() nothing is dropped and nothing is scaled.
-
-    if not self.training: return x (torch returns the input tensor itself).
-    """
-    for p in (0.3, 0.9, 1.0):
-        for inplace in (False, True):
-            mine = kata.Dropout(p, inplace=inplace).to(device)
-            mine.eval()
-            x = _nonzero(4, 8, device=device)
-            before = x.clone()
-            given = f"{call(p, inplace)} in eval mode on x {shape_of(x)}"
-            expect_close(mine(x), before, given=given, rtol=0, atol=0)
-            if not torch.equal(x, before):
-                fail(f"{given}: x was changed; eval mode must leave it as it is.")
-
-
-@pytest.mark.broad
-def test_gradients_match(kata, device):
-    """the gradient for the input is mask / (1 - p), the same mask as the output's
-
-    Build the output from x with differentiable operations and autograd does the rest;
-    scaling under torch.no_grad() or through .data leaves 1 / (1 - p) out of the gradient.
-
-    dy/dx = 0 where an element was dropped and 1 / (1 - p) where it was kept.
-    """
-    p = 0.3
-    x = _nonzero(5, 3, 8, device=device, dtype=torch.float64).requires_grad_()
-    grad_out = torch.randn_like(x)
-    given = f"{call(p)} in training on x {shape_of(x)}"
-    out = _run_on_copy(kata.Dropout(p).to(device), x)
-    kept = _expect_dropout_of(out, x, p, given=given).to(device)
-    _backward(out, grad_out, given=given)
-    expect_grads_close({"input": x.grad}, {"input": grad_out * kept / (1 - p)}, given=given)
-
-
 def test_state_dict_round_trip(kata):
     """state_dict is empty, like nn.Dropout's, and loads both ways
 
@@ -225,32 +155,17 @@ def test_state_dict_round_trip(kata):
         expect_state_dict_round_trip(mine, ref, given=call(p, inplace))
 
 
-@pytest.mark.broad
-def test_to_dtype(kata, device):
-    """after .to(torch.float64) the module computes in float64
+def test_output_like_input(kata, device):
+    """output has the input's shape, dtype and device
 
-    Dropout needs no tensor state; a tensor kept as a plain attribute is not converted by
-    .to() and drags its own dtype into forward.
+    Dropout zeroes elements, it does not remove them: the output lines up with the input.
 
-    Keep p as a Python float and build the mask from x inside forward (torch.rand_like(x)).
+    y = x * mask with a mask of x's shape, not x[mask], which keeps only the survivors.
     """
-    p = 0.3
-    mine = kata.Dropout(p).to(device, torch.float64)
-    expect_registered_state(mine, dtype=torch.float64, given=f"{call(p)}.to(float64)")
-    x = _nonzero(4, 8, device=device, dtype=torch.float64)
-    given = f"{call(p)}.to(float64) on x {shape_of(x)}"
-    _expect_dropout_of(_run_on_copy(mine, x), x, p, given=given)
-
-
-def test_follows_device(kata, device):
-    """runs on CUDA: the mask is created on the input's device
-
-    A random tensor made without a device lives on the CPU, whatever x's device is, and
-    cannot be multiplied with a CUDA x.
-
-    torch.rand_like(x), or torch.rand(x.shape, device=x.device), not torch.rand(x.shape).
-    """
-    expect_follows_device(kata.Dropout(0.5), torch.randn(4, 8), device=device, given="Dropout(0.5)")
+    for dtype in (torch.float32, torch.float64):
+        x = _nonzero(3, 5, 8, device=device, dtype=dtype)
+        out = _run_on_copy(kata.Dropout(0.5).to(device), x)
+        expect_like(out, x, given=f"Dropout(0.5) in training on x {shape_of(x)}")
 
 
 def test_input_unmodified(kata, device):
@@ -269,63 +184,6 @@ def test_input_unmodified(kata, device):
         if not torch.equal(x, before):
             mode = "training" if training else "eval mode"
             fail(f"Dropout(0.5) in {mode} changed its input x; with inplace=False it must not.")
-
-
-def test_from_scratch(kata, device):
-    """implemented from tensor operations, not the built-in dropout
-
-    The exercise is the mask: F.dropout, torch.dropout, nn.Dropout and the other built-in
-    dropouts are off limits here.
-
-    rand_like, bernoulli, comparisons, where and multiplication are fine.
-    """
-    mine = kata.Dropout(0.5).to(device)
-    x = _nonzero(4, 8, device=device)
-    expect_from_scratch(
-        lambda: mine(x), BUILTIN_DROPOUTS, module=mine, forbidden_modules=BUILTIN_DROPOUT_MODULES
-    )
-
-
-def test_vectorized(kata, device):
-    """vectorized: no Python loop over rows or elements
-
-    One random draw of x's whole shape gives every element its own number at once.
-
-    mask = torch.rand_like(x) >= p, then combine it with x elementwise.
-    """
-    mine = kata.Dropout(0.5).to(device)
-    xs, xl = _nonzero(2, 16, device=device), _nonzero(32, 64, device=device)
-    given = "Dropout(0.5) on (2, 16) vs (32, 64)"
-    expect_vectorized(lambda: mine(xs), lambda: mine(xl), given=given)
-
-
-def test_invalid_p_raises(kata):
-    """p outside [0, 1] raises ValueError in __init__, with torch's message
-
-    A probability must lie in [0, 1]: check p when the module is built, before any forward.
-
-    raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
-    """
-    for p in (-0.1, 1.5, 2):
-        given = f"Dropout({p})"
-        error = expect_raises(ValueError, lambda p=p: kata.Dropout(p), given=given)
-        want = str(expect_raises(ValueError, lambda p=p: nn.Dropout(p), given=f"nn.{given}"))
-        if str(error) != want:
-            fail(f"{given} raised ValueError({str(error)!r}); torch's message is {want!r}.")
-
-
-def test_kept_values_scaled(kata, device):
-    """kept values are scaled by exactly 1 / (1 - p) in training, for every p
-
-    Inverted dropout scales the survivors up so that the expected output equals x; the
-    factor depends on p, it is not a constant 2.
-
-    E[y] = (1 - p) · x / (1 - p) = x: multiply by 1 / (1 - p), not by (1 - p).
-    """
-    for p in (0.2, 0.5, 0.75, 0.9):
-        x = _nonzero(32, 64, device=device, dtype=torch.float64)
-        out = _run_on_copy(kata.Dropout(p).to(device), x)
-        _expect_dropout_of(out, x, p, given=f"{call(p)} in training on x {shape_of(x)}")
 
 
 def test_p_zero_is_identity(kata, device):
@@ -358,83 +216,51 @@ def test_p_one_gives_zeros(kata, device):
     expect_grads_close({"input": x.grad}, {"input": torch.zeros_like(x)}, given=given)
 
 
-def test_fresh_mask_each_call(kata, device):
-    """a fresh random mask on every forward call
+def test_eval_is_identity(kata, device):
+    """eval mode is the identity, for every p, with no rescaling
 
-    Each call drops a new random set of elements; a mask drawn once in __init__ or cached
-    from an earlier call drops the same units forever.
+    The training-time 1 / (1 - p) already keeps the expected output equal to x, so after
+    module.eval() nothing is dropped and nothing is scaled.
 
-    Draw mask = torch.rand_like(x) >= p inside forward, every time.
+    if not self.training: return x (torch returns the input tensor itself).
+    """
+    for p in (0.3, 0.9, 1.0):
+        for inplace in (False, True):
+            mine = kata.Dropout(p, inplace=inplace).to(device)
+            mine.eval()
+            x = _nonzero(4, 8, device=device)
+            before = x.clone()
+            given = f"{call(p, inplace)} in eval mode on x {shape_of(x)}"
+            expect_close(mine(x), before, given=given, rtol=0, atol=0)
+            if not torch.equal(x, before):
+                fail(f"{given}: x was changed; eval mode must leave it as it is.")
+
+
+def test_kept_values_scaled(kata, device):
+    """kept values are scaled by exactly 1 / (1 - p) in training, for every p
+
+    Inverted dropout scales the survivors up so that the expected output equals x; the
+    factor depends on p, it is not a constant 2.
+
+    E[y] = (1 - p) · x / (1 - p) = x: multiply by 1 / (1 - p), not by (1 - p).
+    """
+    for p in (0.2, 0.5, 0.75, 0.9):
+        x = _nonzero(32, 64, device=device, dtype=torch.float64)
+        out = _run_on_copy(kata.Dropout(p).to(device), x)
+        _expect_dropout_of(out, x, p, given=f"{call(p)} in training on x {shape_of(x)}")
+
+
+def test_vectorized(kata, device):
+    """vectorized: no Python loop over rows or elements
+
+    One random draw of x's whole shape gives every element its own number at once.
+
+    mask = torch.rand_like(x) >= p, then combine it with x elementwise.
     """
     mine = kata.Dropout(0.5).to(device)
-    x = _nonzero(4, 256, device=device)
-    given = f"Dropout(0.5) called twice on the same x {shape_of(x)}"
-    first = _expect_dropout_of(_run_on_copy(mine, x), x, 0.5, given=given)
-    second = _expect_dropout_of(_run_on_copy(mine, x), x, 0.5, given=given)
-    # Two independent masks of 1024 elements agree everywhere with probability 2^-1024.
-    if torch.equal(first, second):
-        fail(f"{given}: both calls dropped exactly the same elements. Draw a new mask per call.")
-
-
-def test_inplace(kata, device):
-    """inplace=True writes the result into the input and returns it
-
-    In-place dropout saves memory by overwriting x, as torch does; the caller gets x back.
-
-    return x.mul_(mask), which modifies x and returns that same tensor.
-    """
-    p = 0.5
-    mine = kata.Dropout(p, inplace=True).to(device)
-    x = _nonzero(8, 16, device=device)
-    before = x.clone()
-    given = f"{call(p, True)} in training on x {shape_of(x)}"
-    out = expect_like(mine(x), x, given=given)
-    # All 128 elements kept at p = 0.5: probability 2^-128.
-    if torch.equal(x, before):
-        fail(f"{given}: x still holds its original values; write the result into x.")
-    _expect_dropout_of(x, before, p, given=f"{given}, x after the call")
-    if out.data_ptr() != x.data_ptr():
-        fail(f"{given}: forward returned a new tensor; with inplace=True return x itself.")
-    expect_close(out, x, given=given, what="returned tensor", rtol=0, atol=0)
-
-
-@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16], ids=["float16", "bfloat16"])
-def test_half_precision(kata, device, dtype):
-    """half-precision inputs keep their dtype: the mask follows x's dtype
-
-    A mask made with .float() or torch.rand(x.shape) is float32 and promotes a float16
-    product to float32.
-
-    torch.rand_like(x) >= p, then mask.to(x.dtype), or multiply by the boolean mask itself.
-    """
-    p = 0.2
-    mine = kata.Dropout(p).to(device)
-    x = _nonzero(8, 64, device=device, dtype=dtype)
-    # x / (1 - p) rounds differently in half precision depending on the formula (x * 1.25 in
-    # one step or two): allow a few ulps; the mistakes checked here are far larger.
-    given = f"{call(p)} in training on x {shape_of(x)}"
-    _expect_dropout_of(_run_on_copy(mine, x), x, p, given=given, rtol=2e-2, atol=2e-2)
-
-
-def test_keep_fraction(kata, device):
-    """about a fraction p of the elements is dropped (within 6σ on a million elements)
-
-    p is the probability of dropping, so an element is kept with probability 1 - p.
-
-    keep = torch.rand_like(x) >= p; on n elements the kept fraction is 1 - p ± √(p(1 - p)/n).
-    """
-    n = 1000 * 1000
-    for p in (0.1, 0.5, 0.9):
-        x = torch.ones(1000, 1000, device=device)
-        given = f"{call(p)} in training on {n:,} ones"
-        out = _run_on_copy(kata.Dropout(p).to(device), x)
-        fraction = _expect_dropout_of(out, x, p, given=given).double().mean().item()
-        sigma = (p * (1 - p) / n) ** 0.5
-        if abs(fraction - (1 - p)) > 6 * sigma:
-            fail(
-                f"{given}: {fraction:.4%} of the elements were kept, expected "
-                f"{1 - p:.4%} ± {6 * sigma:.4%} (6σ)."
-            )
+    xs, xl = _nonzero(2, 16, device=device), _nonzero(32, 64, device=device)
+    given = "Dropout(0.5) on (2, 16) vs (32, 64)"
+    expect_vectorized(lambda: mine(xs), lambda: mine(xl), given=given)
 
 
 def test_elements_dropped_independently(kata, device):
@@ -462,3 +288,199 @@ def test_elements_dropped_independently(kata, device):
                 "dropped as a whole; with independent draws that happens to 1 line in 32768. "
                 "Each element needs its own draw."
             )
+
+
+def test_keep_fraction(kata, device):
+    """about a fraction p of the elements is dropped (within 6σ on a million elements)
+
+    p is the probability of dropping, so an element is kept with probability 1 - p.
+
+    keep = torch.rand_like(x) >= p; on n elements the kept fraction is 1 - p ± √(p(1 - p)/n).
+    """
+    n = 1000 * 1000
+    for p in (0.1, 0.5, 0.9):
+        x = torch.ones(1000, 1000, device=device)
+        given = f"{call(p)} in training on {n:,} ones"
+        out = _run_on_copy(kata.Dropout(p).to(device), x)
+        fraction = _expect_dropout_of(out, x, p, given=given).double().mean().item()
+        sigma = (p * (1 - p) / n) ** 0.5
+        if abs(fraction - (1 - p)) > 6 * sigma:
+            fail(
+                f"{given}: {fraction:.4%} of the elements were kept, expected "
+                f"{1 - p:.4%} ± {6 * sigma:.4%} (6σ)."
+            )
+
+
+def test_fresh_mask_each_call(kata, device):
+    """a fresh random mask on every forward call
+
+    Each call drops a new random set of elements; a mask drawn once in __init__ or cached
+    from an earlier call drops the same units forever.
+
+    Draw mask = torch.rand_like(x) >= p inside forward, every time.
+    """
+    mine = kata.Dropout(0.5).to(device)
+    x = _nonzero(4, 256, device=device)
+    given = f"Dropout(0.5) called twice on the same x {shape_of(x)}"
+    first = _expect_dropout_of(_run_on_copy(mine, x), x, 0.5, given=given)
+    second = _expect_dropout_of(_run_on_copy(mine, x), x, 0.5, given=given)
+    # Two independent masks of 1024 elements agree everywhere with probability 2^-1024.
+    if torch.equal(first, second):
+        fail(f"{given}: both calls dropped exactly the same elements. Draw a new mask per call.")
+
+
+def test_follows_torch_seed(kata, device):
+    """the mask comes from torch's random generator: torch.manual_seed reproduces it
+
+    Seeding torch must make a training run repeatable; a mask drawn with Python's random
+    module or numpy ignores torch.manual_seed, and is made on the host and copied to the GPU
+    on every call.
+
+    Draw the mask with torch on x's device: torch.rand_like(x) >= p, or torch.bernoulli.
+    """
+    mine = kata.Dropout(0.5).to(device)
+    x = _nonzero(8, 32, device=device)
+    expect_follows_torch_seed(
+        lambda: _run_on_copy(mine, x), given=f"Dropout(0.5) in training on x {shape_of(x)}"
+    )
+
+
+def test_to_dtype(kata, device):
+    """after .to(torch.float64) the module computes in float64
+
+    Dropout needs no tensor state; a tensor kept as a plain attribute is not converted by
+    .to() and drags its own dtype into forward.
+
+    Keep p as a Python float and build the mask from x inside forward (torch.rand_like(x)).
+    """
+    p = 0.3
+    mine = kata.Dropout(p).to(device, torch.float64)
+    expect_registered_state(mine, dtype=torch.float64, given=f"{call(p)}.to(float64)")
+    x = _nonzero(4, 8, device=device, dtype=torch.float64)
+    given = f"{call(p)}.to(float64) on x {shape_of(x)}"
+    _expect_dropout_of(_run_on_copy(mine, x), x, p, given=given)
+
+
+def test_follows_device(kata, device):
+    """runs on CUDA: the mask is created on the input's device
+
+    A random tensor made without a device lives on the CPU, whatever x's device is, and
+    cannot be multiplied with a CUDA x.
+
+    torch.rand_like(x), or torch.rand(x.shape, device=x.device), not torch.rand(x.shape).
+    """
+    expect_follows_device(kata.Dropout(0.5), torch.randn(4, 8), device=device, given="Dropout(0.5)")
+
+
+def test_from_scratch(kata, device):
+    """implemented from tensor operations, not the built-in dropout
+
+    The exercise is the mask: F.dropout, torch.dropout, nn.Dropout and the other built-in
+    dropouts are off limits here.
+
+    rand_like, bernoulli, comparisons, where and multiplication are fine.
+    """
+    mine = kata.Dropout(0.5).to(device)
+    x = _nonzero(4, 8, device=device)
+    expect_from_scratch(
+        lambda: mine(x), BUILTIN_DROPOUTS, module=mine, forbidden_modules=BUILTIN_DROPOUT_MODULES
+    )
+
+
+@pytest.mark.broad
+def test_forward_matches_torch(kata, device):
+    """forward matches nn.Dropout on several shapes, in float32 and float64
+
+    In training every element is either dropped (0) or kept and scaled up; in eval mode the
+    output equals the input, like nn.Dropout's.
+
+    y = mask * x / (1 - p), with mask ~ Bernoulli(1 - p) drawn for every element.
+    """
+    shapes = [(4, 8), (2, 3, 8), (2, 7, 16), (5,)]
+    for dtype in (torch.float32, torch.float64):
+        for x_shape in shapes:
+            mine, ref = kata.Dropout().to(device), nn.Dropout()
+            x = _nonzero(*x_shape, device=device, dtype=dtype)
+            given = f"Dropout() in training on x {shape_of(x)}"
+            _expect_dropout_of(_run_on_copy(mine, x), x, 0.5, given=given)
+            mine.eval()
+            ref.eval()
+            given = f"Dropout() in eval mode on x {shape_of(x)}"
+            expect_close(_run_on_copy(mine, x), ref(x), given=given, rtol=0, atol=0)
+
+
+@pytest.mark.broad
+def test_gradients_match(kata, device):
+    """the gradient for the input is mask / (1 - p), the same mask as the output's
+
+    Build the output from x with differentiable operations and autograd does the rest;
+    scaling under torch.no_grad() or through .data leaves 1 / (1 - p) out of the gradient.
+
+    dy/dx = 0 where an element was dropped and 1 / (1 - p) where it was kept.
+    """
+    p = 0.3
+    x = _nonzero(5, 3, 8, device=device, dtype=torch.float64).requires_grad_()
+    grad_out = torch.randn_like(x)
+    given = f"{call(p)} in training on x {shape_of(x)}"
+    out = _run_on_copy(kata.Dropout(p).to(device), x)
+    kept = _expect_dropout_of(out, x, p, given=given).to(device)
+    _backward(out, grad_out, given=given)
+    expect_grads_close({"input": x.grad}, {"input": grad_out * kept / (1 - p)}, given=given)
+
+
+@pytest.mark.parity
+def test_invalid_p_raises(kata):
+    """p outside [0, 1] raises ValueError in __init__, with torch's message
+
+    A probability must lie in [0, 1]: check p when the module is built, before any forward.
+
+    raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    """
+    for p in (-0.1, 1.5, 2):
+        given = f"Dropout({p})"
+        error = expect_raises(ValueError, lambda p=p: kata.Dropout(p), given=given)
+        want = str(expect_raises(ValueError, lambda p=p: nn.Dropout(p), given=f"nn.{given}"))
+        if str(error) != want:
+            fail(f"{given} raised ValueError({str(error)!r}); torch's message is {want!r}.")
+
+
+@pytest.mark.parity
+def test_inplace(kata, device):
+    """inplace=True writes the result into the input and returns it
+
+    In-place dropout saves memory by overwriting x, as torch does; the caller gets x back.
+
+    return x.mul_(mask), which modifies x and returns that same tensor.
+    """
+    p = 0.5
+    mine = kata.Dropout(p, inplace=True).to(device)
+    x = _nonzero(8, 16, device=device)
+    before = x.clone()
+    given = f"{call(p, True)} in training on x {shape_of(x)}"
+    out = expect_like(mine(x), x, given=given)
+    # All 128 elements kept at p = 0.5: probability 2^-128.
+    if torch.equal(x, before):
+        fail(f"{given}: x still holds its original values; write the result into x.")
+    _expect_dropout_of(x, before, p, given=f"{given}, x after the call")
+    if out.data_ptr() != x.data_ptr():
+        fail(f"{given}: forward returned a new tensor; with inplace=True return x itself.")
+    expect_close(out, x, given=given, what="returned tensor", rtol=0, atol=0)
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16], ids=["float16", "bfloat16"])
+def test_half_precision(kata, device, dtype):
+    """half-precision inputs keep their dtype: the mask follows x's dtype
+
+    A mask made with .float() or torch.rand(x.shape) is float32 and promotes a float16
+    product to float32.
+
+    torch.rand_like(x) >= p, then mask.to(x.dtype), or multiply by the boolean mask itself.
+    """
+    p = 0.2
+    mine = kata.Dropout(p).to(device)
+    x = _nonzero(8, 64, device=device, dtype=dtype)
+    # x / (1 - p) rounds differently in half precision depending on the formula (x * 1.25 in
+    # one step or two): allow a few ulps; the mistakes checked here are far larger.
+    given = f"{call(p)} in training on x {shape_of(x)}"
+    _expect_dropout_of(_run_on_copy(mine, x), x, p, given=given, rtol=2e-2, atol=2e-2)

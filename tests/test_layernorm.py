@@ -1,4 +1,8 @@
-"""Hidden checks for the LayerNorm kata, each compared with torch.nn.LayerNorm."""
+"""Hidden checks for the LayerNorm kata, each compared with torch.nn.LayerNorm.
+
+Interview core first, then torch parity (@pytest.mark.parity): bias=False, the shape error,
+half precision and an empty batch.
+"""
 
 import pytest
 import torch
@@ -61,20 +65,6 @@ def pair(kata, *args, **kwargs):
     return mine, ref
 
 
-def test_output_like_input(kata, device):
-    """output has the input's shape, dtype and device
-
-    Normalizing changes values, not the shape or the dtype of the tensor.
-
-    y has x.shape and x.dtype; reductions use keepdim=True so the statistics broadcast back.
-    """
-    for dtype in (torch.float32, torch.float64):
-        mine, _ = pair(kata, 8)
-        mine = mine.to(device, dtype)
-        x = torch.randn(3, 5, 8, device=device, dtype=dtype)
-        expect_like(mine(x), x, given=f"LayerNorm(8) on x {shape_of(x)}")
-
-
 def test_parameters(kata):
     """weight and bias are parameters named, shaped and initialised like torch's
 
@@ -95,6 +85,83 @@ def test_parameters(kata):
         fail(
             "LayerNorm(8).normalized_shape should be (8,): turn an int into a 1-tuple, like torch."
         )
+
+
+def test_state_dict_round_trip(kata):
+    """state_dict loads from nn.LayerNorm and into it, both ways
+
+    A checkpoint trained with nn.LayerNorm must load into your module, and yours into nn.LayerNorm.
+
+    Use torch's names and shapes: weight and bias, each of shape normalized_shape.
+    """
+    expect_state_dict_round_trip(
+        kata.LayerNorm((3, 8)), nn.LayerNorm((3, 8)), given="LayerNorm((3, 8))"
+    )
+
+
+def test_output_like_input(kata, device):
+    """output has the input's shape, dtype and device
+
+    Normalizing changes values, not the shape or the dtype of the tensor.
+
+    y has x.shape and x.dtype; reductions use keepdim=True so the statistics broadcast back.
+    """
+    for dtype in (torch.float32, torch.float64):
+        mine, _ = pair(kata, 8)
+        mine = mine.to(device, dtype)
+        x = torch.randn(3, 5, 8, device=device, dtype=dtype)
+        expect_like(mine(x), x, given=f"LayerNorm(8) on x {shape_of(x)}")
+
+
+def test_input_unmodified(kata, device):
+    """the input tensor is left unmodified
+
+    The caller still owns x: compute into new tensors instead of overwriting it.
+
+    xc = x - mean, not x -= mean or x.sub_(mean).
+    """
+    mine, _ = pair(kata, 8)
+    x = torch.randn(4, 8, device=device)
+    before = x.clone()
+    mine.to(device)(x)
+    if not torch.equal(x, before):
+        fail("LayerNorm(8) changed its input x in place; the caller's tensor must stay as it was.")
+
+
+def test_statistics_per_sample(kata, device):
+    """each sample is normalized with its own mean and variance, not the batch's
+
+    LayerNorm's statistics come from one sample's features, so a sample's output never depends
+    on the other samples in the batch; normalizing over dim 0 is BatchNorm's axis.
+
+    mean = x.mean(dims, keepdim=True) with dims the last len(normalized_shape) dimensions.
+    """
+    mine, _ = pair(kata, 8)
+    mine = mine.to(device, torch.float64)
+    x = torch.randn(4, 8, dtype=torch.float64, device=device) * 2 + 1
+    alone = mine(x[:1].clone())
+    others = x.clone()
+    others[1:] = others[1:] * 10 + 5
+    given = f"LayerNorm(8) on x {shape_of(x)}"
+    expect_close(
+        mine(others)[:1],
+        alone,
+        given=f"{given}, then on the same first sample with the others changed",
+        what="the first sample's output",
+    )
+
+
+def test_constant_input(kata, device):
+    """a constant input gives bias, with no NaN
+
+    A constant row has zero variance: eps keeps the division finite and the normalized value is 0.
+
+    (x - mean) / sqrt(0 + eps) = 0, so y = 0 * weight + bias = bias.
+    """
+    mine, ref = pair(kata, 8)
+    mine, ref = mine.to(device), ref.to(device)
+    x = torch.full((3, 8), 2.5, device=device)
+    expect_close(mine(x), ref(x).detach(), given="LayerNorm(8) on a constant input")
 
 
 def test_biased_variance(kata, device):
@@ -123,25 +190,6 @@ def test_eps_inside_sqrt(kata, device):
     ln = kata.LayerNorm(8, eps=0.05, elementwise_affine=False).to(device, torch.float64)
     expected = F.layer_norm(x, (8,), eps=0.05)
     expect_close(ln(x), expected, given=f"LayerNorm(8, eps=0.05) on small inputs x {shape_of(x)}")
-
-
-@pytest.mark.broad
-def test_forward_matches_torch(kata, device):
-    """forward matches nn.LayerNorm on several shapes, an empty batch and float64
-
-    Normalize each sample over its last len(normalized_shape) dimensions, then scale by
-    weight and shift by bias.
-
-    y = (x - mean) / sqrt(var + eps) * weight + bias, with mean and var over those dimensions.
-    """
-    cases = [((8,), (4, 8)), ((8,), (2, 3, 8)), ((8,), (0, 8)), ((16,), (2, 7, 16))]
-    for dtype in (torch.float32, torch.float64):
-        for shape, x_shape in cases:
-            mine, ref = pair(kata, shape)
-            mine, ref = mine.to(device, dtype), ref.to(device, dtype)
-            x = torch.randn(x_shape, device=device, dtype=dtype) * 3 + 1
-            given = f"LayerNorm({shape[0]}) on x {shape_of(x)}"
-            expect_close(mine(x), ref(x).detach(), given=given)
 
 
 def test_multidim_normalized_shape(kata, device):
@@ -174,30 +222,17 @@ def test_no_elementwise_affine(kata, device):
         or getattr(mine, "bias", "missing") is not None
     ):
         fail("LayerNorm(8, elementwise_affine=False) should have weight = None and bias = None.")
+    expect_state_dict_round_trip(
+        kata.LayerNorm(8, elementwise_affine=False),
+        nn.LayerNorm(8, elementwise_affine=False),
+        given="LayerNorm(8, elementwise_affine=False)",
+    )
     x = torch.randn(4, 8, device=device) * 2 + 1
     expect_close(
         mine.to(device)(x),
         F.layer_norm(x, (8,)),
         given=f"elementwise_affine=False, x {shape_of(x)}",
     )
-
-
-def test_no_bias(kata, device):
-    """bias=False: a weight but no bias parameter (bias is None)
-
-    Only the shift is dropped; the scale stays learnable.
-
-    y = x_hat * weight, with self.register_parameter("bias", None).
-    """
-    mine, ref = pair(kata, 8, bias=False)
-    if getattr(mine, "bias", "missing") is not None:
-        fail("LayerNorm(8, bias=False) should have bias = None.")
-    names = sorted(n for n, _ in mine.named_parameters())
-    if names != ["weight"]:
-        fail(f"LayerNorm(8, bias=False) should have only a weight parameter, got {names}.")
-    x = torch.randn(4, 8, device=device)
-    mine, ref = mine.to(device), ref.to(device)
-    expect_close(mine(x), ref(x).detach(), given=f"LayerNorm(8, bias=False) on x {shape_of(x)}")
 
 
 def test_numerically_stable(kata, device):
@@ -215,69 +250,23 @@ def test_numerically_stable(kata, device):
     expect_close(ln(x), expected, given=given, rtol=0, atol=2e-3)
 
 
-def test_constant_input(kata, device):
-    """a constant input gives bias, with no NaN
-
-    A constant row has zero variance: eps keeps the division finite and the normalized value is 0.
-
-    (x - mean) / sqrt(0 + eps) = 0, so y = 0 * weight + bias = bias.
-    """
-    mine, ref = pair(kata, 8)
-    mine, ref = mine.to(device), ref.to(device)
-    x = torch.full((3, 8), 2.5, device=device)
-    expect_close(mine(x), ref(x).detach(), given="LayerNorm(8) on a constant input")
-
-
-@pytest.mark.broad
-def test_gradients_match(kata, device):
-    """gradients for the input, weight and bias match torch's
-
-    Build forward from differentiable tensor operations and autograd does the rest; the mean
-    and variance must stay in the graph.
-
-    No .detach(), .data or in-place edits on the path from x to the output.
-    """
-    mine, ref = pair(kata, (3, 8))
-    mine, ref = mine.to(device, torch.float64), ref.to(device, torch.float64)
-    x = torch.randn(5, 3, 8, dtype=torch.float64, device=device) * 2 + 1
-    grad_out = torch.randn_like(x)
-    got, want = {}, {}
-    for module, grads in ((mine, got), (ref, want)):
-        xi = x.clone().requires_grad_()
-        module(xi).backward(grad_out)
-        grads["input"] = xi.grad
-        grads.update({n: p.grad for n, p in module.named_parameters()})
-    expect_grads_close(got, want, given=f"LayerNorm((3, 8)) on x {shape_of(x)}")
-
-
-def test_state_dict_round_trip(kata):
-    """state_dict loads from nn.LayerNorm and into it, both ways
-
-    A checkpoint trained with nn.LayerNorm must load into your module, and yours into nn.LayerNorm.
-
-    Use torch's names and shapes: weight and bias, each of shape normalized_shape.
-    """
-    for kwargs in ({}, {"bias": False}, {"elementwise_affine": False}):
-        expect_state_dict_round_trip(
-            kata.LayerNorm((3, 8), **kwargs),
-            nn.LayerNorm((3, 8), **kwargs),
-            given=describe_call("LayerNorm", (3, 8), **kwargs),
-        )
-
-
-@pytest.mark.broad
 def test_to_dtype(kata, device):
     """after .to(torch.float64) the module computes in float64
 
-    .to() moves only registered tensors: parameters and buffers, not plain attributes.
+    .to() moves only registered tensors: parameters and buffers, not plain attributes; and a
+    float64 input must not be rounded to float32 on the way (x.float() is for half precision).
 
-    Store learnable tensors as nn.Parameter (state as self.register_buffer(name, tensor)).
+    Store learnable tensors as nn.Parameter (state as self.register_buffer(name, tensor));
+    upcast only float16/bfloat16 inputs.
     """
     mine, ref = pair(kata, 8)
     mine, ref = mine.to(device, torch.float64), ref.to(device, torch.float64)
     expect_registered_state(mine, dtype=torch.float64, given="LayerNorm(8).to(float64)")
-    x = torch.randn(4, 8, dtype=torch.float64, device=device)
-    expect_close(mine(x), ref(x).detach(), given=f"LayerNorm(8).to(float64) on x {shape_of(x)}")
+    # A mean of 1e4 costs float32 arithmetic ~1e-3 of accuracy and float64 ~1e-12: this shows
+    # a computation that rounds to float32 inside, on any device.
+    x = 1e4 + torch.randn(4, 8, dtype=torch.float64, device=device)
+    given = f"LayerNorm(8).to(float64) on x = 1e4 + randn {shape_of(x)}"
+    expect_close(mine(x), ref(x).detach(), given=given)
 
 
 def test_follows_device(kata, device):
@@ -290,21 +279,6 @@ def test_follows_device(kata, device):
     """
     mine, _ = pair(kata, 8)
     expect_follows_device(mine, torch.randn(4, 8), device=device, given="LayerNorm(8)")
-
-
-def test_input_unmodified(kata, device):
-    """the input tensor is left unmodified
-
-    The caller still owns x: compute into new tensors instead of overwriting it.
-
-    xc = x - mean, not x -= mean or x.sub_(mean).
-    """
-    mine, _ = pair(kata, 8)
-    x = torch.randn(4, 8, device=device)
-    before = x.clone()
-    mine.to(device)(x)
-    if not torch.equal(x, before):
-        fail("LayerNorm(8) changed its input x in place; the caller's tensor must stay as it was.")
 
 
 def test_from_scratch(kata, device):
@@ -341,6 +315,70 @@ def test_vectorized(kata, device):
     )
 
 
+@pytest.mark.broad
+def test_forward_matches_torch(kata, device):
+    """forward matches nn.LayerNorm on several shapes, in float32 and float64
+
+    Normalize each sample over its last len(normalized_shape) dimensions, then scale by
+    weight and shift by bias.
+
+    y = (x - mean) / sqrt(var + eps) * weight + bias, with mean and var over those dimensions.
+    """
+    cases = [((8,), (4, 8)), ((8,), (2, 3, 8)), ((16,), (2, 7, 16)), ((8,), (1, 8))]
+    for dtype in (torch.float32, torch.float64):
+        for shape, x_shape in cases:
+            mine, ref = pair(kata, shape)
+            mine, ref = mine.to(device, dtype), ref.to(device, dtype)
+            x = torch.randn(x_shape, device=device, dtype=dtype) * 3 + 1
+            given = f"LayerNorm({shape[0]}) on x {shape_of(x)}"
+            expect_close(mine(x), ref(x).detach(), given=given)
+
+
+@pytest.mark.broad
+def test_gradients_match(kata, device):
+    """gradients for the input, weight and bias match torch's
+
+    Build forward from differentiable tensor operations and autograd does the rest; the mean
+    and variance must stay in the graph.
+
+    No .detach(), .data or in-place edits on the path from x to the output.
+    """
+    mine, ref = pair(kata, (3, 8))
+    mine, ref = mine.to(device, torch.float64), ref.to(device, torch.float64)
+    x = torch.randn(5, 3, 8, dtype=torch.float64, device=device) * 2 + 1
+    grad_out = torch.randn_like(x)
+    got, want = {}, {}
+    for module, grads in ((mine, got), (ref, want)):
+        xi = x.clone().requires_grad_()
+        module(xi).backward(grad_out)
+        grads["input"] = xi.grad
+        grads.update({n: p.grad for n, p in module.named_parameters()})
+    expect_grads_close(got, want, given=f"LayerNorm((3, 8)) on x {shape_of(x)}")
+
+
+@pytest.mark.parity
+def test_no_bias(kata, device):
+    """bias=False: a weight but no bias parameter (bias is None)
+
+    Only the shift is dropped; the scale stays learnable.
+
+    y = x_hat * weight, with self.register_parameter("bias", None).
+    """
+    mine, ref = pair(kata, 8, bias=False)
+    if getattr(mine, "bias", "missing") is not None:
+        fail("LayerNorm(8, bias=False) should have bias = None.")
+    expect_state_dict_round_trip(
+        kata.LayerNorm(8, bias=False), nn.LayerNorm(8, bias=False), given="LayerNorm(8, bias=False)"
+    )
+    names = sorted(n for n, _ in mine.named_parameters())
+    if names != ["weight"]:
+        fail(f"LayerNorm(8, bias=False) should have only a weight parameter, got {names}.")
+    x = torch.randn(4, 8, device=device)
+    mine, ref = mine.to(device), ref.to(device)
+    expect_close(mine(x), ref(x).detach(), given=f"LayerNorm(8, bias=False) on x {shape_of(x)}")
+
+
+@pytest.mark.parity
 def test_wrong_trailing_shape_raises(kata, device):
     """an input whose trailing dimensions do not match normalized_shape raises an error
 
@@ -360,6 +398,7 @@ def test_wrong_trailing_shape_raises(kata, device):
         )
 
 
+@pytest.mark.parity
 @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16], ids=["float16", "bfloat16"])
 def test_half_precision(kata, device, dtype):
     """half-precision inputs work and match torch within half-precision tolerance
@@ -379,3 +418,20 @@ def test_half_precision(kata, device, dtype):
         rtol=2e-2,
         atol=2e-2,
     )
+
+
+@pytest.mark.parity
+def test_empty_batch(kata, device):
+    """an empty batch (no rows at all) gives an empty output, as torch's does
+
+    A batch of zero samples is a valid input: every reduction over the normalized dimensions
+    still has its elements, there are just no rows to reduce.
+
+    Keep the leading dimensions as they are: x.reshape(-1, n) cannot infer -1 from 0 elements,
+    so use x.shape[:-k] + (n,) or reduce over dims without flattening.
+    """
+    for shape, x_shape in (((8,), (0, 8)), ((3, 4), (2, 0, 3, 4))):
+        mine, ref = pair(kata, shape)
+        mine, ref = mine.to(device), ref.to(device)
+        x = torch.randn(x_shape, device=device)
+        expect_close(mine(x), ref(x).detach(), given=f"LayerNorm({shape}) on x {shape_of(x)}")

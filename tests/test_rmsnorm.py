@@ -10,6 +10,11 @@ overflowed, and eps=None meant a half-precision eps), later releases in float32.
 and bfloat16 the expected value is therefore that contract written out in float64
 (`rms_norm_reference`), so it does not move with the installed release; for float32 and float64,
 where every supported release agrees, it is torch.nn.RMSNorm itself.
+
+Interview core first, then torch parity (@pytest.mark.parity): the eps=None default, the
+float32 computation of half inputs matched exactly, the shape error and an empty batch. The
+core checks pass eps explicitly, so an interview answer with its own default eps is not
+penalised there.
 """
 
 import pytest
@@ -29,6 +34,7 @@ from grader.checks import (
     expect_raises,
     expect_registered_state,
     expect_state_dict_round_trip,
+    expect_tensor,
     expect_vectorized,
     fail,
     load_torch_state,
@@ -93,13 +99,13 @@ def rms_norm_reference(x, ref):
     return y.to(x.dtype)
 
 
-def expect_same(mine, ref, x, *, given):
+def expect_same(mine, ref, x, *, given, rtol=None, atol=None):
     """mine(x) must match torch's RMSNorm of x, computed first in case yours changes x in place.
 
     torch.nn.RMSNorm itself for float32 and float64; the float64 formula for half dtypes.
     """
     want = rms_norm_reference(x, ref) if x.dtype in HALF else ref(x).detach()
-    expect_close(mine(x), want, given=given, rtol=RTOL.get(x.dtype))
+    expect_close(mine(x), want, given=given, rtol=rtol or RTOL.get(x.dtype), atol=atol)
 
 
 def rms_norm_f64(x, dims, eps):
@@ -110,20 +116,6 @@ def rms_norm_f64(x, dims, eps):
 
 def dtype_name(dtype):
     return str(dtype).removeprefix("torch.")
-
-
-def test_output_like_input(kata, device):
-    """output has the input's shape, dtype and device
-
-    Normalizing changes values, not the shape or the dtype of the tensor.
-
-    y has x.shape and x.dtype; the reduction uses keepdim=True so the RMS broadcasts back.
-    """
-    for dtype in (torch.float32, torch.float64):
-        mine, _ = pair(kata, 8)
-        mine = mine.to(device, dtype)
-        x = torch.randn(3, 5, 8, device=device, dtype=dtype)
-        expect_like(mine(x), x, given=f"RMSNorm(8) on x {shape_of(x)}")
 
 
 def test_parameters(kata):
@@ -149,7 +141,7 @@ def test_parameters(kata):
                 f"RMSNorm{args}.normalized_shape is {shape!r}, expected {ref.normalized_shape!r}: "
                 "store it as a tuple (an int n becomes (n,)), like torch."
             )
-    for kwargs in ({}, {"eps": 1e-3}, {"eps": 1e-6, "elementwise_affine": False}):
+    for kwargs in ({"eps": 1e-3}, {"eps": 1e-6, "elementwise_affine": False}):
         mine, ref = kata.RMSNorm(8, **kwargs), nn.RMSNorm(8, **kwargs)
         for attr in ("eps", "elementwise_affine"):
             have, want = getattr(mine, attr, "missing"), getattr(ref, attr)
@@ -161,24 +153,80 @@ def test_parameters(kata):
                 )
 
 
-@pytest.mark.broad
-def test_forward_matches_torch(kata, device):
-    """forward matches nn.RMSNorm on several shapes, an empty batch, float64 and explicit eps
+def test_state_dict_round_trip(kata):
+    """state_dict loads from nn.RMSNorm and into it, both ways
 
-    Each sample is divided by the root mean square of its normalized dimensions, then scaled
-    by the learned gain.
+    A checkpoint trained with nn.RMSNorm (a LLaMA one, say) must load into your module, and
+    yours into nn.RMSNorm.
 
-    y = x / sqrt(mean(x²) + eps) * weight, the mean over the last len(normalized_shape) dims.
+    Use torch's name and shape: weight (not scale or gamma), of shape normalized_shape.
     """
-    cases = [((8,), (4, 8)), ((8,), (2, 3, 8)), ((8,), (0, 8)), ((16,), (2, 7, 16)), ((5,), (5,))]
+    expect_state_dict_round_trip(kata.RMSNorm((3, 8)), nn.RMSNorm((3, 8)), given="RMSNorm((3, 8))")
+
+
+def test_output_like_input(kata, device):
+    """output has the input's shape, dtype and device
+
+    Normalizing changes values, not the shape or the dtype of the tensor.
+
+    y has x.shape and x.dtype; the reduction uses keepdim=True so the RMS broadcasts back.
+    """
     for dtype in (torch.float32, torch.float64):
-        for eps in (None, 1e-5):
-            for shape, x_shape in cases:
-                mine, ref = pair(kata, shape, eps=eps)
-                mine, ref = mine.to(device, dtype), ref.to(device, dtype)
-                x = torch.randn(x_shape, device=device, dtype=dtype) * 3 + 1
-                given = f"{describe_call('RMSNorm', *shape, eps=eps)} on x {shape_of(x)}"
-                expect_same(mine, ref, x, given=given)
+        mine, _ = pair(kata, 8)
+        mine = mine.to(device, dtype)
+        x = torch.randn(3, 5, 8, device=device, dtype=dtype)
+        expect_like(mine(x), x, given=f"RMSNorm(8) on x {shape_of(x)}")
+
+
+def test_input_unmodified(kata, device):
+    """the input tensor is left unmodified
+
+    The caller still owns x: compute into new tensors instead of overwriting it.
+
+    No x *= rstd, x.mul_() or x.pow_() on the input; y = x * rstd is fine.
+    """
+    mine, _ = pair(kata, 8)
+    x = torch.randn(4, 8, device=device)
+    before = x.clone()
+    mine.to(device)(x)
+    if not torch.equal(x, before):
+        fail("RMSNorm(8) changed its input x in place; the caller's tensor must stay as it was.")
+
+
+def test_zero_input(kata, device):
+    """an all-zero input gives zeros, with no NaN
+
+    A row of zeros has mean square 0: eps, the default one included, keeps the division
+    finite.
+
+    0 * rsqrt(0 + eps) = 0, whereas 0 / sqrt(0) = NaN.
+    """
+    for kwargs in ({"eps": 1e-6}, {"eps": 1e-5}):
+        mine, ref = pair(kata, 8, **kwargs)
+        mine, ref = mine.to(device), ref.to(device)
+        x = torch.zeros(3, 8, device=device)
+        expect_same(
+            mine, ref, x, given=f"{describe_call('RMSNorm', 8, **kwargs)} on an all-zero input"
+        )
+
+
+def test_root_mean_square(kata, device):
+    """x is divided by its root mean square, not by its L2 norm or its standard deviation
+
+    The mean square divides the sum of squares by the number of normalized elements; without
+    that division the result is the L2 norm, smaller by a factor sqrt(n).
+
+    rms = sqrt(x.square().mean(dims, keepdim=True) + eps), the mean over all normalized dims.
+    """
+    # Rows of mean 0 (so centring changes nothing) and eps = 0 (so its placement does not
+    # either): only the scale is left to check.
+    x = torch.tensor([[1.0, -1.0, 2.0, -2.0], [3.0, 0.5, -3.0, -0.5]], dtype=torch.float64)
+    x = x.to(device)
+    rn = kata.RMSNorm(4, eps=0.0, elementwise_affine=False).to(device, torch.float64)
+    given = (
+        "RMSNorm(4, eps=0, elementwise_affine=False) on x = [[1, -1, 2, -2], [3, 0.5, -3, -0.5]]"
+    )
+    expect_close(rn(x), rms_norm_f64(x, (-1,), 0.0), given=given)
 
 
 def test_no_mean_centring(kata, device):
@@ -189,27 +237,12 @@ def test_no_mean_centring(kata, device):
 
     rms = sqrt(mean(x²) + eps), with x itself squared, not x - mean (and not x.var()).
     """
+    # eps = 0: where eps goes does not matter here, whether a mean is subtracted does.
     x = 5 + torch.randn(4, 16, dtype=torch.float64, device=device)
-    rn = kata.RMSNorm(16, eps=1e-6, elementwise_affine=False).to(device, torch.float64)
-    expected = rms_norm_f64(x, (-1,), 1e-6)
-    given = f"RMSNorm(16, eps=1e-6, elementwise_affine=False) on x = 5 + randn {shape_of(x)}"
+    rn = kata.RMSNorm(16, eps=0.0, elementwise_affine=False).to(device, torch.float64)
+    expected = rms_norm_f64(x, (-1,), 0.0)
+    given = f"RMSNorm(16, eps=0, elementwise_affine=False) on x = 5 + randn {shape_of(x)}"
     expect_close(rn(x), expected, given=given)
-
-
-def test_multidim_normalized_shape(kata, device):
-    """a tuple normalized_shape such as (C, H, W) normalizes over all those dimensions
-
-    normalized_shape names trailing dimensions: with (3, 4, 5), one mean square is taken over
-    the last three dimensions together, not over the last one only.
-
-    dims = tuple(range(-len(normalized_shape), 0)); x.square().mean(dim=dims, keepdim=True).
-    """
-    for shape, x_shape in (((4, 5), (2, 3, 4, 5)), ((3, 4, 5), (2, 3, 4, 5))):
-        mine, ref = pair(kata, shape)
-        mine, ref = mine.to(device), ref.to(device)
-        scale = torch.arange(1.0, 1.0 + x_shape[-2], device=device).unsqueeze(-1)
-        x = torch.randn(x_shape, device=device) * scale
-        expect_same(mine, ref, x, given=f"RMSNorm({shape}) on x {shape_of(x)}")
 
 
 def test_eps_inside_sqrt(kata, device):
@@ -226,57 +259,20 @@ def test_eps_inside_sqrt(kata, device):
     expect_close(rn(x), expected, given=f"RMSNorm(8, eps=0.05) on small inputs x {shape_of(x)}")
 
 
-@pytest.mark.parametrize(
-    ("dtype", "scale"),
-    [(torch.float32, 1e-4), (torch.float64, 1e-8), (torch.float16, 1e-4), (torch.bfloat16, 1e-4)],
-    ids=["float32", "float64", "float16", "bfloat16"],
-)
-def test_eps_default(kata, device, dtype, scale):
-    """eps=None (the default) is torch.finfo of the computation dtype, as torch defines it
+def test_multidim_normalized_shape(kata, device):
+    """a tuple normalized_shape such as (C, H, W) normalizes over all those dimensions
 
-    Not 0 and not a fixed 1e-5 or 1e-6: torch uses the machine epsilon of the dtype the
-    computation runs in, which is float32 for float16, bfloat16 and float32 inputs, and float64
-    for float64. It decides the output when the input's RMS is tiny (and in float16 itself,
-    (1e-4)² underflows to 0: square in float32).
+    normalized_shape names trailing dimensions: with (3, 4, 5), one mean square is taken over
+    the last three dimensions together, not over the last one only.
 
-    eps = torch.finfo(compute_dtype).eps if self.eps is None else self.eps, with compute_dtype
-    = float64 for float64 inputs and float32 otherwise (not finfo(torch.float16)).
+    dims = tuple(range(-len(normalized_shape), 0)); x.square().mean(dim=dims, keepdim=True).
     """
-    mine, ref = pair(kata, 16)
-    mine, ref = mine.to(device, dtype), ref.to(device, dtype)
-    x = (torch.randn(4, 16, device=device, dtype=torch.float64) * scale).to(dtype)
-    given = f"RMSNorm(16) (eps=None) on x = randn * {scale:g} {shape_of(x)}"
-    expect_same(mine, ref, x, given=given)
-
-
-@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16], ids=dtype_name)
-def test_half_precision(kata, device, dtype):
-    """float16 and bfloat16 inputs are computed in float32 and returned in the input's dtype
-
-    Half precision has few mantissa bits: do the arithmetic in float32, as torch does, and give
-    the caller back the dtype it passed in.
-
-    xf = x.float(); y = xf * torch.rsqrt(xf.square().mean(dims, keepdim=True) + eps) * weight;
-    return y.to(x.dtype).
-    """
-    mine, ref = pair(kata, 64)
-    mine, ref = mine.to(device, dtype), ref.to(device, dtype)
-    x = (torch.randn(8, 64, device=device) * 2).to(dtype)
-    expect_same(mine, ref, x, given=f"RMSNorm(64).to({dtype_name(dtype)}) on x {shape_of(x)}")
-
-
-def test_half_large_values(kata, device):
-    """a float16 input of magnitude ~300 does not overflow
-
-    The largest float16 is 65504 and 300² = 90000: squaring in float16 gives inf, and the
-    whole row collapses to 0.
-
-    Square and average in float32 (xf = x.float()), then cast the result back with .to(x.dtype).
-    """
-    mine, ref = pair(kata, 64)
-    mine, ref = mine.to(device, torch.float16), ref.to(device, torch.float16)
-    x = (torch.randn(8, 64, device=device) * 300).to(torch.float16)
-    expect_same(mine, ref, x, given=f"RMSNorm(64).to(float16) on x = randn * 300 {shape_of(x)}")
+    for shape, x_shape in (((4, 5), (2, 3, 4, 5)), ((3, 4, 5), (2, 3, 4, 5))):
+        mine, ref = pair(kata, shape, eps=1e-6)
+        mine, ref = mine.to(device), ref.to(device)
+        scale = torch.arange(1.0, 1.0 + x_shape[-2], device=device).unsqueeze(-1)
+        x = torch.randn(x_shape, device=device) * scale
+        expect_same(mine, ref, x, given=f"RMSNorm({shape}) on x {shape_of(x)}")
 
 
 def test_no_elementwise_affine(kata, device):
@@ -287,73 +283,39 @@ def test_no_elementwise_affine(kata, device):
 
     self.register_parameter("weight", None); forward returns x / rms unscaled.
     """
-    mine = kata.RMSNorm(8, elementwise_affine=False)
+    mine = kata.RMSNorm(8, eps=1e-6, elementwise_affine=False)
     if list(mine.parameters()):
         fail("RMSNorm(8, elementwise_affine=False) should have no parameters.")
     if getattr(mine, "weight", "missing") is not None:
         fail("RMSNorm(8, elementwise_affine=False) should have weight = None.")
+    expect_state_dict_round_trip(
+        kata.RMSNorm(8, elementwise_affine=False),
+        nn.RMSNorm(8, elementwise_affine=False),
+        given="RMSNorm(8, elementwise_affine=False)",
+    )
     x = torch.randn(4, 8, device=device) * 2 + 1
-    expected = F.rms_norm(x, (8,))
-    given = f"RMSNorm(8, elementwise_affine=False) on x {shape_of(x)}"
+    expected = F.rms_norm(x, (8,), eps=1e-6)
+    given = f"RMSNorm(8, eps=1e-6, elementwise_affine=False) on x {shape_of(x)}"
     expect_close(mine.to(device)(x), expected, given=given)
 
 
-def test_zero_input(kata, device):
-    """an all-zero input gives zeros, with no NaN
+def test_half_large_values(kata, device):
+    """a float16 input of magnitude ~300 does not overflow
 
-    A row of zeros has mean square 0: eps, the default one included, keeps the division
-    finite.
+    The largest float16 is 65504 and 300² = 90000: squaring in float16 gives inf, and the
+    whole row collapses to 0.
 
-    0 * rsqrt(0 + eps) = 0, whereas 0 / sqrt(0) = NaN.
+    Square and average in float32 (xf = x.float()), then cast the result back with .to(x.dtype).
     """
-    for kwargs in ({}, {"eps": 1e-6}):
-        mine, ref = pair(kata, 8, **kwargs)
-        mine, ref = mine.to(device), ref.to(device)
-        x = torch.zeros(3, 8, device=device)
-        expect_same(
-            mine, ref, x, given=f"{describe_call('RMSNorm', 8, **kwargs)} on an all-zero input"
-        )
+    mine, ref = pair(kata, 64, eps=1e-6)
+    mine, ref = mine.to(device, torch.float16), ref.to(device, torch.float16)
+    x = (torch.randn(8, 64, device=device) * 300).to(torch.float16)
+    out = expect_tensor(mine(x))
+    # Values only: returning float32 here is test_half_precision's business (torch parity).
+    given = f"RMSNorm(64, eps=1e-6).to(float16) on x = randn * 300 {shape_of(x)}"
+    expect_close(out.to(torch.float16), rms_norm_reference(x, ref), given=given)
 
 
-@pytest.mark.broad
-def test_gradients_match(kata, device):
-    """gradients for the input and the weight match torch's
-
-    Build forward from differentiable tensor operations and autograd does the rest; the mean
-    square must stay in the graph.
-
-    No .detach(), .data or in-place edits on the path from x to the output.
-    """
-    mine, ref = pair(kata, (3, 8))
-    mine, ref = mine.to(device, torch.float64), ref.to(device, torch.float64)
-    x = torch.randn(5, 3, 8, dtype=torch.float64, device=device) * 2 + 1
-    grad_out = torch.randn_like(x)
-    got, want = {}, {}
-    for module, grads in ((mine, got), (ref, want)):
-        xi = x.clone().requires_grad_()
-        module(xi).backward(grad_out)
-        grads["input"] = xi.grad
-        grads.update({n: p.grad for n, p in module.named_parameters()})
-    expect_grads_close(got, want, given=f"RMSNorm((3, 8)) on x {shape_of(x)}")
-
-
-def test_state_dict_round_trip(kata):
-    """state_dict loads from nn.RMSNorm and into it, both ways
-
-    A checkpoint trained with nn.RMSNorm (a LLaMA one, say) must load into your module, and
-    yours into nn.RMSNorm.
-
-    Use torch's name and shape: weight (not scale or gamma), of shape normalized_shape.
-    """
-    for kwargs in ({}, {"elementwise_affine": False}):
-        expect_state_dict_round_trip(
-            kata.RMSNorm((3, 8), **kwargs),
-            nn.RMSNorm((3, 8), **kwargs),
-            given=describe_call("RMSNorm", (3, 8), **kwargs),
-        )
-
-
-@pytest.mark.broad
 def test_to_dtype(kata, device):
     """after .to(torch.float64) the module computes in float64
 
@@ -362,11 +324,14 @@ def test_to_dtype(kata, device):
     self.weight = nn.Parameter(...) (or register_buffer for non-learnable state), never a plain
     torch.ones(...).
     """
-    mine, ref = kata.RMSNorm(8), nn.RMSNorm(8)
+    mine, ref = kata.RMSNorm(8, eps=1e-6), nn.RMSNorm(8, eps=1e-6)
     mine, ref = mine.to(device, torch.float64), ref.to(device, torch.float64)
-    expect_registered_state(mine, dtype=torch.float64, given="RMSNorm(8).to(float64)")
+    expect_registered_state(mine, dtype=torch.float64, given="RMSNorm(8, eps=1e-6).to(float64)")
     x = torch.randn(4, 8, dtype=torch.float64, device=device)
-    expect_same(mine, ref, x, given=f"RMSNorm(8).to(float64) on x {shape_of(x)}")
+    given = f"RMSNorm(8, eps=1e-6).to(float64) on x {shape_of(x)}"
+    # float64 arithmetic is good to ~1e-15 here; a detour through float32 costs ~1e-7, which
+    # the default float64 tolerance would let through.
+    expect_same(mine, ref, x, given=given, rtol=1e-10, atol=1e-10)
 
 
 def test_follows_device(kata, device):
@@ -380,21 +345,6 @@ def test_follows_device(kata, device):
     """
     mine, _ = pair(kata, 8)
     expect_follows_device(mine, torch.randn(4, 8), device=device, given="RMSNorm(8)")
-
-
-def test_input_unmodified(kata, device):
-    """the input tensor is left unmodified
-
-    The caller still owns x: compute into new tensors instead of overwriting it.
-
-    No x *= rstd, x.mul_() or x.pow_() on the input; y = x * rstd is fine.
-    """
-    mine, _ = pair(kata, 8)
-    x = torch.randn(4, 8, device=device)
-    before = x.clone()
-    mine.to(device)(x)
-    if not torch.equal(x, before):
-        fail("RMSNorm(8) changed its input x in place; the caller's tensor must stay as it was.")
 
 
 def test_from_scratch(kata, device):
@@ -435,6 +385,95 @@ def test_vectorized(kata, device):
     )
 
 
+@pytest.mark.broad
+def test_forward_matches_torch(kata, device):
+    """forward matches nn.RMSNorm on several shapes, in float32 and float64
+
+    Each sample is divided by the root mean square of its normalized dimensions, then scaled
+    by the learned gain.
+
+    y = x / sqrt(mean(x²) + eps) * weight, the mean over the last len(normalized_shape) dims.
+    """
+    cases = [((8,), (4, 8)), ((8,), (2, 3, 8)), ((16,), (2, 7, 16)), ((5,), (5,))]
+    for dtype in (torch.float32, torch.float64):
+        for eps in (1e-5, 1e-3):
+            for shape, x_shape in cases:
+                mine, ref = pair(kata, shape, eps=eps)
+                mine, ref = mine.to(device, dtype), ref.to(device, dtype)
+                x = torch.randn(x_shape, device=device, dtype=dtype) * 3 + 1
+                given = f"{describe_call('RMSNorm', *shape, eps=eps)} on x {shape_of(x)}"
+                expect_same(mine, ref, x, given=given)
+
+
+@pytest.mark.broad
+def test_gradients_match(kata, device):
+    """gradients for the input and the weight match torch's
+
+    Build forward from differentiable tensor operations and autograd does the rest; the mean
+    square must stay in the graph.
+
+    No .detach(), .data or in-place edits on the path from x to the output.
+    """
+    mine, ref = pair(kata, (3, 8), eps=1e-5)
+    mine, ref = mine.to(device, torch.float64), ref.to(device, torch.float64)
+    x = torch.randn(5, 3, 8, dtype=torch.float64, device=device) * 2 + 1
+    grad_out = torch.randn_like(x)
+    got, want = {}, {}
+    for module, grads in ((mine, got), (ref, want)):
+        xi = x.clone().requires_grad_()
+        module(xi).backward(grad_out)
+        grads["input"] = xi.grad
+        grads.update({n: p.grad for n, p in module.named_parameters()})
+    expect_grads_close(got, want, given=f"RMSNorm((3, 8), eps=1e-5) on x {shape_of(x)}")
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16], ids=dtype_name)
+def test_half_precision(kata, device, dtype):
+    """float16 and bfloat16 inputs are computed in float32 and returned in the input's dtype
+
+    Half precision has few mantissa bits: do the arithmetic in float32, as torch does, and give
+    the caller back the dtype it passed in.
+
+    xf = x.float(); y = xf * torch.rsqrt(xf.square().mean(dims, keepdim=True) + eps) * weight;
+    return y.to(x.dtype).
+    """
+    mine, ref = pair(kata, 64)
+    mine, ref = mine.to(device, dtype), ref.to(device, dtype)
+    x = (torch.randn(8, 64, device=device) * 2).to(dtype)
+    expect_same(mine, ref, x, given=f"RMSNorm(64).to({dtype_name(dtype)}) on x {shape_of(x)}")
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize(
+    ("dtype", "scale"),
+    [(torch.float32, 1e-4), (torch.float64, 1e-8), (torch.float16, 1e-4), (torch.bfloat16, 1e-4)],
+    ids=["float32", "float64", "float16", "bfloat16"],
+)
+def test_eps_default(kata, device, dtype, scale):
+    """eps=None (the default) is torch.finfo of the computation dtype, as torch defines it
+
+    Not 0 and not a fixed 1e-5 or 1e-6: torch uses the machine epsilon of the dtype the
+    computation runs in, which is float32 for float16, bfloat16 and float32 inputs, and float64
+    for float64. It decides the output when the input's RMS is tiny (and in float16 itself,
+    (1e-4)² underflows to 0: square in float32).
+
+    eps = torch.finfo(compute_dtype).eps if self.eps is None else self.eps, with compute_dtype
+    = float64 for float64 inputs and float32 otherwise (not finfo(torch.float16)).
+    """
+    if getattr(kata.RMSNorm(16), "eps", "missing") is not None:
+        fail(
+            f"RMSNorm(16).eps is {getattr(kata.RMSNorm(16), 'eps', 'missing')!r}: torch's default "
+            "is eps=None, stored as given; forward picks the value."
+        )
+    mine, ref = pair(kata, 16)
+    mine, ref = mine.to(device, dtype), ref.to(device, dtype)
+    x = (torch.randn(4, 16, device=device, dtype=torch.float64) * scale).to(dtype)
+    given = f"RMSNorm(16) (eps=None) on x = randn * {scale:g} {shape_of(x)}"
+    expect_same(mine, ref, x, given=given)
+
+
+@pytest.mark.parity
 def test_wrong_trailing_shape_raises(kata, device):
     """an input whose trailing dimensions do not match normalized_shape raises an error
 
@@ -452,3 +491,19 @@ def test_wrong_trailing_shape_raises(kata, device):
             lambda x=x: rn(x),
             given=f"RMSNorm((3, 4), elementwise_affine=False) on x {shape_of(x)}",
         )
+
+
+@pytest.mark.parity
+def test_empty_batch(kata, device):
+    """an empty batch (no rows at all) gives an empty output, as torch's does
+
+    A batch of zero samples is a valid input: each row's mean square is still well defined,
+    there are just no rows.
+
+    Keep the leading dimensions as they are: x.reshape(-1, n) cannot infer -1 from 0 elements.
+    """
+    for shape, x_shape in (((8,), (0, 8)), ((3, 4), (2, 0, 3, 4))):
+        mine, ref = pair(kata, shape, eps=1e-6)
+        mine, ref = mine.to(device), ref.to(device)
+        x = torch.randn(x_shape, device=device)
+        expect_same(mine, ref, x, given=f"RMSNorm({shape}, eps=1e-6) on x {shape_of(x)}")

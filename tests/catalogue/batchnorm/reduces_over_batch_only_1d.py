@@ -3,11 +3,10 @@
 import torch
 
 from solutions.batchnorm import BatchNorm1d as Reference1d
-from solutions.batchnorm import BatchNorm2d
+from solutions.batchnorm import BatchNorm2d as Unchanged
 
-EXPECT = "test_forward_matches_torch"
-
-__all__ = ["BatchNorm1d", "BatchNorm2d"]
+EXPECT = "test_batchnorm1d_reduces_over_n_l"
+ALSO = "test_forward_matches_torch"
 
 
 class BatchNorm1d(Reference1d):
@@ -24,3 +23,7 @@ class BatchNorm1d(Reference1d):
         if self.affine:
             y = y * self.weight.view(1, -1, 1) + self.bias.view(1, -1, 1)
         return y
+
+
+class BatchNorm2d(Unchanged):
+    """As in the reference."""

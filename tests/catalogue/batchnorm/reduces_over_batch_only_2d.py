@@ -2,12 +2,10 @@
 
 import torch
 
-from solutions.batchnorm import BatchNorm1d
+from solutions.batchnorm import BatchNorm1d as Unchanged
 from solutions.batchnorm import BatchNorm2d as Reference2d
 
 EXPECT = "test_batchnorm2d_reduces_over_n_h_w"
-
-__all__ = ["BatchNorm1d", "BatchNorm2d"]
 
 
 class BatchNorm2d(Reference2d):
@@ -26,3 +24,7 @@ class BatchNorm2d(Reference2d):
         if self.affine:
             y = y * self.weight.view(1, -1, 1, 1) + self.bias.view(1, -1, 1, 1)
         return y.to(x.dtype)
+
+
+class BatchNorm1d(Unchanged):
+    """As in the reference."""

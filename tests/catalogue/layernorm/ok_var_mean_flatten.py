@@ -25,7 +25,9 @@ class LayerNorm(nn.Module):
                 f"expected trailing shape {self.normalized_shape}, got {tuple(x.shape)}"
             )
         flat = x.reshape(*x.shape[:-n], math.prod(self.normalized_shape))
-        var, mean = torch.var_mean(flat.float(), dim=-1, keepdim=True, correction=0)
+        # Half precision is upcast for the statistics; float32 and float64 stay as they are.
+        wide = flat.float() if flat.dtype in (torch.float16, torch.bfloat16) else flat
+        var, mean = torch.var_mean(wide, dim=-1, keepdim=True, correction=0)
         y = ((flat - mean) * torch.rsqrt(var + self.eps)).reshape(x.shape)
         if self.weight is not None:
             y = y * self.weight

@@ -4,7 +4,7 @@ import torch
 
 from solutions.layernorm import LayerNorm as Reference
 
-EXPECT = "test_to_dtype"
+EXPECT = "test_parameters"
 
 
 class LayerNorm(Reference):

@@ -1,6 +1,6 @@
 """Mistake: keys and values detached "to save memory": right forward, wrong gradients."""
 
-from solutions.prepost_norm import PostNormResidual, PreNormResidual  # noqa: F401
+from solutions import prepost_norm as reference
 from solutions.prepost_norm import TransformerEncoderBlock as Reference
 
 EXPECT = "test_gradients_match"
@@ -13,3 +13,11 @@ class TransformerEncoderBlock(Reference):
             x, kv, kv, attn_mask=attn_mask, key_padding_mask=key_padding_mask, need_weights=False
         )[0]
         return self.dropout1(x)
+
+
+class PostNormResidual(reference.PostNormResidual):
+    """Unchanged from the reference."""
+
+
+class PreNormResidual(reference.PreNormResidual):
+    """Unchanged from the reference."""

@@ -2,7 +2,7 @@
 
 import torch.nn.functional as F
 
-from solutions.prepost_norm import PostNormResidual, PreNormResidual  # noqa: F401
+from solutions import prepost_norm as reference
 from solutions.prepost_norm import TransformerEncoderBlock as Reference
 
 EXPECT = "test_dropout_placement"
@@ -11,3 +11,11 @@ EXPECT = "test_dropout_placement"
 class TransformerEncoderBlock(Reference):
     def _ff_block(self, x):
         return self.dropout2(self.linear2(F.relu(self.linear1(self.dropout(x)))))
+
+
+class PostNormResidual(reference.PostNormResidual):
+    """Unchanged from the reference."""
+
+
+class PreNormResidual(reference.PreNormResidual):
+    """Unchanged from the reference."""

@@ -2,7 +2,7 @@
 
 import torch.nn.functional as F
 
-from solutions.prepost_norm import PostNormResidual, PreNormResidual  # noqa: F401
+from solutions import prepost_norm as reference
 from solutions.prepost_norm import TransformerEncoderBlock as Reference
 
 EXPECT = "test_dropout_off_in_eval"
@@ -18,3 +18,11 @@ class TransformerEncoderBlock(Reference):
     def _ff_block(self, x):
         x = self.linear2(F.dropout(F.relu(self.linear1(x)), self.dropout.p))
         return F.dropout(x, self.dropout2.p)
+
+
+class PostNormResidual(reference.PostNormResidual):
+    """Unchanged from the reference."""
+
+
+class PreNormResidual(reference.PreNormResidual):
+    """Unchanged from the reference."""

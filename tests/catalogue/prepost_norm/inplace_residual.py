@@ -1,6 +1,6 @@
 """Mistake: the residual additions are in place (x += ...), overwriting the caller's tensor."""
 
-from solutions.prepost_norm import PostNormResidual, PreNormResidual  # noqa: F401
+from solutions import prepost_norm as reference
 from solutions.prepost_norm import TransformerEncoderBlock as Reference
 
 EXPECT = "test_input_unmodified"
@@ -15,3 +15,11 @@ class TransformerEncoderBlock(Reference):
         x += self._sa_block(x, src_mask, src_key_padding_mask, is_causal)
         x = self.norm1(x)
         return self.norm2(x + self._ff_block(x))
+
+
+class PostNormResidual(reference.PostNormResidual):
+    """Unchanged from the reference."""
+
+
+class PreNormResidual(reference.PreNormResidual):
+    """Unchanged from the reference."""

@@ -3,10 +3,10 @@
 import torch.nn.functional as F
 from torch import nn
 
-from solutions.prepost_norm import PostNormResidual, PreNormResidual  # noqa: F401
+from solutions import prepost_norm as reference
 from solutions.prepost_norm import TransformerEncoderBlock as Reference
 
-EXPECT = "test_dropout_active_in_train"
+EXPECT = "test_block_submodules"
 
 
 class TransformerEncoderBlock(Reference):
@@ -21,3 +21,11 @@ class TransformerEncoderBlock(Reference):
 
     def _ff_block(self, x):
         return self.linear2(F.relu(self.linear1(x)))
+
+
+class PostNormResidual(reference.PostNormResidual):
+    """Unchanged from the reference."""
+
+
+class PreNormResidual(reference.PreNormResidual):
+    """Unchanged from the reference."""

@@ -2,9 +2,9 @@
 
 from torch import nn
 
-from solutions.prepost_norm import PostNormResidual, PreNormResidual  # noqa: F401
+from solutions import prepost_norm as reference
 
-EXPECT = "test_state_dict_round_trip"
+EXPECT = "test_block_submodules"
 
 
 class TransformerEncoderBlock(nn.Module):
@@ -32,3 +32,11 @@ class TransformerEncoderBlock(nn.Module):
             return x + self.ff(self.ln2(x))
         x = self.ln1(x + self.sa(x))
         return self.ln2(x + self.ff(x))
+
+
+class PostNormResidual(reference.PostNormResidual):
+    """Unchanged from the reference."""
+
+
+class PreNormResidual(reference.PreNormResidual):
+    """Unchanged from the reference."""

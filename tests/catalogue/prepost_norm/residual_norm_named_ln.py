@@ -2,7 +2,7 @@
 
 from torch import nn
 
-from solutions.prepost_norm import TransformerEncoderBlock  # noqa: F401
+from solutions import prepost_norm as reference
 
 EXPECT = "test_residual_attributes"
 
@@ -25,3 +25,7 @@ class PostNormResidual(nn.Module):
 
     def forward(self, x):
         return self.ln(x + self.sublayer(x))
+
+
+class TransformerEncoderBlock(reference.TransformerEncoderBlock):
+    """Unchanged from the reference."""

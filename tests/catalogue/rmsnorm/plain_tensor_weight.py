@@ -4,7 +4,7 @@ import torch
 
 from solutions.rmsnorm import RMSNorm as Reference
 
-EXPECT = "test_to_dtype"
+EXPECT = "test_parameters"
 
 
 class RMSNorm(Reference):

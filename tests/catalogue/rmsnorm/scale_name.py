@@ -3,7 +3,7 @@
 import torch
 from torch import nn
 
-EXPECT = "test_state_dict_round_trip"
+EXPECT = "test_parameters"
 
 
 class RMSNorm(nn.Module):

@@ -1,0 +1,24 @@
+"""Mistake: always computes in float32 (x.float()), also for a float64 input.
+
+Meant as the half-precision upcast, it also rounds float64 inputs to float32: the output then
+has float32 accuracy, far from what nn.RMSNorm computes in float64.
+"""
+
+import torch
+
+from solutions.rmsnorm import RMSNorm as Reference
+
+EXPECT = "test_to_dtype"
+
+
+class RMSNorm(Reference):
+    def forward(self, x):
+        n = len(self.normalized_shape)
+        if tuple(x.shape[x.dim() - n :]) != self.normalized_shape:
+            raise RuntimeError(f"expected trailing shape {self.normalized_shape}, got {x.shape}")
+        xf = x.float()
+        eps = torch.finfo(torch.float32).eps if self.eps is None else self.eps
+        y = xf * torch.rsqrt(xf.square().mean(tuple(range(-n, 0)), keepdim=True) + eps)
+        if self.weight is not None:
+            y = y * self.weight.float()
+        return y.to(x.dtype)
