@@ -1,11 +1,16 @@
 """Self-tests: every grader check is proven both ways (`nox -s tests`).
 
-Each file is graded the way a learner grades theirs, in a child process through the CLI:
+Each file is graded the way a learner grades theirs, in a child process forked from a warm
+grader (one per test worker, see conftest.py), with `--device` passed through:
 - the reference solution passes every check, and an untouched stub gets the friendly report;
-- each wrong implementation in tests/catalogue/<kata>/ fails the check its EXPECT names;
+- each wrong implementation in tests/catalogue/<kata>/ is caught by the check its EXPECT names,
+  and that check is the report's headline. A file whose EXPECT is a torch-parity check passes
+  the interview core: it is solved (exit 0), though not under --strict. ALSO names broad
+  checks (safety nets behind the specific ones) that the file must fail as well;
 - each ok_*.py there (correct, written differently) passes every check;
 - each broken file in tests/catalogue/broken/ gets a clean failing report saying SAYS;
 - every check of every suite is named by at least one wrong implementation.
+The command line itself, and a grader broken on purpose, are tested in fresh interpreters.
 """
 
 from __future__ import annotations
@@ -14,33 +19,20 @@ import ast
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from grader import registry, workspace
+from grader import registry
+from practice import workspace
 
 CATALOGUE = registry.ROOT / "tests" / "catalogue"
 KATAS = {k.name: k for k in registry.load()}
-MARKER = re.compile(r"""\b(EXPECT|SAYS)\s*=\s*["']([^"']+)["']""")
+MARKER = re.compile(r"""\b(EXPECT|ALSO|SAYS)\s*=\s*["']([^"']+)["']""")
 INTERNAL = ("Traceback (most recent call last)", "INTERNALERROR")
-
-
-def grade(kata: str, impl: Path | str, tmp_path: Path, *extra: str) -> tuple[dict, str, int]:
-    report = tmp_path / "report.json"
-    cmd = [sys.executable, "-m", "grader", "grade", kata, "--impl", str(impl),
-           f"--report-json={report}", *extra]  # fmt: skip
-    env = {**os.environ, "NORM_KATAS_DATA": str(tmp_path / "data")}  # not the user's history
-    run = subprocess.run(
-        cmd, cwd=registry.ROOT, capture_output=True, text=True, timeout=300, env=env
-    )
-    output = run.stdout + run.stderr
-    for marker in INTERNAL:
-        assert marker not in output, f"grading {impl} printed an internal error:\n{output}"
-    data = json.loads(report.read_text()) if report.exists() else {}
-    return data, output, run.returncode
 
 
 def markers(path: Path) -> dict[str, str]:
@@ -51,11 +43,22 @@ def catalogue(kata: registry.Kata) -> list[Path]:
     return sorted((CATALOGUE / Path(kata.file).stem).glob("*.py"))
 
 
-def check_names(kata: registry.Kata) -> set[str]:
-    tree = ast.parse(kata.suite.read_text())
+def suite_marks(kata: registry.Kata) -> dict[str, str]:
+    """Check function name -> its decorators as text, read from the suite."""
     return {
-        n.name for n in tree.body if isinstance(n, ast.FunctionDef) and n.name.startswith("test_")
+        node.name: " ".join(ast.unparse(d) for d in node.decorator_list)
+        for node in ast.parse(kata.suite.read_text()).body
+        if isinstance(node, ast.FunctionDef) and node.name.startswith("test_")
     }
+
+
+def suite_checks(kata: registry.Kata) -> dict[str, bool]:
+    """Check function name -> whether it is a torch-parity check."""
+    return {name: "mark.parity" in marks for name, marks in suite_marks(kata).items()}
+
+
+def also(path: Path) -> list[str]:
+    return [n.strip() for n in markers(path).get("ALSO", "").split(",") if n.strip()]
 
 
 def outcomes(report: dict) -> dict[str, list[str]]:
@@ -66,8 +69,12 @@ def outcomes(report: dict) -> dict[str, list[str]]:
     return result
 
 
-def summary(report: dict) -> str:
-    return "\n".join(f"  {c['outcome']:8} {c['name']}: {c['message']}" for c in report["checks"])
+def summary(report: dict, output: str = "") -> str:
+    lines = [
+        f"  {c['outcome']:8} {c['tier']:6} {c['name']}: {c['message']}"
+        for c in report.get("checks", [])
+    ]
+    return "\n".join([*lines, "", output])
 
 
 ENTRIES = [
@@ -78,45 +85,61 @@ ENTRIES = [
 
 
 @pytest.mark.parametrize("name", KATAS)
-def test_reference_solution_passes(name: str, tmp_path: Path) -> None:
-    report, output, code = grade(name, "solutions", tmp_path)
+def test_reference_solution_passes(name: str, grade) -> None:
+    report, output, code = grade(name, "solutions")
     assert code == 0, output
-    assert report["passed"] == len(report["checks"]) > 0, summary(report)
+    assert report["strict_solved"] and report["passed"] == report["total"] > 0, summary(
+        report, output
+    )
 
 
 @pytest.mark.parametrize("name", KATAS)
-def test_untouched_stub_gets_the_friendly_report(name: str, tmp_path: Path) -> None:
+def test_untouched_stub_gets_the_friendly_report(name: str, grade, tmp_path: Path) -> None:
     # The committed stub, not katas/ as it is now: a learner's edits must not fail this test.
     kata = KATAS[name]
     stub = tmp_path / "stub" / kata.file
     stub.parent.mkdir()
     stub.write_text(workspace.pristine_stub(kata))
-    report, output, code = grade(name, stub, tmp_path)
-    assert code == 1
+    report, output, code = grade(name, stub)
+    assert code == 1, output
     assert "Not started yet?" in output, output
     assert report["passed"] == 0, summary(report)
 
 
 @pytest.mark.parametrize(("name", "path"), ENTRIES)
-def test_catalogue_entry(name: str, path: Path, tmp_path: Path) -> None:
+def test_catalogue_entry(name: str, path: Path, grade) -> None:
     expect = markers(path).get("EXPECT")
     assert expect, f"{path} has no EXPECT = '<check name>' or 'pass'"
-    report, output, code = grade(name, path, tmp_path)
+    report, output, code = grade(name, path)
     if expect == "pass":
-        assert code == 0 and report["passed"] == len(report["checks"]), summary(report)
+        assert code == 0 and report["strict_solved"], summary(report, output)
         return
-    assert expect in check_names(KATAS[name]), f"{path}: EXPECT names no check of {name}"
-    assert code == 1, output
-    assert "failed" in outcomes(report)[expect], (
-        f"{path.name} was not caught by {expect}:\n{summary(report)}"
+    checks = suite_checks(KATAS[name])
+    assert expect in checks, f"{path}: EXPECT names no check of {name}"
+    for check in (expect, *also(path)):
+        assert check in checks, f"{path}: {check} is no check of {name}"
+        assert "failed" in outcomes(report).get(check, []), (
+            f"{path.name} was not caught by {check}:\n{summary(report, output)}"
+        )
+    headline = (report.get("headline") or "").split("[")[0]
+    assert headline == expect, (
+        f"{path.name}: the report's headline is {headline}, not {expect}, the check the file is "
+        f"named for. Order the suite so the most specific check comes first.\n{summary(report)}"
     )
+    if checks[expect]:  # a torch-parity mistake: the interview core still passes
+        assert code == 0 and report["solved"] and not report["strict_solved"], summary(
+            report, output
+        )
+        assert "Interview core solved." in output, output
+    else:
+        assert code == 1 and not report["solved"], output
 
 
 @pytest.mark.parametrize("path", sorted((CATALOGUE / "broken").glob("*.py")), ids=lambda p: p.stem)
-def test_broken_file_gets_a_clean_report(path: Path, tmp_path: Path) -> None:
+def test_broken_file_gets_a_clean_report(path: Path, grade) -> None:
     says = markers(path)["SAYS"]
-    _, output, code = grade("layernorm", path, tmp_path, "--timeout=4")
-    assert code != 0, output
+    _, output, code = grade("layernorm", path, "--timeout=4")
+    assert code == 1, output
     assert says in output, f"expected {says!r} in the report:\n{output}"
 
 
@@ -124,30 +147,129 @@ def test_broken_file_gets_a_clean_report(path: Path, tmp_path: Path) -> None:
 def test_every_check_is_failed_by_a_wrong_implementation(name: str) -> None:
     kata = KATAS[name]
     named = {markers(p).get("EXPECT") for p in catalogue(kata)}
-    unproven = sorted(check_names(kata) - named)
+    unproven = sorted(
+        set(suite_checks(kata)) - named - {c for p in catalogue(kata) for c in also(p)}
+    )
     assert not unproven, (
         f"no wrong implementation in tests/catalogue/ proves these checks: {unproven}"
     )
+    # A check proven only by ALSO never heads a report: only a broad safety net may be that.
+    marks = suite_marks(kata)
+    unheaded = sorted(c for c in set(marks) - named if "mark.broad" not in marks[c])
+    assert not unheaded, f"no wrong implementation has these specific checks as EXPECT: {unheaded}"
     wrong = [p for p in catalogue(kata) if markers(p).get("EXPECT") != "pass"]
+    right = [p for p in catalogue(kata) if markers(p).get("EXPECT") == "pass"]
     assert len(wrong) >= 6, f"{name} needs at least six wrong implementations, has {len(wrong)}"
+    assert len(right) >= 2, f"{name} needs at least two correct variants, has {len(right)}"
 
 
-def test_cuda_without_a_gpu_says_how_it_grades(tmp_path: Path) -> None:
+@pytest.mark.parametrize("name", KATAS)
+def test_every_kata_has_both_tiers_in_order(name: str) -> None:
+    checks = suite_checks(KATAS[name])
+    assert any(not parity for parity in checks.values()), f"{name} has no interview-core check"
+
+
+def test_strict_requires_torch_parity(grade) -> None:
+    path = CATALOGUE / "dropout" / "wrong_error_message.py"
+    _, output, code = grade("dropout", path, "--strict")
+    assert code == 1, output
+    _, output, code = grade("dropout", path, "--all")
+    assert code == 0 and "raised ValueError('p must be a probability')" in output, output
+
+
+def test_headline_folds_failures_and_all_expands_them(grade) -> None:
+    path = CATALOGUE / "dropout" / "no_scaling.py"
+    report, output, code = grade("dropout", path)
+    failed = [c for c in report["checks"] if c["outcome"] == "failed"]
+    assert code == 1 and len(failed) > 2, summary(report)
+    folded = re.search(r"(\d+) more checks? fails?, probably for the same reason", output)
+    assert folded and int(folded[1]) >= 1, output
+    _, expanded, _ = grade("dropout", path, "--all")
+    assert "Every other failure" in expanded and len(expanded) > len(output), expanded
+
+
+def test_cuda_without_a_gpu_says_how_it_grades(grade) -> None:
     import torch
 
     if torch.cuda.is_available():
         pytest.skip("a real GPU is present: --device cuda runs there")
-    _, output, code = grade("dropout", "solutions", tmp_path, "--device", "cuda")
+    _, output, code = grade("dropout", "solutions", "--device", "cuda")
     assert code == 0, output
     assert "simulated CUDA" in output
 
 
-def test_unknown_kata_is_a_clear_usage_error(tmp_path: Path) -> None:
-    env = {**os.environ, "NORM_KATAS_DATA": str(tmp_path)}
-    cmd = [sys.executable, "-m", "grader", "grade", "layernrom"]
-    run = subprocess.run(cmd, cwd=registry.ROOT, capture_output=True, text=True, env=env)
-    assert run.returncode == 2
-    assert "no kata named 'layernrom'" in run.stderr
+# -- the command line, in fresh interpreters ------------------------------------------------
+
+
+def cli(
+    *args: str, cwd: Path = registry.ROOT, env: dict | None = None
+) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "grader", *args], cwd=cwd, capture_output=True, text=True,
+        timeout=300, env=env or dict(os.environ),
+    )  # fmt: skip
+
+
+def test_command_line_grades_and_exits_by_the_core(tmp_path: Path) -> None:
+    report = tmp_path / "r.json"
+    run = cli("grade", "layernorm", "--impl", "solutions", f"--report-json={report}")
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "Interview core" in run.stdout and json.loads(report.read_text())["strict_solved"]
+    wrong = CATALOGUE / "layernorm" / "eps_outside_sqrt.py"
+    run = cli("grade", "layernorm", "--impl", str(wrong))
+    assert run.returncode == 1 and "eps is added to the variance" in run.stdout
+    assert not any(m in run.stdout + run.stderr for m in INTERNAL)
+
+
+def test_usage_errors_exit_2() -> None:
+    run = cli("grade", "layernrom")
+    assert run.returncode == 2 and "no kata named 'layernrom'" in run.stderr
+    run = cli("grade", "layernorm", "--impl", "no/such/file.py")
+    assert run.returncode == 2 and "does not exist" in run.stdout + run.stderr
+    run = cli("grade", "layernorm", "--device", "tpu")
+    assert run.returncode == 2 and "expected cpu, cuda or mps" in run.stdout + run.stderr
+
+
+@pytest.fixture
+def repo_copy(tmp_path: Path) -> Path:
+    """This working tree copied, so the grader can be broken on purpose."""
+    copy = tmp_path / "repo"
+    ignore = shutil.ignore_patterns(".git", ".nox", "__pycache__", "*.pyc", "catalogue")
+    shutil.copytree(registry.ROOT, copy, ignore=ignore)
+    return copy
+
+
+def test_a_suite_that_does_not_import_is_the_graders_failure(repo_copy: Path) -> None:
+    suite = repo_copy / "tests" / "test_layernorm.py"
+    suite.write_text('raise RuntimeError("boom: a broken suite")\n' + suite.read_text())
+    run = cli("grade", "layernorm", "--impl", "solutions", cwd=repo_copy)
+    output = run.stdout + run.stderr
+    assert run.returncode == 3, output
+    assert "norm-katas could not grade" in output and "boom: a broken suite" in output
+    assert "not with your code" in output and "torch " in output
+
+
+def test_a_broken_plugin_is_the_graders_failure(repo_copy: Path) -> None:
+    plugin = repo_copy / "grader" / "report.py"
+    text = plugin.read_text().replace(
+        "def header(", "def header(self, *a): raise KeyError('x')\n    def _old_header(", 1
+    )
+    plugin.write_text(text)
+    run = cli("grade", "layernorm", "--impl", "solutions", cwd=repo_copy)
+    output = run.stdout + run.stderr
+    assert run.returncode == 3, output
+    assert "norm-katas could not grade" in output and "KeyError" in output
+
+
+def test_an_unsupported_torch_is_named_at_start(repo_copy: Path) -> None:
+    compat = repo_copy / "grader" / "torch_compat.py"
+    compat.write_text(compat.read_text().replace("MIN_TORCH = (2, 4)", "MIN_TORCH = (99, 0)"))
+    run = cli("grade", "layernorm", cwd=repo_copy)
+    assert run.returncode == 3
+    assert run.stderr.startswith("norm-katas needs torch >= 99.0; this environment has "), (
+        run.stderr
+    )
+    assert "Choosing the torch build" in run.stderr
 
 
 def test_readme_kata_table_matches_the_registry() -> None:

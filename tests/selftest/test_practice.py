@@ -1,5 +1,5 @@
-"""Self-tests for practice: history, progress, hints, reset, solution peeks and the mock
-interview, driven end to end in a pseudo-terminal as a learner would use it."""
+"""Self-tests for practice: history, progress, hints, reset, solution peeks, watch mode and the
+mock interview, the last two driven end to end in a pseudo-terminal as a learner would."""
 
 from __future__ import annotations
 
@@ -14,10 +14,12 @@ import sys
 import time
 from pathlib import Path
 
-import pexpect
 import pytest
 
-from grader import history, mock, progress, registry
+from grader import registry
+from practice import history, mock, progress, workspace
+
+pexpect = pytest.importorskip("pexpect")  # not on every machine: the pty tests need it
 
 KATAS = registry.load()
 
@@ -32,7 +34,7 @@ def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 def cli(*args: str, cwd: Path = registry.ROOT) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "grader", *args],
+        [sys.executable, "-m", "practice", *args],
         cwd=cwd,
         capture_output=True,
         text=True,
@@ -45,16 +47,37 @@ def cli(*args: str, cwd: Path = registry.ROOT) -> subprocess.CompletedProcess[st
 
 def test_history_round_trip() -> None:
     history.record("layernorm", "practice", 3, 20, ["test_eps_inside_sqrt"])
-    history.record("layernorm", "mock", 20, 20, [], seconds=61.5, budget=900, mock_id="m1")
+    history.record(
+        "layernorm", "mock", 20, 20, ["test_no_bias"], seconds=61.5, budget=900, mock_id="m1",
+        parity_passed=3, parity_total=4,
+    )  # fmt: skip
     events = history.events("layernorm")
     assert [e.mode for e in events] == ["practice", "mock"]
     assert events[0].failed == ["test_eps_inside_sqrt"] and not events[0].solved
     assert events[1].solved and events[1].seconds == 61.5 and events[1].mock_id == "m1"
+    assert (events[1].parity_passed, events[1].parity_total) == (3, 4)
+    assert not events[1].parity_solved
+
+
+def test_history_of_the_first_release_gains_the_tier_columns(data_dir: Path) -> None:
+    data_dir.mkdir(parents=True)
+    with sqlite3.connect(history.db_path()) as conn:  # the schema before torch parity existed
+        conn.executescript(
+            "CREATE TABLE events (id INTEGER PRIMARY KEY, at TEXT NOT NULL, kata TEXT NOT NULL,"
+            " mode TEXT NOT NULL, passed INTEGER, total INTEGER, failed TEXT NOT NULL DEFAULT"
+            " '[]', seconds REAL, budget REAL, mock_id TEXT);"
+            "INSERT INTO events (at, kata, mode, passed, total) VALUES"
+            " ('2026-01-01T00:00:00+00:00', 'dropout', 'practice', 20, 20);"
+        )
+    history.record("dropout", "practice", 18, 18, [], parity_passed=2, parity_total=3)
+    old, new = history.events("dropout")
+    assert old.solved and old.parity_total is None
+    assert new.solved and (new.parity_passed, new.parity_total) == (2, 3)
 
 
 WRITER = """
 import sys
-from grader import history
+from practice import history
 for i in range(int(sys.argv[1])):
     history.record("dropout", "practice", i, 100, ["test_x"])
     print(i + 1, flush=True)
@@ -104,9 +127,13 @@ def test_gradings_are_recorded_but_not_the_reference_solution(tmp_path: Path) ->
     wrong = registry.ROOT / "tests" / "catalogue" / "layernorm" / "eps_outside_sqrt.py"
     assert cli("grade", "layernorm", "--impl", str(wrong)).returncode == 1
     assert cli("grade", "layernorm", "--impl", "solutions").returncode == 0
-    (event,) = history.events()
-    assert event.mode == "practice" and event.kata == "layernorm"
-    assert "test_eps_inside_sqrt" in event.failed and 0 < event.passed < event.total
+    parity_only = registry.ROOT / "tests" / "catalogue" / "dropout" / "wrong_error_message.py"
+    assert cli("grade", "dropout", "--impl", str(parity_only)).returncode == 0
+    first, second = history.events()
+    assert first.mode == "practice" and first.kata == "layernorm"
+    assert "test_eps_inside_sqrt" in first.failed and 0 < first.passed < first.total
+    assert second.solved and second.parity_passed < second.parity_total
+    assert "test_invalid_p_raises" in second.failed
 
 
 # -- progress -----------------------------------------------------------------------------
@@ -114,15 +141,24 @@ def test_gradings_are_recorded_but_not_the_reference_solution(tmp_path: Path) ->
 
 def test_progress_table_and_next_kata() -> None:
     history.record("layernorm", "practice", 19, 20, ["test_numerically_stable"])
-    history.record("layernorm", "mock", 20, 20, [], seconds=600, budget=900, mock_id="a")
+    history.record(
+        "layernorm", "mock", 20, 20, ["test_no_bias"], seconds=600, budget=900, mock_id="a",
+        parity_passed=3, parity_total=4,
+    )  # fmt: skip
     history.record("batchnorm", "practice", 10, 25, ["test_running_var_unbiased"])
     history.record("batchnorm", "practice", 12, 25, ["test_running_var_unbiased"])
     history.record("rmsnorm", "peek")
     text = cli("progress").stdout
     rows = {line.split()[0]: line for line in text.splitlines() if line.split()}
     assert "yes" in rows["layernorm"] and "10:00 / 15:00" in rows["layernorm"]
-    assert "running_var_unbiased ×2" in rows["batchnorm"] and " no " in rows["batchnorm"]
-    assert "1 peek" in rows["rmsnorm"]
+    assert " 3/4 " in rows["layernorm"]  # the best torch-parity score of a solved grading
+    assert " no " in rows["batchnorm"] and "1 peek" in rows["rmsnorm"]
+    # The checks failed most often, in the words the learner reads in the checklist.
+    assert (
+        "batchnorm: running_var is updated with the unbiased batch variance (divide by m - 1) "
+        "(failed 2×)" in text
+    )
+    assert "test_running_var_unbiased" not in text
     assert "Next: batchnorm" in text and "started but not solved" in text
 
 
@@ -156,6 +192,18 @@ def test_every_kata_has_follow_up_questions(kata: registry.Kata) -> None:
     questions = mock.follow_ups(kata)
     assert 2 <= len(questions) <= 4
     assert all(q.endswith("?") and len(a) > 80 for q, a in questions)
+
+
+@pytest.mark.parametrize("kata", KATAS, ids=lambda k: k.name)
+def test_stub_docstring_puts_the_core_contract_before_the_stretch(kata: registry.Kata) -> None:
+    text = workspace.pristine_stub(kata)
+    core = text.find("The contract (interview core)")
+    parity = text.find("Torch parity (stretch)")
+    pitfalls = text.find(workspace.PITFALLS)
+    assert 0 < core < parity < pitfalls, "sections: core contract, then parity, then pitfalls"
+    handed_out, section = workspace.split_pitfalls(text)
+    assert workspace.PITFALLS not in handed_out and section.strip()
+    assert "The contract (interview core)" in handed_out and "class " in handed_out
 
 
 def test_hints_are_shown_only_when_asked() -> None:
@@ -216,13 +264,22 @@ def test_solution_peek_is_recorded() -> None:
 # -- the mock interview, in a pseudo-terminal ---------------------------------------------
 
 
-def spawn_mock(*args: str) -> pexpect.spawn:
-    child = pexpect.spawn(
-        sys.executable, ["-m", "grader", "mock", *args], cwd=str(registry.ROOT),
-        env=dict(os.environ), encoding="utf-8", timeout=90, dimensions=(50, 140),
+def spawn(*args: str) -> pexpect.spawn:
+    return pexpect.spawn(
+        sys.executable, ["-m", "practice", *args], cwd=str(registry.ROOT),
+        env={**os.environ, "NO_COLOR": "1"}, encoding="utf-8", timeout=90, dimensions=(50, 140),
     )  # fmt: skip
+
+
+def spawn_mock(*args: str) -> pexpect.spawn:
+    child = spawn("mock", *args)
     child.expect(r"implement the classes in\s+(\S+\.py)")
     return child
+
+
+def save(path: Path, text: str) -> None:
+    time.sleep(1.1)  # a visibly newer mtime on every filesystem
+    path.write_text(text)
 
 
 def answer_follow_ups(child: pexpect.spawn, kata: registry.Kata) -> None:
@@ -233,24 +290,63 @@ def answer_follow_ups(child: pexpect.spawn, kata: registry.Kata) -> None:
         child.expect(f"A{i}\\.")
 
 
+CATALOGUE = registry.ROOT / "tests" / "catalogue"
+
+
+def test_watch_mode_regrades_on_save_and_quits_on_q(tmp_path: Path) -> None:
+    kata = registry.get("dropout")
+    mine = tmp_path / "dropout.py"
+    mine.write_text(workspace.pristine_stub(kata))
+    child = spawn("grade", "dropout", "--watch", "--impl", str(mine))
+    child.expect("Not started yet")  # the first grading runs at once
+    child.expect("Watching .*dropout.py")
+    save(mine, (CATALOGUE / "dropout" / "no_scaling.py").read_text())
+    child.expect("kept values are scaled by exactly 1 / \\(1 - p\\)")  # the headline
+    child.expect(r"Interview core \d+/\d+ ✗")
+    child.send("\n")  # Enter regrades without a save
+    child.expect("Interview core")
+    save(mine, kata.solution.read_text())
+    child.expect(r"Interview core (\d+)/\1 ✓ solved")
+    child.send("q")  # one key, no Enter: the terminal is in cbreak mode
+    child.expect("Left watch mode")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+    modes = [e.mode for e in history.events("dropout")]
+    assert modes == ["practice"] * 4  # every grading is practice in the history
+    assert history.events("dropout")[-1].solved
+
+
+def test_watch_mode_leaves_cleanly_on_ctrl_c(tmp_path: Path) -> None:
+    mine = tmp_path / "layernorm.py"
+    mine.write_text(workspace.pristine_stub(registry.get("layernorm")))
+    child = spawn("grade", "layernorm", "--watch", "--impl", str(mine))
+    child.expect("Watching")
+    child.sendcontrol("c")
+    child.expect("Left watch mode")
+    child.expect(pexpect.EOF)
+    assert "Traceback" not in (child.before or "")
+    child.close()
+    assert child.exitstatus == 0
+
+
 def test_mock_interview_solved_end_to_end() -> None:
     kata = registry.get("dropout")
     child = spawn_mock("--kata", "dropout", "--minutes", "5")
     scratch = Path(child.match.group(1))
     assert registry.ROOT / "katas" not in scratch.parents
-    assert (
-        scratch.read_text() == kata.stub.read_text() or "NotImplementedError" in scratch.read_text()
-    )
+    handed_out = scratch.read_text()
+    assert "NotImplementedError" in handed_out and workspace.PITFALLS not in handed_out
     child.expect(r"4:5\d left  ·  0 gradings")  # the countdown runs
-    child.sendline("")  # Enter grades the untouched stub
+    child.send("\n")  # Enter grades the untouched stub
     child.expect("Not started yet")
-    child.expect(r"0/\d+ checks passed")
-    time.sleep(1.1)  # a visibly newer mtime on every filesystem
-    shutil.copyfile(kata.solution, scratch)  # saving the file regrades it
-    child.expect("All checks pass")
+    child.expect(r"core 0/\d+")
+    save(scratch, kata.solution.read_text())  # saving the file regrades it
+    child.expect("Every check passes")
     child.expect("Scorecard")
     child.expect("solved ✓")
     child.expect(r"Gradings\s+2")
+    child.expect(workspace.PITFALLS)  # the answers come after the mock
     answer_follow_ups(child, kata)
     child.expect(pexpect.EOF)
     child.close()
@@ -259,6 +355,26 @@ def test_mock_interview_solved_end_to_end() -> None:
     assert [e.mode for e in events] == ["mock", "mock"] and events[-1].solved
     assert len({e.mock_id for e in events}) == 1 and events[-1].budget == 300
     assert "0:" in cli("progress").stdout.split("dropout", 1)[1].splitlines()[0]
+
+
+def test_mock_solved_by_the_core_offers_torch_parity() -> None:
+    child = spawn_mock("--kata", "dropout", "--minutes", "5")
+    scratch = Path(child.match.group(1))
+    child.expect("left")
+    save(scratch, (CATALOGUE / "dropout" / "wrong_error_message.py").read_text())
+    child.expect("Interview core solved in")
+    child.expect(r"go on for it \(stretch\)\? \[y/N\]")
+    child.send("y")
+    child.expect("left")  # the clock runs on, now for parity
+    save(scratch, registry.get("dropout").solution.read_text())
+    child.expect("Every check passes")
+    child.expect("Scorecard")
+    child.expect("solved ✓")
+    child.expect(r"Parity\s+every check passed at")
+    child.sendcontrol("c")
+    child.expect(pexpect.EOF)
+    events = history.events("dropout")
+    assert events[0].solved and not events[0].parity_solved and events[-1].parity_solved
 
 
 def test_mock_interview_time_up_and_stop() -> None:
@@ -274,7 +390,7 @@ def test_mock_interview_time_up_and_stop() -> None:
 
     child = spawn_mock("--kata", "layernorm", "--minutes", "5")
     child.expect("left")
-    child.sendline("q")
+    child.send("q")
     child.expect("you stopped")
     child.sendcontrol("c")  # Ctrl-C during the follow-ups ends quietly too
     child.expect(pexpect.EOF)

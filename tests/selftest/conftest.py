@@ -1,0 +1,47 @@
+"""Fixtures for the self-tests: a warm grader per test worker, and `grade()` through it."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from grader import server
+
+INTERNAL = ("Traceback (most recent call last)", "INTERNALERROR")
+Grade = Callable[..., tuple[dict, str, int]]
+
+
+@pytest.fixture(scope="session")
+def warm_grader(tmp_path_factory: pytest.TempPathFactory) -> Iterator[server.Client]:
+    """One grading server for this worker: torch and every suite imported once."""
+    data = tmp_path_factory.mktemp("data")  # gradings never touch the user's history
+    client = server.Client(env={**os.environ, "NORM_KATAS_DATA": str(data)})
+    if client.error:
+        pytest.exit(f"the grading server could not start:\n{client.error}", returncode=3)
+    yield client
+    client.close()
+
+
+@pytest.fixture
+def grade(warm_grader: server.Client, tmp_path: Path, request: pytest.FixtureRequest) -> Grade:
+    """grade(kata, impl, *options) -> (report, transcript, exit code), on --device."""
+    device = str(request.config.getoption("device"))
+    count = iter(range(1000))
+
+    def run(kata: str, impl: Path | str, *extra: str) -> tuple[dict, str, int]:
+        n = next(count)
+        report, out = tmp_path / f"report{n}.json", tmp_path / f"out{n}.txt"
+        device_args = [] if "--device" in extra else ["--device", device]
+        args = ["--impl", str(impl), f"--report-json={report}", *device_args, *extra]
+        code = warm_grader.grade(kata, args, out)
+        output = out.read_text() if out.exists() else ""
+        for marker in INTERNAL:
+            assert marker not in output, f"grading {impl} printed an internal error:\n{output}"
+        data = json.loads(report.read_text()) if report.exists() else {}
+        return data, output, code
+
+    return run
