@@ -1,13 +1,17 @@
 """Run a module on simulated CUDA so that device bugs show up on machines without a GPU.
 
-FakeTensorMode creates device="cuda" tensors even on a CPU-only build and raises on any
-op that mixes devices. Moving a real module with .to("cuda") fails there, so fake
-parameters and buffers are created directly and the module runs through functional_call.
+The module's parameters, buffers and inputs move to the meta device, which stands in for the
+GPU: shapes, dtypes and devices are real, values are not, and an op that mixes it with a CPU
+tensor raises just as CUDA would. A tensor the learner's forward makes on the CPU (a mask from
+torch.rand(x.shape), a statistic kept as a plain attribute instead of a buffer) is caught.
+Where meta cannot run the code, FakeTensorMode's device="cuda" tensors get a second try (they
+cost an import of torch._dynamo, which the meta device spares one-shot gradings).
 """
 
 from __future__ import annotations
 
 import copy
+import re
 from pathlib import Path
 
 import torch
@@ -15,6 +19,12 @@ from torch import nn
 from torch.func import functional_call
 
 from grader import torch_compat
+
+_TORCH_DIR = str(Path(torch.__file__).parent)
+
+
+# The devices a simulated-CUDA output can be on: "meta" stands for the GPU, fake tensors say it.
+SIMULATED = ("meta", "cuda")
 
 
 class DeviceMismatch(Exception):
@@ -25,12 +35,6 @@ class Inconclusive(Exception):
     """The simulation could not run this code; that says nothing about its correctness."""
 
 
-_is_mismatch = torch_compat.is_device_mismatch
-# Without a GPU some ops (indexing, .contiguous(), in-place random fills) reach real CUDA code
-# even on fake tensors; this says nothing about the learner's code.
-_is_unsupported = torch_compat.needs_real_cuda
-
-
 def _raised_inside_torch(e: BaseException) -> bool:
     tb = e.__traceback__
     while tb is not None and tb.tb_next is not None:
@@ -38,41 +42,42 @@ def _raised_inside_torch(e: BaseException) -> bool:
     return tb is not None and tb.tb_frame.f_code.co_filename.startswith(_TORCH_DIR)
 
 
-_TORCH_DIR = str(Path(torch.__file__).parent)
+def _as_cuda(text: str) -> str:
+    """A message about the meta device, told as the GPU it stands for."""
+    return re.sub(r"\bmeta(:0)?\b", "cuda:0", text)
 
 
 def _classify(e: Exception) -> Exception:
-    if _is_mismatch(e):
-        return DeviceMismatch(str(e).splitlines()[0])
     first_line = str(e).splitlines()[0] if str(e) else ""
+    if torch_compat.is_device_mismatch(e):
+        return DeviceMismatch(_as_cuda(first_line))
     return Inconclusive(f"{type(e).__name__}: {first_line}")
+
+
+def _simulation_failed(e: Exception) -> bool:
+    """Not the learner's own error: torch could not run the code on the simulated device."""
+    return (
+        _raised_inside_torch(e)
+        or torch_compat.is_device_mismatch(e)
+        or torch_compat.needs_real_cuda(e)
+    )
 
 
 def run(module: nn.Module, *inputs: torch.Tensor) -> torch.Tensor:
     """Run module(*inputs) with every parameter, buffer and input on simulated CUDA.
 
-    Returns a fake output (its device, shape and dtype are real; its values are not).
-    Raises DeviceMismatch when the code mixes devices and Inconclusive when the
-    simulation cannot run it (data-dependent control flow, in-place random fills).
-    Tensors the module keeps as plain attributes stay on the CPU, as they would with
-    module.to("cuda"): using them with a CUDA input is a mismatch, which is the point.
-    Code that fake CUDA cannot run on a CPU-only build is retried on the meta device,
-    which checks device placement the same way without any kernel.
+    Returns the output, on a device in SIMULATED where it would be on CUDA (its shape and
+    dtype are real, its values are not). Raises DeviceMismatch when the code mixes devices
+    and Inconclusive when neither
+    simulation can run it (data-dependent control flow, say). Tensors the module keeps as
+    plain attributes stay on the CPU, as they would with module.to("cuda"): using them with a
+    CUDA input is a mismatch, which is the point. The learner's own exceptions propagate.
     """
-    state = list(module.named_parameters()) + list(module.named_buffers())
-    with torch_compat.fake_cuda_mode():
-        fakes = {name: torch.empty(t.shape, dtype=t.dtype, device="cuda") for name, t in state}
-        xs = tuple(torch.empty(x.shape, dtype=x.dtype, device="cuda") for x in inputs)
-        try:
-            return functional_call(module, fakes, xs)
-        except Exception as e:
-            if _is_unsupported(e):
-                pass  # retried on meta below, outside the fake mode
-            elif not _raised_inside_torch(e) and not _is_mismatch(e):
-                raise  # the learner's own error (an unfinished stub too): a real failure
-            else:
-                raise _classify(e) from None
-    return _run_on_meta(module, *inputs)
+    try:
+        return _run_on_meta(module, *inputs)
+    except Inconclusive:
+        pass
+    return _run_on_fake_cuda(module, *inputs)
 
 
 def _run_on_meta(module: nn.Module, *inputs: torch.Tensor) -> torch.Tensor:
@@ -80,11 +85,20 @@ def _run_on_meta(module: nn.Module, *inputs: torch.Tensor) -> torch.Tensor:
     try:
         out = clone(*(x.to("meta") for x in inputs))
     except Exception as e:
-        if not _raised_inside_torch(e) and not _is_mismatch(e) and not _is_unsupported(e):
-            raise
+        if not _simulation_failed(e):
+            raise  # the learner's own error (an unfinished stub too): a real failure
         raise _classify(e) from None
-    # Report the device the output would have had on CUDA.
-    if isinstance(out, torch.Tensor) and out.device.type == "meta":
-        with torch_compat.fake_cuda_mode():
-            return torch.empty(out.shape, dtype=out.dtype, device="cuda")
     return out
+
+
+def _run_on_fake_cuda(module: nn.Module, *inputs: torch.Tensor) -> torch.Tensor:
+    state = list(module.named_parameters()) + list(module.named_buffers())
+    with torch_compat.fake_cuda_mode():
+        fakes = {name: torch.empty(t.shape, dtype=t.dtype, device="cuda") for name, t in state}
+        xs = tuple(torch.empty(x.shape, dtype=x.dtype, device="cuda") for x in inputs)
+        try:
+            return functional_call(module, fakes, xs)
+        except Exception as e:
+            if not _simulation_failed(e):
+                raise
+            raise _classify(e) from None

@@ -8,7 +8,11 @@ rest of the grader asks this module instead of importing them itself.
 
 from __future__ import annotations
 
+import importlib
 import re
+import sys
+import types
+from typing import Any
 
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
@@ -89,3 +93,39 @@ def needs_real_cuda(error: BaseException) -> bool:
     """Simulated CUDA reached code that needs a real GPU: says nothing about the learner's code."""
     text = str(error).lower()
     return any(pattern in text for pattern in _NO_CUDA)
+
+
+class _DeferredDynamo(types.ModuleType):
+    """Stands in for torch._dynamo in a one-shot grading until something needs more than
+    `disable`.
+
+    torch's reference implementations (the meta and fake devices of the device check run them)
+    are wrapped in torch._disable_dynamo, whose first call imports torch._dynamo (1.2-1.5 s)
+    only to ask it for `disable(fn)`: a wrapper that matters while torch.compile traces, which
+    grading never does. This answers `disable` with fn itself; anything else loads the real
+    module and hands over to it.
+    """
+
+    def disable(self, fn: Any = None, recursive: bool = True, **kwargs: Any) -> Any:
+        return fn if fn is not None else (lambda f: f)
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__") and name != "__path__":
+            raise AttributeError(name)
+        return getattr(_load_real_dynamo(), name)
+
+
+def _load_real_dynamo() -> types.ModuleType:
+    if isinstance(sys.modules.get("torch._dynamo"), _DeferredDynamo):
+        del sys.modules["torch._dynamo"]
+    real = importlib.import_module("torch._dynamo")
+    torch._dynamo = real  # type: ignore[attr-defined]
+    return real
+
+
+def defer_dynamo() -> None:
+    """Install the stand-in, unless torch._dynamo is loaded already."""
+    if "torch._dynamo" not in sys.modules:
+        stand_in = _DeferredDynamo("torch._dynamo")
+        sys.modules["torch._dynamo"] = stand_in
+        torch._dynamo = stand_in  # type: ignore[attr-defined]
