@@ -233,6 +233,58 @@ def test_input_unmodified(kata, device):
                 )
 
 
+def test_from_scratch(kata, device):
+    """implemented from tensor operations, not the built-in batch norm
+
+    The exercise is the formula and the running averages: F.batch_norm, torch.batch_norm,
+    nn.BatchNorm1d/2d and the other built-in norms are off limits here.
+
+    mean, var, sqrt or rsqrt, view/reshape and in-place mul_/add_ are all you need.
+    """
+    for cls, x_shape in (("BatchNorm1d", (6, 4, 3)), ("BatchNorm2d", (4, 4, 3, 3))):
+        mine, _ = pair(kata, cls, 4)
+        mine = mine.to(device)
+        x = torch.randn(x_shape, device=device)
+
+        def run(mine=mine, x=x):
+            mine.train()
+            mine(x)
+            mine.eval()
+            return mine(x)
+
+        expect_from_scratch(run, BUILTIN_NORMS, module=mine, forbidden_modules=BUILTIN_NORM_MODULES)
+
+
+def test_vectorized(kata, device):
+    """vectorized: no Python loop over channels or samples
+
+    Reduce over whole dimensions at once, for every channel together, and let broadcasting
+    apply the (C,) statistics.
+
+    x.mean(dim=(0, 2, 3)) gives all channels' means; .view(1, C, 1, 1) broadcasts them back.
+    """
+    for cls, small_shape, large_shape in (
+        ("BatchNorm2d", (2, 2, 3, 3), (16, 64, 8, 8)),
+        ("BatchNorm1d", (2, 2, 3), (32, 64, 16)),
+    ):
+        small, _ = pair(kata, cls, small_shape[1])
+        large, _ = pair(kata, cls, large_shape[1])
+        small, large = small.to(device), large.to(device)
+        xs = torch.randn(small_shape, device=device)
+        xl = torch.randn(large_shape, device=device)
+        for mode in (True, False):
+            small.train(mode)
+            large.train(mode)
+            expect_vectorized(
+                lambda small=small, xs=xs: small(xs),
+                lambda large=large, xl=xl: large(xl),
+                given=(
+                    f"{cls}({small_shape[1]}) on {small_shape} vs {cls}({large_shape[1]}) on "
+                    f"{large_shape} in {'training' if mode else 'eval'} mode"
+                ),
+            )
+
+
 def test_to_dtype(kata, device):
     """after .to(torch.float64) the module computes in float64, running statistics included
 
@@ -577,58 +629,6 @@ def test_follows_device(kata, device):
             expect_follows_device(mine.eval(), x, device=device, given=f"{name} in eval mode")
             given = f"{name} in training mode"
             expect_follows_device(mine.train(), x, device=device, given=given)
-
-
-def test_from_scratch(kata, device):
-    """implemented from tensor operations, not the built-in batch norm
-
-    The exercise is the formula and the running averages: F.batch_norm, torch.batch_norm,
-    nn.BatchNorm1d/2d and the other built-in norms are off limits here.
-
-    mean, var, sqrt or rsqrt, view/reshape and in-place mul_/add_ are all you need.
-    """
-    for cls, x_shape in (("BatchNorm1d", (6, 4, 3)), ("BatchNorm2d", (4, 4, 3, 3))):
-        mine, _ = pair(kata, cls, 4)
-        mine = mine.to(device)
-        x = torch.randn(x_shape, device=device)
-
-        def run(mine=mine, x=x):
-            mine.train()
-            mine(x)
-            mine.eval()
-            return mine(x)
-
-        expect_from_scratch(run, BUILTIN_NORMS, module=mine, forbidden_modules=BUILTIN_NORM_MODULES)
-
-
-def test_vectorized(kata, device):
-    """vectorized: no Python loop over channels or samples
-
-    Reduce over whole dimensions at once, for every channel together, and let broadcasting
-    apply the (C,) statistics.
-
-    x.mean(dim=(0, 2, 3)) gives all channels' means; .view(1, C, 1, 1) broadcasts them back.
-    """
-    for cls, small_shape, large_shape in (
-        ("BatchNorm2d", (2, 2, 3, 3), (16, 64, 8, 8)),
-        ("BatchNorm1d", (2, 2, 3), (32, 64, 16)),
-    ):
-        small, _ = pair(kata, cls, small_shape[1])
-        large, _ = pair(kata, cls, large_shape[1])
-        small, large = small.to(device), large.to(device)
-        xs = torch.randn(small_shape, device=device)
-        xl = torch.randn(large_shape, device=device)
-        for mode in (True, False):
-            small.train(mode)
-            large.train(mode)
-            expect_vectorized(
-                lambda small=small, xs=xs: small(xs),
-                lambda large=large, xl=xl: large(xl),
-                given=(
-                    f"{cls}({small_shape[1]}) on {small_shape} vs {cls}({large_shape[1]}) on "
-                    f"{large_shape} in {'training' if mode else 'eval'} mode"
-                ),
-            )
 
 
 @pytest.mark.broad

@@ -186,6 +186,34 @@ def test_input_unmodified(kata, device):
             fail(f"Dropout(0.5) in {mode} changed its input x; with inplace=False it must not.")
 
 
+def test_from_scratch(kata, device):
+    """implemented from tensor operations, not the built-in dropout
+
+    The exercise is the mask: F.dropout, torch.dropout, nn.Dropout and the other built-in
+    dropouts are off limits here.
+
+    rand_like, bernoulli, comparisons, where and multiplication are fine.
+    """
+    mine = kata.Dropout(0.5).to(device)
+    x = _nonzero(4, 8, device=device)
+    expect_from_scratch(
+        lambda: mine(x), BUILTIN_DROPOUTS, module=mine, forbidden_modules=BUILTIN_DROPOUT_MODULES
+    )
+
+
+def test_vectorized(kata, device):
+    """vectorized: no Python loop over rows or elements
+
+    One random draw of x's whole shape gives every element its own number at once.
+
+    mask = torch.rand_like(x) >= p, then combine it with x elementwise.
+    """
+    mine = kata.Dropout(0.5).to(device)
+    xs, xl = _nonzero(2, 16, device=device), _nonzero(32, 64, device=device)
+    given = "Dropout(0.5) on (2, 16) vs (32, 64)"
+    expect_vectorized(lambda: mine(xs), lambda: mine(xl), given=given)
+
+
 def test_p_zero_is_identity(kata, device):
     """p = 0 in training keeps every element and returns the input's values
 
@@ -248,19 +276,6 @@ def test_kept_values_scaled(kata, device):
         x = _nonzero(32, 64, device=device, dtype=torch.float64)
         out = _run_on_copy(kata.Dropout(p).to(device), x)
         _expect_dropout_of(out, x, p, given=f"{call(p)} in training on x {shape_of(x)}")
-
-
-def test_vectorized(kata, device):
-    """vectorized: no Python loop over rows or elements
-
-    One random draw of x's whole shape gives every element its own number at once.
-
-    mask = torch.rand_like(x) >= p, then combine it with x elementwise.
-    """
-    mine = kata.Dropout(0.5).to(device)
-    xs, xl = _nonzero(2, 16, device=device), _nonzero(32, 64, device=device)
-    given = "Dropout(0.5) on (2, 16) vs (32, 64)"
-    expect_vectorized(lambda: mine(xs), lambda: mine(xl), given=given)
 
 
 def test_elements_dropped_independently(kata, device):
@@ -370,21 +385,6 @@ def test_follows_device(kata, device):
     torch.rand_like(x), or torch.rand(x.shape, device=x.device), not torch.rand(x.shape).
     """
     expect_follows_device(kata.Dropout(0.5), torch.randn(4, 8), device=device, given="Dropout(0.5)")
-
-
-def test_from_scratch(kata, device):
-    """implemented from tensor operations, not the built-in dropout
-
-    The exercise is the mask: F.dropout, torch.dropout, nn.Dropout and the other built-in
-    dropouts are off limits here.
-
-    rand_like, bernoulli, comparisons, where and multiplication are fine.
-    """
-    mine = kata.Dropout(0.5).to(device)
-    x = _nonzero(4, 8, device=device)
-    expect_from_scratch(
-        lambda: mine(x), BUILTIN_DROPOUTS, module=mine, forbidden_modules=BUILTIN_DROPOUT_MODULES
-    )
 
 
 @pytest.mark.broad

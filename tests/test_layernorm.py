@@ -128,6 +128,40 @@ def test_input_unmodified(kata, device):
         fail("LayerNorm(8) changed its input x in place; the caller's tensor must stay as it was.")
 
 
+def test_from_scratch(kata, device):
+    """implemented from tensor operations, not the built-in layer norm
+
+    The exercise is the formula: F.layer_norm, nn.LayerNorm and the other built-in norms are
+    off limits here.
+
+    mean, var, sqrt, rsqrt and broadcasting are all you need.
+    """
+    mine, _ = pair(kata, 8)
+    mine = mine.to(device)
+    x = torch.randn(4, 8, device=device)
+    expect_from_scratch(
+        lambda: mine(x), BUILTIN_NORMS, module=mine, forbidden_modules=BUILTIN_NORM_MODULES
+    )
+
+
+def test_vectorized(kata, device):
+    """vectorized: no Python loop over rows or elements
+
+    Reduce over whole dimensions at once and let broadcasting apply the statistics.
+
+    x.mean(dim=dims, keepdim=True) with dims = the normalized dimensions; no for loop.
+    """
+    small, _ = pair(kata, 16)
+    large, _ = pair(kata, 128)
+    small, large = small.to(device), large.to(device)
+    xs, xl = torch.randn(2, 16, device=device), torch.randn(64, 128, device=device)
+    expect_vectorized(
+        lambda: small(xs),
+        lambda: large(xl),
+        given="LayerNorm(16) on (2, 16) vs LayerNorm(128) on (64, 128)",
+    )
+
+
 def test_statistics_per_sample(kata, device):
     """each sample is normalized with its own mean and variance, not the batch's
 
@@ -279,40 +313,6 @@ def test_follows_device(kata, device):
     """
     mine, _ = pair(kata, 8)
     expect_follows_device(mine, torch.randn(4, 8), device=device, given="LayerNorm(8)")
-
-
-def test_from_scratch(kata, device):
-    """implemented from tensor operations, not the built-in layer norm
-
-    The exercise is the formula: F.layer_norm, nn.LayerNorm and the other built-in norms are
-    off limits here.
-
-    mean, var, sqrt, rsqrt and broadcasting are all you need.
-    """
-    mine, _ = pair(kata, 8)
-    mine = mine.to(device)
-    x = torch.randn(4, 8, device=device)
-    expect_from_scratch(
-        lambda: mine(x), BUILTIN_NORMS, module=mine, forbidden_modules=BUILTIN_NORM_MODULES
-    )
-
-
-def test_vectorized(kata, device):
-    """vectorized: no Python loop over rows or elements
-
-    Reduce over whole dimensions at once and let broadcasting apply the statistics.
-
-    x.mean(dim=dims, keepdim=True) with dims = the normalized dimensions; no for loop.
-    """
-    small, _ = pair(kata, 16)
-    large, _ = pair(kata, 128)
-    small, large = small.to(device), large.to(device)
-    xs, xl = torch.randn(2, 16, device=device), torch.randn(64, 128, device=device)
-    expect_vectorized(
-        lambda: small(xs),
-        lambda: large(xl),
-        given="LayerNorm(16) on (2, 16) vs LayerNorm(128) on (64, 128)",
-    )
 
 
 @pytest.mark.broad

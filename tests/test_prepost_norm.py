@@ -543,6 +543,60 @@ def test_output_like_input(kata, device):
         expect_like(unit(x), x, given=f"{kind}({D}, nn.Linear) on x {shape_of(x)}")
 
 
+def test_from_scratch(kata, device, monkeypatch):
+    """wired by hand, not with nn.TransformerEncoderLayer (or its fused kernel)
+
+    The wiring is the exercise: the parts are given, the block that assembles them is not.
+
+    Use nn.MultiheadAttention, nn.Linear, nn.LayerNorm, nn.Dropout and F.relu; not
+    nn.TransformerEncoderLayer, nn.TransformerEncoder, nn.Transformer or
+    torch._transformer_encoder_layer_fwd, even subclassed or hidden.
+    """
+    ran = []
+    for cls in FORBIDDEN_MODULES:  # also catches one kept out of sight (not a registered submodule)
+
+        def spy(self, *args, _forward=cls.forward, _name=cls.__name__, **kwargs):
+            ran.append(_name)
+            return _forward(self, *args, **kwargs)
+
+        monkeypatch.setattr(cls, "forward", spy)
+    for norm_first in NORM_FIRST:
+        mine, _ = block_pair(kata, norm_first)
+        mine = mine.to(device).eval()
+        given = block_name(norm_first)
+        x = torch.randn(2, 5, D, device=device)
+        with torch.no_grad():
+            expect_from_scratch(
+                lambda mine=mine, x=x: mine(x),
+                FORBIDDEN,
+                module=mine,
+                forbidden_modules=FORBIDDEN_MODULES,
+                advice=WIRE_IT,
+            )
+        if ran:
+            fail(f"{given}: forward runs an nn.{ran[0]}. {WIRE_IT}")
+
+
+def test_vectorized(kata, device):
+    """vectorized: no Python loop over the batch or the sequence positions
+
+    nn.MultiheadAttention, nn.Linear and nn.LayerNorm all take a whole (batch, seq, d_model)
+    tensor at once.
+
+    Call each submodule once per forward on all of x, not once per sample or per position.
+    """
+    for norm_first in NORM_FIRST:
+        small, _ = block_pair(kata, norm_first)
+        large, _ = block_pair(kata, norm_first)
+        small, large = small.to(device).eval(), large.to(device).eval()
+        xs, xl = torch.randn(2, 4, D, device=device), torch.randn(8, 64, D, device=device)
+        expect_vectorized(
+            lambda small=small, xs=xs: small(xs),
+            lambda large=large, xl=xl: large(xl),
+            given=f"{block_name(norm_first)} on (2, 4, {D}) vs (8, 64, {D})",
+        )
+
+
 def test_to_dtype(kata, device):
     """after .to(torch.float64) the block and the wrappers compute in float64
 
@@ -670,60 +724,6 @@ def test_follows_device(kata, device):
         )
         expect_follows_device(
             block.eval(), x, device=device, given=f"{block_name(norm_first, 0.1)} in eval mode"
-        )
-
-
-def test_from_scratch(kata, device, monkeypatch):
-    """wired by hand, not with nn.TransformerEncoderLayer (or its fused kernel)
-
-    The wiring is the exercise: the parts are given, the block that assembles them is not.
-
-    Use nn.MultiheadAttention, nn.Linear, nn.LayerNorm, nn.Dropout and F.relu; not
-    nn.TransformerEncoderLayer, nn.TransformerEncoder, nn.Transformer or
-    torch._transformer_encoder_layer_fwd, even subclassed or hidden.
-    """
-    ran = []
-    for cls in FORBIDDEN_MODULES:  # also catches one kept out of sight (not a registered submodule)
-
-        def spy(self, *args, _forward=cls.forward, _name=cls.__name__, **kwargs):
-            ran.append(_name)
-            return _forward(self, *args, **kwargs)
-
-        monkeypatch.setattr(cls, "forward", spy)
-    for norm_first in NORM_FIRST:
-        mine, _ = block_pair(kata, norm_first)
-        mine = mine.to(device).eval()
-        given = block_name(norm_first)
-        x = torch.randn(2, 5, D, device=device)
-        with torch.no_grad():
-            expect_from_scratch(
-                lambda mine=mine, x=x: mine(x),
-                FORBIDDEN,
-                module=mine,
-                forbidden_modules=FORBIDDEN_MODULES,
-                advice=WIRE_IT,
-            )
-        if ran:
-            fail(f"{given}: forward runs an nn.{ran[0]}. {WIRE_IT}")
-
-
-def test_vectorized(kata, device):
-    """vectorized: no Python loop over the batch or the sequence positions
-
-    nn.MultiheadAttention, nn.Linear and nn.LayerNorm all take a whole (batch, seq, d_model)
-    tensor at once.
-
-    Call each submodule once per forward on all of x, not once per sample or per position.
-    """
-    for norm_first in NORM_FIRST:
-        small, _ = block_pair(kata, norm_first)
-        large, _ = block_pair(kata, norm_first)
-        small, large = small.to(device).eval(), large.to(device).eval()
-        xs, xl = torch.randn(2, 4, D, device=device), torch.randn(8, 64, D, device=device)
-        expect_vectorized(
-            lambda small=small, xs=xs: small(xs),
-            lambda large=large, xl=xl: large(xl),
-            given=f"{block_name(norm_first)} on (2, 4, {D}) vs (8, 64, {D})",
         )
 
 

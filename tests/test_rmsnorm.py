@@ -193,6 +193,44 @@ def test_input_unmodified(kata, device):
         fail("RMSNorm(8) changed its input x in place; the caller's tensor must stay as it was.")
 
 
+def test_from_scratch(kata, device):
+    """implemented from tensor operations, not the built-in RMS norm
+
+    The exercise is the formula: F.rms_norm, torch.rms_norm, nn.RMSNorm and the other built-in
+    norms are off limits here.
+
+    square (or pow), mean, sqrt or rsqrt, casts and broadcasting are all you need.
+    """
+    for dtype in (torch.float32, torch.float16):
+        mine, _ = pair(kata, 8)
+        mine = mine.to(device, dtype)
+        x = torch.randn(4, 8, device=device, dtype=dtype)
+        expect_from_scratch(
+            lambda mine=mine, x=x: mine(x),
+            BUILTIN_NORMS,
+            module=mine,
+            forbidden_modules=BUILTIN_NORM_MODULES,
+        )
+
+
+def test_vectorized(kata, device):
+    """vectorized: no Python loop over rows or elements
+
+    Reduce over whole dimensions at once and let broadcasting do the rest.
+
+    x.square().mean(dim=dims, keepdim=True) for all the normalized dimensions in one call.
+    """
+    small, _ = pair(kata, 16)
+    large, _ = pair(kata, 128)
+    small, large = small.to(device), large.to(device)
+    xs, xl = torch.randn(2, 16, device=device), torch.randn(64, 128, device=device)
+    expect_vectorized(
+        lambda: small(xs),
+        lambda: large(xl),
+        given="RMSNorm(16) on (2, 16) vs RMSNorm(128) on (64, 128)",
+    )
+
+
 def test_zero_input(kata, device):
     """an all-zero input gives zeros, with no NaN
 
@@ -345,44 +383,6 @@ def test_follows_device(kata, device):
     """
     mine, _ = pair(kata, 8)
     expect_follows_device(mine, torch.randn(4, 8), device=device, given="RMSNorm(8)")
-
-
-def test_from_scratch(kata, device):
-    """implemented from tensor operations, not the built-in RMS norm
-
-    The exercise is the formula: F.rms_norm, torch.rms_norm, nn.RMSNorm and the other built-in
-    norms are off limits here.
-
-    square (or pow), mean, sqrt or rsqrt, casts and broadcasting are all you need.
-    """
-    for dtype in (torch.float32, torch.float16):
-        mine, _ = pair(kata, 8)
-        mine = mine.to(device, dtype)
-        x = torch.randn(4, 8, device=device, dtype=dtype)
-        expect_from_scratch(
-            lambda mine=mine, x=x: mine(x),
-            BUILTIN_NORMS,
-            module=mine,
-            forbidden_modules=BUILTIN_NORM_MODULES,
-        )
-
-
-def test_vectorized(kata, device):
-    """vectorized: no Python loop over rows or elements
-
-    Reduce over whole dimensions at once and let broadcasting do the rest.
-
-    x.square().mean(dim=dims, keepdim=True) for all the normalized dimensions in one call.
-    """
-    small, _ = pair(kata, 16)
-    large, _ = pair(kata, 128)
-    small, large = small.to(device), large.to(device)
-    xs, xl = torch.randn(2, 16, device=device), torch.randn(64, 128, device=device)
-    expect_vectorized(
-        lambda: small(xs),
-        lambda: large(xl),
-        given="RMSNorm(16) on (2, 16) vs RMSNorm(128) on (64, 128)",
-    )
 
 
 @pytest.mark.broad
