@@ -11,4 +11,7 @@ class LayerNorm(Reference):
     def forward(self, x):
         dims = tuple(range(-len(self.normalized_shape), 0))
         mean, var = x.mean(dims, keepdim=True), x.var(dims, keepdim=True)
-        return (x - mean) / torch.sqrt(var + self.eps) * self.weight + self.bias
+        y = (x - mean) / torch.sqrt(var + self.eps)
+        if self.weight is not None:
+            y = y * self.weight
+        return y if self.bias is None else y + self.bias
