@@ -210,15 +210,39 @@ def cli(
     )  # fmt: skip
 
 
-def test_command_line_grades_and_exits_by_the_core(tmp_path: Path) -> None:
+@pytest.mark.parametrize("name", KATAS)
+def test_command_line_grades_the_solution(name: str, tmp_path: Path) -> None:
+    # A one-shot grading runs without the warm server, torch._dynamo deferred: same verdicts.
     report = tmp_path / "r.json"
-    run = cli("grade", "layernorm", "--impl", "solutions", f"--report-json={report}")
+    run = cli("grade", name, "--impl", "solutions", f"--report-json={report}")
     assert run.returncode == 0, run.stdout + run.stderr
     assert "Interview core" in run.stdout and json.loads(report.read_text())["strict_solved"]
+
+
+def test_command_line_grades_and_exits_by_the_core() -> None:
     wrong = CATALOGUE / "layernorm" / "eps_outside_sqrt.py"
     run = cli("grade", "layernorm", "--impl", str(wrong))
     assert run.returncode == 1 and "eps is added to the variance" in run.stdout
     assert not any(m in run.stdout + run.stderr for m in INTERNAL)
+    parity_only = CATALOGUE / "batchnorm" / "half_not_cast_back.py"
+    run = cli("grade", "batchnorm", "--impl", str(parity_only))
+    assert run.returncode == 0 and "Interview core solved." in run.stdout, run.stdout
+    run = cli("grade", "batchnorm", "--impl", str(parity_only), "--strict")
+    assert run.returncode == 1, run.stdout
+
+
+def test_the_supported_torch_range_is_stated_once() -> None:
+    from grader import torch_compat
+
+    floor = ".".join(map(str, torch_compat.MIN_TORCH))
+    spec = f"torch>={floor},<3"
+    pyproject = (registry.ROOT / "pyproject.toml").read_text()
+    noxfile = (registry.ROOT / "noxfile.py").read_text()
+    readme = (registry.ROOT / "README.md").read_text()
+    assert f'"{spec}"' in pyproject, "pyproject.toml's torch requirement"
+    assert f'TORCH_RANGE = "{spec}"' in noxfile, "noxfile.py's TORCH_RANGE"
+    assert f'OLDEST_TORCH = "{floor}.' in noxfile, "noxfile.py's OLDEST_TORCH (nox -s compat)"
+    assert f"(`{spec}`" in readme and f"needs torch >= {floor};" in readme, "the README"
 
 
 def test_usage_errors_exit_2() -> None:
