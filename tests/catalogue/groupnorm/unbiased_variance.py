@@ -1,0 +1,19 @@
+"""Mistake: the unbiased variance (divide by m - 1), torch.var's default."""
+
+import torch
+
+from solutions.groupnorm import GroupNorm as Reference
+
+EXPECT = "test_biased_variance"
+
+
+class GroupNorm(Reference):
+    def forward(self, x):
+        n, c = x.shape[:2]
+        g = x.reshape(n, self.num_groups, c // self.num_groups, -1)
+        mean, var = g.mean((2, 3), keepdim=True), g.var((2, 3), keepdim=True)
+        y = ((g - mean) / torch.sqrt(var + self.eps)).reshape(x.shape)
+        if self.affine:
+            shape = (1, c) + (1,) * (x.dim() - 2)
+            y = y * self.weight.view(shape) + self.bias.view(shape)
+        return y

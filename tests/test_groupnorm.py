@@ -1,0 +1,457 @@
+"""Hidden checks for the GroupNorm kata, each compared with torch.nn.GroupNorm.
+
+Interview core first, then torch parity (@pytest.mark.parity): the divisibility error, half
+precision and an empty batch. torch's releases differ in the divisibility message and in what
+a float32 layer returns for half input, so neither is checked; a half layer on half input is
+compared with the formula in float64.
+"""
+
+import pytest
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from grader.checks import (
+    BUILTIN_NORM_MODULES,
+    BUILTIN_NORMS,
+    describe_call,
+    expect_close,
+    expect_float64_arithmetic,
+    expect_follows_device,
+    expect_from_scratch,
+    expect_grads_close,
+    expect_like,
+    expect_raises,
+    expect_registered_state,
+    expect_state_dict_round_trip,
+    expect_vectorized,
+    fail,
+    load_torch_state,
+    shape_of,
+)
+
+KATA = "groupnorm"
+
+FOLLOW_UPS = [
+    (
+        "Why do detection and segmentation models use GroupNorm instead of BatchNorm?",
+        "They train on a few large images per GPU, so a batch holds one or two samples per "
+        "device: BatchNorm's batch statistics are then noisy, and the running averages used at "
+        "inference drift away from what training saw. GroupNorm takes its statistics inside "
+        "each sample, over groups of channels and all positions, so its behaviour does not "
+        "depend on the batch size and is the same in training and at inference (Wu & He 2018 "
+        "show it holding its accuracy at 2 images per GPU where BatchNorm collapses).",
+    ),
+    (
+        "How do LayerNorm and InstanceNorm relate to GroupNorm, and what does G trade off?",
+        "With G = 1 all channels form one group: LayerNorm over (C, H, W). With G = C every "
+        "channel is its own group: InstanceNorm, which removes each channel's own mean and "
+        "contrast (useful in style transfer, harmful when channel statistics carry meaning). "
+        "G in between assumes channels in a group behave alike; 32 groups is the usual choice, "
+        "keeping enough values per group for a stable estimate while letting groups differ.",
+    ),
+    (
+        "GroupNorm has no running statistics: what does that mean for fine-tuning and export?",
+        "Inference computes the same per-sample statistics as training, so there is no "
+        "train/eval mismatch, no need to freeze statistics when fine-tuning with small batches, "
+        "and no buffers in the checkpoint. The price is that it cannot be folded into the "
+        "preceding convolution as BatchNorm can at inference: it stays a normalization at run "
+        "time, with its reductions over each group.",
+    ),
+]
+
+# (num_groups, num_channels, input shape): G of 1, a divisor of C, and C, over ranks 2 to 4.
+CASES = [
+    (1, 6, (3, 6, 5)),
+    (3, 6, (2, 6, 4, 4)),
+    (6, 6, (2, 6, 7)),
+    (2, 8, (4, 8)),
+    (4, 8, (2, 8, 3)),
+]
+
+
+def pair(kata, *args, **kwargs):
+    """The learner's GroupNorm and torch's, with the same random per-channel affine values."""
+    ref = nn.GroupNorm(*args, **kwargs)
+    with torch.no_grad():
+        for p in ref.parameters():
+            p.normal_()
+    mine = kata.GroupNorm(*args, **kwargs)
+    load_torch_state(mine, ref, given=describe_call("GroupNorm", *args, **kwargs))
+    return mine, ref
+
+
+def group_norm_f64(x, groups, eps, weight=None, bias=None):
+    """The formula itself in float64: statistics per sample over each group of channels."""
+    n, c = x.shape[:2]
+    g = x.double().reshape(n, groups, c // groups, -1)
+    mean = g.mean((2, 3), keepdim=True)
+    var = (g - mean).square().mean((2, 3), keepdim=True)
+    y = ((g - mean) / torch.sqrt(var + eps)).reshape(x.shape)
+    shape = (1, c) + (1,) * (x.dim() - 2)
+    if weight is not None:
+        y = y * weight.detach().double().view(shape) + bias.detach().double().view(shape)
+    return y
+
+
+def test_parameters(kata):
+    """weight and bias are per-channel parameters (shape (C,)) initialised like torch's
+
+    GroupNorm's statistics are per group, but its scale and shift are per channel: every channel
+    keeps its own, and nn.Parameter lets the optimizer, state_dict and .to() see them.
+
+    self.weight = nn.Parameter(torch.ones(num_channels)), bias likewise with zeros; keep
+    num_groups, num_channels, eps and affine as attributes.
+    """
+    for args in ((2, 6), (3, 6, 1e-3)):
+        mine, ref = kata.GroupNorm(*args), nn.GroupNorm(*args)
+        have, want = dict(mine.named_parameters()), dict(ref.named_parameters())
+        given = describe_call("GroupNorm", *args)
+        if set(have) != set(want):
+            fail(f"{given} has parameters {sorted(have)}, expected {sorted(want)}.")
+        for name, p in want.items():
+            if have[name].shape != p.shape:
+                fail(
+                    f"{given}.{name} has shape {tuple(have[name].shape)}, expected "
+                    f"{tuple(p.shape)}: one value per channel, not per group."
+                )
+            expect_close(have[name], p.detach(), given=given, what=f"initial {name}")
+        for attr in ("num_groups", "num_channels", "eps", "affine"):
+            if getattr(mine, attr, "missing") != getattr(ref, attr):
+                fail(
+                    f"{given}.{attr} is {getattr(mine, attr, 'missing')!r}, "
+                    f"expected {getattr(ref, attr)!r}."
+                )
+
+
+def test_state_dict_round_trip(kata):
+    """state_dict loads from nn.GroupNorm and into it, both ways
+
+    A checkpoint trained with nn.GroupNorm must load into your module, and yours into
+    nn.GroupNorm: the same keys, shapes and dtypes, and no extra state.
+
+    Use torch's names and shapes: weight and bias, each of shape (num_channels,).
+    """
+    for args in ((2, 6), (4, 8)):
+        given = describe_call("GroupNorm", *args)
+        expect_state_dict_round_trip(kata.GroupNorm(*args), nn.GroupNorm(*args), given=given)
+
+
+def test_output_like_input(kata, device):
+    """output has the input's shape, dtype and device, for (N, C), (N, C, L) and (N, C, H, W)
+
+    Normalizing changes values, not the shape or the dtype of the tensor.
+
+    Reshape to (N, G, C/G, *) for the statistics and back to x.shape for the result.
+    """
+    for dtype in (torch.float32, torch.float64):
+        for groups, channels, x_shape in CASES:
+            mine, _ = pair(kata, groups, channels)
+            mine = mine.to(device, dtype)
+            x = torch.randn(x_shape, device=device, dtype=dtype)
+            given = f"GroupNorm({groups}, {channels}) on x {shape_of(x)}"
+            expect_like(mine(x), x, given=given)
+
+
+def test_input_unmodified(kata, device):
+    """the input tensor is left unmodified
+
+    The caller still owns x: compute into new tensors instead of overwriting it.
+
+    xc = groups - mean, not x -= mean or x.sub_(mean).
+    """
+    mine, _ = pair(kata, 2, 6)
+    x = torch.randn(3, 6, 5, device=device)
+    before = x.clone()
+    mine.to(device)(x)
+    if not torch.equal(x, before):
+        fail(
+            "GroupNorm(2, 6) changed its input x in place; the caller's tensor must stay as it was."
+        )
+
+
+def test_from_scratch(kata, device):
+    """implemented from tensor operations, not the built-in group norm
+
+    The exercise is the grouping and the formula: F.group_norm, nn.GroupNorm and the other
+    built-in norms (F.layer_norm or F.batch_norm on a reshaped input included) are off limits.
+
+    reshape, mean, var, rsqrt and broadcasting are all you need.
+    """
+    mine, _ = pair(kata, 2, 6)
+    mine = mine.to(device)
+    x = torch.randn(3, 6, 5, device=device)
+    expect_from_scratch(
+        lambda: mine(x), BUILTIN_NORMS, module=mine, forbidden_modules=BUILTIN_NORM_MODULES
+    )
+
+
+def test_vectorized(kata, device):
+    """vectorized: no Python loop over samples, groups or channels
+
+    One reshape to (N, G, C/G, *) puts every group of every sample side by side, and one
+    reduction over its last dims gives all the statistics at once.
+
+    g = x.reshape(N, G, C // G, *x.shape[2:]); g.mean(dims, keepdim=True) with dims = (2, ...).
+    """
+    small, _ = pair(kata, 2, 4)
+    large, _ = pair(kata, 16, 64)
+    small, large = small.to(device), large.to(device)
+    xs, xl = torch.randn(2, 4, 3, device=device), torch.randn(16, 64, 9, device=device)
+    expect_vectorized(
+        lambda: small(xs),
+        lambda: large(xl),
+        given="GroupNorm(2, 4) on (2, 4, 3) vs GroupNorm(16, 64) on (16, 64, 9)",
+    )
+
+
+def test_to_dtype(kata, device):
+    """after .to(torch.float64) the module computes in float64
+
+    .to() moves only registered tensors, parameters and buffers, not plain attributes; and a
+    float64 input must not be rounded to float32 on the way (x.float() is for half precision).
+
+    nn.Parameter for weight and bias; upcast only float16/bfloat16 inputs.
+    """
+    mine, _ = pair(kata, 2, 6)
+    mine = mine.to(device, torch.float64)
+    expect_registered_state(mine, dtype=torch.float64, given="GroupNorm(2, 6).to(float64)")
+    x = torch.randn(3, 6, 5, dtype=torch.float64, device=device)
+    expect_float64_arithmetic(mine, x, given=f"GroupNorm(2, 6).to(float64) on x {shape_of(x)}")
+
+
+def test_statistics_per_sample(kata, device):
+    """each sample is normalized with its own statistics, never the batch's
+
+    GroupNorm looks only inside one sample: changing the other samples of the batch must not
+    change a sample's output (reducing over dim 0 too is BatchNorm's axis).
+
+    Reduce over the group's channels and positions (dims 2, 3, ... of (N, G, C/G, *)), not 0.
+    """
+    mine, _ = pair(kata, 3, 6)
+    mine = mine.to(device, torch.float64)
+    x = torch.randn(4, 6, 5, dtype=torch.float64, device=device) * 2 + 1
+    alone = mine(x[:1].clone())
+    others = x.clone()
+    others[1:] = others[1:] * 10 + 5
+    given = f"GroupNorm(3, 6) on x {shape_of(x)}, then with the other samples changed"
+    expect_close(mine(others)[:1], alone, given=given, what="the first sample's output")
+
+
+def test_biased_variance(kata, device):
+    """the variance is the biased one (divide by m, not m - 1), as torch uses
+
+    GroupNorm normalizes each group by the spread of its own m values: the population
+    variance, not the sample variance.
+
+    var = ((g - mean) ** 2).mean(dims, keepdim=True), i.e. g.var(dims, correction=0).
+    """
+    x = torch.tensor([[[1.0], [2.0], [4.0], [7.0]]], dtype=torch.float64, device=device)
+    mine = kata.GroupNorm(1, 4, eps=0.0, affine=False).to(device, torch.float64)
+    given = (
+        "GroupNorm(1, 4, eps=0, affine=False) on the one sample x = [1, 2, 4, 7] (shape (1, 4, 1))"
+    )
+    expect_close(mine(x), group_norm_f64(x, 1, 0.0), given=given)
+
+
+def test_one_and_c_groups(kata, device):
+    """G = 1 is LayerNorm over (C, *), and G = C is InstanceNorm
+
+    The two ends of GroupNorm: one group holding every channel normalizes the whole sample; one
+    group per channel normalizes each channel over its positions. Both take the statistics over
+    the positions as well as the group's channels.
+
+    dims = every dim of (N, G, C/G, *) from 2 on: the group's channels and all positions.
+    """
+    # eps = 0: where eps goes is another check's business; which values form a group is this one's.
+    x = torch.randn(3, 6, 4, 5, dtype=torch.float64, device=device) * 2 + 1
+    one = kata.GroupNorm(1, 6, eps=0.0, affine=False).to(device, torch.float64)
+    expected = F.layer_norm(x, x.shape[1:], eps=0.0)
+    expect_close(
+        one(x),
+        expected,
+        given=f"GroupNorm(1, 6, eps=0, affine=False) on x {shape_of(x)}, as LayerNorm on (C, H, W)",
+    )
+    each = kata.GroupNorm(6, 6, eps=0.0, affine=False).to(device, torch.float64)
+    expected = F.instance_norm(x, eps=0.0)
+    expect_close(
+        each(x),
+        expected,
+        given=f"GroupNorm(6, 6, eps=0, affine=False) on x {shape_of(x)} vs InstanceNorm",
+    )
+
+
+def test_groups_are_contiguous_channels(kata, device):
+    """group g holds the consecutive channels g·C/G ... (g+1)·C/G − 1
+
+    Reshaping (N, C, *) to (N, G, C/G, *) keeps neighbouring channels together, as torch does;
+    (N, C/G, G, *) would group every G-th channel instead.
+
+    x.reshape(N, G, C // G, *spatial): dim 1 indexes the group, dim 2 the channel within it.
+    """
+    # Channels 0-1, 2-3 and 4-5 live on very different scales: only the right grouping
+    # normalizes each block with its own statistics.
+    scale = torch.tensor([1.0, 2.0, 50.0, 60.0, 0.1, 0.2], dtype=torch.float64, device=device)
+    x = torch.randn(2, 6, 5, dtype=torch.float64, device=device) * scale.view(1, 6, 1)
+    mine = kata.GroupNorm(3, 6, eps=0.0, affine=False).to(device, torch.float64)
+    given = (
+        f"GroupNorm(3, 6, eps=0, affine=False) on x {shape_of(x)}, channel pairs on other scales"
+    )
+    expect_close(mine(x), group_norm_f64(x, 3, 0.0), given=given)
+
+
+def test_eps_inside_sqrt(kata, device):
+    """eps is added to the variance, inside the square root
+
+    eps guards the variance before the square root; the two placements differ most when a
+    group's variance is small.
+
+    Divide by sqrt(var + eps), not by sqrt(var) + eps.
+    """
+    x = torch.randn(3, 4, 5, dtype=torch.float64, device=device) * 0.1
+    mine = kata.GroupNorm(2, 4, eps=0.05, affine=False).to(device, torch.float64)
+    given = f"GroupNorm(2, 4, eps=0.05, affine=False) on small inputs x {shape_of(x)}"
+    expect_close(mine(x), group_norm_f64(x, 2, 0.05), given=given)
+
+
+def test_no_affine(kata, device):
+    """affine=False: no parameters, weight and bias are None
+
+    Without the affine transform the layer has nothing to learn, but the attributes still
+    exist, and its state_dict is empty like torch's.
+
+    self.register_parameter("weight", None) and the same for "bias".
+    """
+    mine = kata.GroupNorm(2, 6, affine=False)
+    if list(mine.parameters()):
+        fail("GroupNorm(2, 6, affine=False) should have no parameters.")
+    if (
+        getattr(mine, "weight", "missing") is not None
+        or getattr(mine, "bias", "missing") is not None
+    ):
+        fail("GroupNorm(2, 6, affine=False) should have weight = None and bias = None.")
+    given = "GroupNorm(2, 6, affine=False)"
+    expect_state_dict_round_trip(mine, nn.GroupNorm(2, 6, affine=False), given=given)
+    x = torch.randn(3, 6, 4, device=device) * 2 + 1
+    expect_close(mine.to(device)(x), F.group_norm(x, 2), given=f"{given} on x {shape_of(x)}")
+
+
+def test_numerically_stable(kata, device):
+    """stable in float32 when a group has a large mean (no E[x²] - E[x]² shortcut)
+
+    E[x²] - E[x]² subtracts two huge, nearly equal numbers and loses every significant digit
+    in float32 when the mean is large compared with the spread.
+
+    Centre first, then average the squares: xc = g - mean; var = mean(xc²).
+    """
+    x = 1000 + torch.randn(4, 8, 64, device=device)
+    mine = kata.GroupNorm(2, 8, affine=False).to(device)
+    given = f"GroupNorm(2, 8, affine=False) on x = 1000 + randn {shape_of(x)}"
+    expect_close(mine(x), F.group_norm(x, 2), given=given, rtol=0, atol=2e-3)
+
+
+def test_follows_device(kata, device):
+    """runs on CUDA: parameters move with .to(device), nothing is created on the CPU
+
+    Every tensor forward creates must live on the input's device, and all state must move
+    with .to(device).
+
+    torch.ones(..., device=x.device) if you need a tensor; nn.Parameter for weight and bias.
+    """
+    for kwargs in ({}, {"affine": False}):
+        mine = kata.GroupNorm(2, 6, **kwargs)
+        x = torch.randn(3, 6, 5)
+        expect_follows_device(
+            mine, x, device=device, given=describe_call("GroupNorm", 2, 6, **kwargs)
+        )
+
+
+@pytest.mark.broad
+def test_forward_matches_torch(kata, device):
+    """forward matches nn.GroupNorm for G = 1, a divisor of C and C, over several ranks
+
+    Each sample's channels are split into G consecutive groups, each normalized over its
+    channels and positions, then scaled and shifted per channel.
+
+    y = (x - mean) / sqrt(var + eps) * weight[c] + bias[c], statistics per sample and group.
+    """
+    for dtype in (torch.float32, torch.float64):
+        for groups, channels, x_shape in CASES:
+            mine, ref = pair(kata, groups, channels)
+            mine, ref = mine.to(device, dtype), ref.to(device, dtype)
+            x = torch.randn(x_shape, device=device, dtype=dtype) * 3 + 1
+            given = f"GroupNorm({groups}, {channels}) on x {shape_of(x)}"
+            # float32 groups of only two values amplify rounding: compare where it is fair.
+            if dtype == torch.float32 and x.numel() // x.shape[0] // groups < 8:
+                continue
+            expect_close(mine(x), ref(x).detach(), given=given)
+
+
+@pytest.mark.broad
+def test_gradients_match(kata, device):
+    """gradients for the input, weight and bias match torch's
+
+    Build forward from differentiable tensor operations and autograd does the rest; the mean
+    and variance must stay in the graph.
+
+    No .detach(), .data or in-place edits on the path from x to the output.
+    """
+    mine, ref = pair(kata, 2, 6)
+    mine, ref = mine.to(device, torch.float64), ref.to(device, torch.float64)
+    x = torch.randn(3, 6, 5, dtype=torch.float64, device=device) * 2 + 1
+    grad_out = torch.randn_like(x)
+    got, want = {}, {}
+    for module, grads in ((mine, got), (ref, want)):
+        xi = x.clone().requires_grad_()
+        module(xi).backward(grad_out)
+        grads["input"] = xi.grad
+        grads.update({n: p.grad for n, p in module.named_parameters()})
+    expect_grads_close(got, want, given=f"GroupNorm(2, 6) on x {shape_of(x)}")
+
+
+@pytest.mark.parity
+def test_indivisible_channels_raise(kata):
+    """num_channels not divisible by num_groups raises ValueError in __init__, as torch does
+
+    Groups must all have C / G channels: a layer that cannot be built that way is rejected
+    when it is constructed, not later in forward.
+
+    if num_channels % num_groups != 0: raise ValueError(...) naming both numbers.
+    """
+    for args in ((4, 6), (5, 8)):
+        given = describe_call("GroupNorm", *args)
+        expect_raises(ValueError, lambda args=args: kata.GroupNorm(*args), given=given)
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16], ids=["float16", "bfloat16"])
+def test_half_precision(kata, device, dtype):
+    """half-precision inputs work, computed in float32 and returned in the input's dtype
+
+    float16 and bfloat16 have few mantissa bits and float16 overflows above 65504: torch
+    computes the statistics in float32 and gives the caller back the dtype it passed in.
+
+    Compute on g.float(), then return y.to(x.dtype).
+    """
+    mine, ref = pair(kata, 2, 8)
+    mine = mine.to(device, dtype)
+    x = (torch.randn(4, 8, 16, device=device) * 3).to(dtype)
+    expected = group_norm_f64(x, 2, 1e-5, ref.weight.to(dtype), ref.bias.to(dtype)).to(dtype)
+    given = f"GroupNorm(2, 8).to({str(dtype).removeprefix('torch.')}) on x {shape_of(x)}"
+    expect_close(mine(x), expected, given=given, rtol=2e-2, atol=2e-2)
+
+
+@pytest.mark.parity
+def test_empty_batch(kata, device):
+    """an empty batch (N = 0) gives an empty output, as torch's does
+
+    A batch of zero samples is valid: there are no groups to normalize, and nothing to fail.
+
+    Keep N in the reshape: x.reshape(N, G, C // G, *spatial); x.view(N, G, -1) cannot infer -1
+    from 0 elements.
+    """
+    for x_shape in ((0, 6, 4), (0, 6)):
+        mine, ref = pair(kata, 3, 6)
+        mine, ref = mine.to(device), ref.to(device)
+        x = torch.randn(x_shape, device=device)
+        expect_close(mine(x), ref(x).detach(), given=f"GroupNorm(3, 6) on x {shape_of(x)}")
