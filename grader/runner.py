@@ -22,6 +22,7 @@ import sys
 import tempfile
 import time
 import traceback
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
@@ -244,7 +245,11 @@ def _run_child(
             stderr=_fd(out), start_new_session=True,
         )  # fmt: skip
         return _wait(child.pid, limit, child)
-    pid = os.fork()
+    with warnings.catch_warnings():
+        # Python 3.12+ warns on fork in a process with threads: importing torch starts an idle
+        # helper thread, which the child never touches, and the parent initialised nothing.
+        warnings.simplefilter("ignore", DeprecationWarning)
+        pid = os.fork()
     if pid == 0:  # the child: never returns
         code = GRADER_FAILED
         try:
