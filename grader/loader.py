@@ -115,6 +115,6 @@ class LearnerModule:
         except AttributeError:
             pytest.fail(
                 f"{display_path(self.path)} defines no `{name}`. "
-                f"The kata expects a class named {name}; check its spelling.",
+                f"The kata expects {name} by that name; check its spelling.",
                 pytrace=False,
             )

@@ -208,7 +208,7 @@ class Printer:
         self._score(report)
         headline = report.headline
         if report.strict_solved:
-            self.write("Every check passes: your layer behaves like torch.nn's.")
+            self.write("Every check passes, the stretch goals included.")
         elif self.hints < 2 and headline is not None and headline.kind == FAIL and headline.hints:
             more = "-- --hints" if not self.hints else "-- --hints 2"
             step = "a hint" if not self.hints else "the formula as well"

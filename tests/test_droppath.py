@@ -1,0 +1,465 @@
+"""Hidden checks for the DropPath kata, against timm's DropPath semantics.
+
+DropPath is random, so "matches timm" means: in training every sample (dim 0) is either all
+zeros (dropped) or x / (1 - p) (kept; x when scale_by_keep is False), the kept fraction of
+samples is 1 - p within 6σ, and eval mode is the identity. Inputs have no zeros (|x| in
+[0.5, 1.5)), so a zero in the output always means a drop. Interview core first, then torch
+parity (@pytest.mark.parity): half precision.
+"""
+
+import pytest
+import torch
+
+from grader.checks import (
+    BUILTIN_DROPOUT_MODULES,
+    BUILTIN_DROPOUTS,
+    TOLERANCE,
+    expect_close,
+    expect_float64_arithmetic,
+    expect_follows_device,
+    expect_follows_torch_seed,
+    expect_from_scratch,
+    expect_grads_close,
+    expect_like,
+    expect_registered_state,
+    expect_vectorized,
+    fail,
+    shape_of,
+)
+
+KATA = "droppath"
+
+FOLLOW_UPS = [
+    (
+        "What does DropPath do to a residual network's expected depth, and why does that help?",
+        "Each block's branch survives with probability 1 - p, so a network of L blocks runs on "
+        "average only the sum of the survival probabilities of its blocks: with the usual "
+        "linear rule (p growing from 0 to p_L with depth) about L (1 - p_L / 2) blocks. Training "
+        "therefore sees an ensemble of shallower networks that share weights: gradients reach "
+        "early layers through shorter paths, blocks cannot rely on each other too closely, and "
+        "the full-depth network used at inference behaves like the ensemble's average.",
+    ),
+    (
+        "How does DropPath differ from Dropout, and why is it applied to the residual branch?",
+        "Dropout zeroes single activations inside a layer; DropPath zeroes a whole sample's "
+        "branch output, so that sample skips the block entirely and keeps its identity path. "
+        "It must sit on the branch, x + drop_path(f(x)): dropping the sum would wipe the "
+        "identity too and cut the signal to zero. Within a sample everything is kept or "
+        "dropped together, with one draw per sample.",
+    ),
+    (
+        "Why scale the survivors by 1 / (1 - p), and why do some models turn that off?",
+        "Scaling keeps the expected branch output equal to f(x), so the residual stream's "
+        "scale at inference, when every branch is present, matches what training saw on "
+        "average; inference then needs no correction. scale_by_keep=False leaves survivors "
+        "unscaled, as the original stochastic-depth paper did, which then calls for scaling the "
+        "branches by their survival probability at test time instead.",
+    ),
+]
+
+FORBIDDEN = BUILTIN_DROPOUTS | {"stochastic_depth"}
+
+
+def _nonzero(*shape, device, dtype=torch.float32):
+    """Values of magnitude in [0.5, 1.5) and random sign: no zeros, so drops are visible."""
+    magnitude = torch.rand(shape, dtype=torch.float64) + 0.5
+    sign = torch.randint(0, 2, shape) * 2 - 1
+    return (magnitude * sign).to(device, dtype)
+
+
+def call(p, scale_by_keep=True):
+    return f"DropPath({p})" if scale_by_keep else f"DropPath({p}, scale_by_keep=False)"
+
+
+def kept_samples(out, x, p, *, given, scale=True, rtol=None, atol=None):
+    """Each sample of out is all zeros or x / (1 - p) (x when not scaling); returns the (N,) kept
+    mask on the CPU."""
+    out = expect_like(out, x, given=given)
+    got = out.detach().double().cpu().reshape(x.shape[0], -1)
+    xs = x.detach().double().cpu().reshape(x.shape[0], -1)
+    factor = 1 / (1 - p) if scale and p < 1 else 1.0
+    default_rtol, default_atol = TOLERANCE[x.dtype]
+    rtol = default_rtol if rtol is None else rtol
+    atol = default_atol if atol is None else atol
+    dropped = (got == 0).all(1)
+    kept = torch.isclose(got, xs * factor, rtol=rtol, atol=atol).all(1)
+    bad = ~(dropped | kept)
+    if bad.any():
+        n = int(bad.nonzero()[0])
+        zeros = int((got[n] == 0).sum())
+        if 0 < zeros < got.shape[1]:
+            why = f"{zeros} of its {got.shape[1]} values are 0 and the rest are not"
+        else:
+            i = int((~torch.isclose(got[n], xs[n] * factor, rtol=rtol, atol=atol)).nonzero()[0])
+            why = f"value {i} is {got[n, i].item():.6g} for x = {xs[n, i].item():.6g}"
+        expect = "x / (1 - p)" if scale else "x itself"
+        fail(
+            f"{given}: sample {n} is neither dropped whole (all zeros) nor kept whole "
+            f"({expect}): {why}. {int(bad.sum())} of {x.shape[0]} samples are like that."
+        )
+    return kept
+
+
+def test_attributes(kata):
+    """drop_prob and scale_by_keep are stored as attributes, with timm's defaults; no state
+
+    Code that schedules stochastic depth reads and sets module.drop_prob; DropPath learns
+    nothing, so it has no parameters and an empty state_dict.
+
+    self.drop_prob = drop_prob and self.scale_by_keep = scale_by_keep; defaults 0.0 and True.
+    """
+    for args, kwargs, p, scale in (
+        ((), {}, 0.0, True),
+        ((0.2,), {}, 0.2, True),
+        ((0.3, False), {}, 0.3, False),
+        ((), {"drop_prob": 0.1, "scale_by_keep": False}, 0.1, False),
+    ):
+        shown = ", ".join([repr(a) for a in args] + [f"{k}={v!r}" for k, v in kwargs.items()])
+        mine = kata.DropPath(*args, **kwargs)
+        if getattr(mine, "drop_prob", None) != p:
+            got = getattr(mine, "drop_prob", "no attribute drop_prob")
+            fail(f"DropPath({shown}).drop_prob should be {p}, got {got}.")
+        if getattr(mine, "scale_by_keep", None) != scale:
+            got = getattr(mine, "scale_by_keep", "no attribute scale_by_keep")
+            fail(f"DropPath({shown}).scale_by_keep should be {scale}, got {got}.")
+        if list(mine.parameters()) or mine.state_dict():
+            fail(
+                f"DropPath({shown}) should hold no parameters or buffers; its state_dict has "
+                f"{sorted(mine.state_dict())}."
+            )
+
+
+def test_output_like_input(kata, device):
+    """output has the input's shape, dtype and device, for inputs of rank 2 to 5
+
+    DropPath zeroes whole samples, it does not remove them: the output lines up with the input.
+
+    y = x * mask with a mask of shape (N, 1, ..., 1), which broadcasts over the rest.
+    """
+    for dtype in (torch.float32, torch.float64):
+        for shape in ((4, 8), (4, 3, 8), (2, 3, 4, 5), (2, 2, 3, 4, 2)):
+            x = _nonzero(*shape, device=device, dtype=dtype)
+            expect_like(
+                kata.DropPath(0.5).to(device)(x.clone()),
+                x,
+                given=f"DropPath(0.5) on x {shape_of(x)}",
+            )
+            expect_like(
+                kata.drop_path(x.clone(), 0.5, True),
+                x,
+                given=f"drop_path(x, 0.5, training=True) on x {shape_of(x)}",
+            )
+
+
+def test_input_unmodified(kata, device):
+    """the input tensor is left unmodified
+
+    In-place operations on x change the caller's tensor, the residual branch's output that the
+    block is about to add.
+
+    Compute into a new tensor: return x * mask.
+    """
+    for training in (True, False):
+        x = _nonzero(8, 16, device=device)
+        before = x.clone()
+        kata.DropPath(0.5).to(device).train(training)(x)
+        kata.drop_path(x, 0.5, training)
+        if not torch.equal(x, before):
+            mode = "training" if training else "eval mode"
+            fail(f"DropPath(0.5) in {mode} changed its input x; it must not.")
+
+
+def test_from_scratch(kata, device):
+    """implemented from tensor operations, not a built-in dropout or stochastic_depth
+
+    The exercise is the per-sample mask: F.dropout, nn.Dropout and torchvision's
+    stochastic_depth are off limits here.
+
+    torch.rand, comparisons, bernoulli and multiplication are all you need.
+    """
+    mine = kata.DropPath(0.5).to(device)
+    x = _nonzero(8, 16, device=device)
+    expect_from_scratch(
+        lambda: mine(x), FORBIDDEN, module=mine, forbidden_modules=BUILTIN_DROPOUT_MODULES
+    )
+    expect_from_scratch(lambda: kata.drop_path(x, 0.5, True), FORBIDDEN)
+
+
+def test_vectorized(kata, device):
+    """vectorized: no Python loop over the samples
+
+    One random draw of shape (N, 1, ..., 1) decides for every sample at once.
+
+    mask = torch.rand((N,) + (1,) * (x.dim() - 1), device=x.device) < keep_prob.
+    """
+    mine = kata.DropPath(0.5).to(device)
+    xs, xl = _nonzero(2, 8, device=device), _nonzero(128, 8, device=device)
+    expect_vectorized(
+        lambda: mine(xs), lambda: mine(xl), given="DropPath(0.5) on (2, 8) vs (128, 8)"
+    )
+
+
+def test_eval_is_identity(kata, device):
+    """eval mode (training=False) is the identity, with no rescaling
+
+    At inference every residual branch is used; the training-time 1 / (1 - p) already made
+    the expected output equal to x.
+
+    if not training or drop_prob == 0: return x.
+    """
+    for p in (0.3, 0.9, 1.0):
+        x = _nonzero(8, 16, device=device)
+        mine = kata.DropPath(p).to(device).eval()
+        expect_close(mine(x), x, given=f"{call(p)} in eval mode on x {shape_of(x)}", rtol=0, atol=0)
+        expect_close(
+            kata.drop_path(x, p, False),
+            x,
+            given=f"drop_path(x, {p}, training=False) on x {shape_of(x)}",
+            rtol=0,
+            atol=0,
+        )
+        expect_close(
+            kata.drop_path(x),
+            x,
+            given=f"drop_path(x) (the defaults) on x {shape_of(x)}",
+            rtol=0,
+            atol=0,
+        )
+
+
+def test_drop_prob_zero_is_identity(kata, device):
+    """drop_prob = 0 in training keeps every sample and returns the input's values
+
+    Nothing is dropped, and 1 / (1 - 0) = 1: the layer is the identity.
+
+    if drop_prob == 0: return x.
+    """
+    x = _nonzero(16, 8, device=device)
+    given = f"DropPath(0.0) in training on x {shape_of(x)}"
+    expect_close(kata.DropPath(0.0).to(device)(x), x, given=given, rtol=0, atol=0)
+
+
+def test_whole_sample_dropped(kata, device):
+    """each sample is kept or dropped as a whole: one draw per sample, not per element
+
+    DropPath removes a sample's entire residual branch; a draw per element is Dropout.
+
+    A mask of shape (N, 1, ..., 1), broadcast over the sample's other dims.
+    """
+    for shape in ((64, 16), (32, 3, 8), (16, 2, 4, 4)):
+        x = _nonzero(*shape, device=device)
+        given = f"DropPath(0.5) in training on x {shape_of(x)}"
+        kept_samples(kata.DropPath(0.5).to(device)(x), x, 0.5, given=given)
+
+
+def test_draws_per_sample_not_per_batch(kata, device):
+    """every sample draws on its own: the batch is not kept or dropped all at once
+
+    A mask of shape (1, ...) makes the whole batch share one draw: every sample then skips
+    the block together, and the regularizing noise across samples is gone.
+
+    The mask's first dim is N: torch.rand((x.shape[0],) + (1,) * (x.dim() - 1)).
+    """
+    x = _nonzero(256, 4, device=device)
+    given = f"DropPath(0.5) in training on x {shape_of(x)}"
+    kept = kept_samples(kata.DropPath(0.5).to(device)(x), x, 0.5, given=given)
+    # 256 independent draws at p = 0.5 agree with probability 2^-255.
+    if kept.all() or not kept.any():
+        what = "kept" if kept.all() else "dropped"
+        fail(f"{given}: all 256 samples were {what} together; each sample needs its own draw.")
+
+
+def test_keep_fraction(kata, device):
+    """about a fraction 1 - drop_prob of the samples survive (within 6σ on 40,000 samples)
+
+    drop_prob is the probability of dropping a sample, so each survives with 1 - drop_prob.
+
+    keep = torch.rand(shape) < 1 - p; on n samples the kept fraction is 1 - p ± √(p(1 - p)/n).
+    """
+    n = 40_000
+    for p in (0.1, 0.5, 0.8):
+        x = torch.ones(n, 2, device=device)
+        given = f"{call(p)} in training on {n:,} samples of ones"
+        out = expect_like(kata.DropPath(p).to(device)(x), x, given=given)
+        # Survivors only: how they are scaled is test_survivors_scaled's business.
+        fraction = (out.detach() != 0).any(1).double().mean().item()
+        sigma = (p * (1 - p) / n) ** 0.5
+        if abs(fraction - (1 - p)) > 6 * sigma:
+            fail(
+                f"{given}: {fraction:.3%} of the samples were kept, expected "
+                f"{1 - p:.3%} ± {6 * sigma:.3%} (6σ)."
+            )
+
+
+def test_survivors_scaled(kata, device):
+    """kept samples are scaled by exactly 1 / (1 - drop_prob), for every drop_prob
+
+    Scaling by the keep probability keeps the expected branch output equal to x, so the
+    residual stream has the same scale in training and at inference.
+
+    E[y] = (1 - p) · x / (1 - p) = x: divide by keep_prob = 1 - drop_prob, not by drop_prob.
+    """
+    for p in (0.1, 0.25, 0.6):
+        x = _nonzero(64, 8, device=device, dtype=torch.float64)
+        given = f"{call(p)} in training on x {shape_of(x)}"
+        kept = kept_samples(kata.DropPath(p).to(device)(x), x, p, given=given)
+        if not kept.any():
+            fail(f"{given}: every sample was dropped; at p = {p} most should survive.")
+        out = kata.drop_path(x, p, True)
+        kept_samples(out, x, p, given=f"drop_path(x, {p}, training=True) on x {shape_of(x)}")
+
+
+def test_no_scaling_without_scale_by_keep(kata, device):
+    """scale_by_keep=False leaves the kept samples unscaled
+
+    The original stochastic depth kept survivors as they are (and rescaled at test time);
+    timm's scale_by_keep=False does the same.
+
+    Divide by keep_prob only when scale_by_keep is True.
+    """
+    p = 0.3
+    x = _nonzero(64, 8, device=device, dtype=torch.float64)
+    given = f"{call(p, False)} in training on x {shape_of(x)}"
+    kept = kept_samples(kata.DropPath(p, False).to(device)(x), x, p, given=given, scale=False)
+    if not kept.any():
+        fail(f"{given}: every sample was dropped; at p = {p} most should survive.")
+    out = kata.drop_path(x, p, True, scale_by_keep=False)
+    given = f"drop_path(x, {p}, training=True, scale_by_keep=False) on x {shape_of(x)}"
+    kept_samples(out, x, p, given=given, scale=False)
+
+
+def test_gradient(kata, device):
+    """the gradient is the same per-sample mask, scaled by 1 / (1 - drop_prob)
+
+    Build the output from x with differentiable operations: a dropped sample gets no gradient,
+    a kept one gets grad_out / (1 - p).
+
+    dy/dx = mask / keep_prob, the mask of that forward call.
+    """
+    p = 0.4
+    x = _nonzero(32, 6, device=device, dtype=torch.float64).requires_grad_()
+    given = f"{call(p)} in training on x {shape_of(x)}"
+    out = kata.DropPath(p).to(device)(x)
+    kept = kept_samples(out, x, p, given=given).to(device)
+    if not out.requires_grad:
+        fail(f"{given}: the output does not require grad although x does.")
+    grad_out = torch.randn_like(x)
+    out.backward(grad_out)
+    mask = kept.to(x.dtype).view(-1, 1) / (1 - p)
+    expect_grads_close({"input": x.grad}, {"input": grad_out * mask}, given=given)
+
+
+def test_drop_prob_one_gives_zeros(kata, device):
+    """drop_prob = 1 drops every sample: all zeros, no NaN, in the output and the gradient
+
+    With p = 1 the keep probability is 0, and scaling by 1 / 0 gives inf; 0 · inf = NaN.
+
+    Scale only when keep_prob > 0 (timm: if keep_prob > 0.0 and scale_by_keep).
+    """
+    x = _nonzero(8, 4, device=device, dtype=torch.float64).requires_grad_()
+    given = f"DropPath(1.0) in training on x {shape_of(x)}"
+    out = kata.DropPath(1.0).to(device)(x)
+    expect_close(out, torch.zeros_like(x), given=given, rtol=0, atol=0)
+    if not out.requires_grad:
+        fail(f"{given}: the output does not require grad although x does.")
+    out.backward(torch.randn_like(x))
+    expect_grads_close({"input": x.grad}, {"input": torch.zeros_like(x)}, given=given)
+
+
+def test_fresh_draw_each_call(kata, device):
+    """a fresh random draw on every forward call
+
+    Each training step drops a new random set of samples' branches; a mask drawn once and
+    reused drops the same ones forever.
+
+    Draw the mask inside forward, every time.
+    """
+    mine = kata.DropPath(0.5).to(device)
+    x = _nonzero(128, 4, device=device)
+    given = f"DropPath(0.5) called twice on the same x {shape_of(x)}"
+    first = kept_samples(mine(x), x, 0.5, given=given)
+    second = kept_samples(mine(x), x, 0.5, given=given)
+    if torch.equal(first, second):  # two draws of 128 agree with probability 2^-128
+        fail(f"{given}: both calls dropped exactly the same samples. Draw a new mask per call.")
+
+
+def test_follows_torch_seed(kata, device):
+    """the mask comes from torch's random generator: torch.manual_seed reproduces it
+
+    Seeding torch must make a training run repeatable; a mask drawn with Python's random
+    module or numpy ignores torch.manual_seed and is made on the host.
+
+    torch.rand(shape, device=x.device) (or bernoulli) for the per-sample draw.
+    """
+    mine = kata.DropPath(0.5).to(device)
+    x = _nonzero(64, 4, device=device)
+    expect_follows_torch_seed(
+        lambda: mine(x), given=f"DropPath(0.5) in training on x {shape_of(x)}"
+    )
+
+
+def test_to_dtype(kata, device):
+    """float64 inputs are computed in float64
+
+    A mask or scale kept as a float32 tensor rounds what it touches; the module has no state,
+    so everything it uses must come from x.
+
+    Build the mask from x (its device and dtype) inside forward; keep drop_prob a Python float.
+    """
+    mine = kata.DropPath(0.1).to(device, torch.float64)
+    expect_registered_state(mine, dtype=torch.float64, given="DropPath(0.1).to(float64)")
+    x = _nonzero(64, 8, device=device, dtype=torch.float64)
+    # The same seed for both runs: the same samples dropped, so only the arithmetic differs;
+    # at p = 0.1 far more than half of 64 samples survive (the probe needs half to move).
+    expect_float64_arithmetic(
+        lambda v: (torch.manual_seed(7), mine(v))[1], x, given=f"DropPath(0.1) on x {shape_of(x)}"
+    )
+
+
+def test_follows_device(kata, device):
+    """runs on CUDA: the mask is created on the input's device
+
+    A random tensor made without a device lives on the CPU, whatever x's device is, and
+    cannot be multiplied with a CUDA x.
+
+    torch.rand(shape, device=x.device) or x.new_empty(shape).bernoulli_(keep_prob).
+    """
+    expect_follows_device(
+        kata.DropPath(0.5), _nonzero(8, 4, device="cpu"), device=device, given="DropPath(0.5)"
+    )
+
+
+@pytest.mark.broad
+def test_forward_matches_timm(kata, device):
+    """forward follows timm's DropPath on ranks 2 to 5, float32 and float64, both call forms
+
+    In training every sample is dropped whole or kept and scaled; in eval the output equals
+    the input.
+
+    y = x * mask / (1 - p) with mask ~ Bernoulli(1 - p) of shape (N, 1, ..., 1).
+    """
+    for dtype in (torch.float32, torch.float64):
+        for shape in ((16, 8), (8, 3, 8), (8, 2, 4, 5), (4, 2, 3, 4, 2)):
+            x = _nonzero(*shape, device=device, dtype=dtype)
+            mine = kata.DropPath(0.5).to(device)
+            kept_samples(mine(x), x, 0.5, given=f"DropPath(0.5) on x {shape_of(x)}")
+            given = f"drop_path(x, 0.5, training=True) on x {shape_of(x)}"
+            kept_samples(kata.drop_path(x, 0.5, True), x, 0.5, given=given)
+            expect_close(mine.eval()(x), x, given=f"DropPath(0.5) in eval mode on x {shape_of(x)}")
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16], ids=["float16", "bfloat16"])
+def test_half_precision(kata, device, dtype):
+    """half-precision inputs keep their dtype: the mask follows x's dtype
+
+    A mask made as float32 promotes a float16 product to float32, changing the dtype of the
+    residual stream.
+
+    Build the mask with x's dtype (x.new_empty(shape), .to(x.dtype)).
+    """
+    p = 0.25
+    x = _nonzero(32, 8, device=device, dtype=dtype)
+    given = f"{call(p)} in training on x {shape_of(x)}"
+    # x / (1 - p) rounds differently in half precision depending on the order of operations.
+    kept_samples(kata.DropPath(p).to(device)(x), x, p, given=given, rtol=2e-2, atol=2e-2)
