@@ -420,3 +420,161 @@ def _fmt(value: object) -> str:
     if isinstance(value, torch.dtype):
         return str(value).removeprefix("torch.")
     return str(value)
+
+
+# -- custom autograd Functions ---------------------------------------------------------------
+
+
+class RecordingContext:
+    """Stands in for the ctx autograd hands a Function, so that forward and backward can be
+    called directly: what forward saved can be inspected, and backward runs on this thread,
+    where the grader can watch what it calls (the autograd engine may run it on another)."""
+
+    def __init__(self, needs_input_grad: tuple[bool, ...]) -> None:
+        self.needs_input_grad = needs_input_grad
+        self.materialize_grads = True
+        self._saved: tuple[torch.Tensor | None, ...] = ()
+
+    def save_for_backward(self, *tensors: torch.Tensor | None) -> None:
+        self._saved = tensors
+
+    @property
+    def saved_tensors(self) -> tuple[torch.Tensor | None, ...]:
+        return self._saved
+
+    def mark_dirty(self, *tensors: torch.Tensor) -> None:
+        pass
+
+    def mark_non_differentiable(self, *tensors: torch.Tensor) -> None:
+        pass
+
+    def set_materialize_grads(self, value: bool) -> None:
+        self.materialize_grads = value
+
+    def save_for_forward(self, *tensors: torch.Tensor | None) -> None:
+        pass
+
+    def saved(self) -> dict[str, torch.Tensor]:
+        """Every tensor kept for backward: save_for_backward's and ctx attributes'."""
+        found = {f"saved_tensors[{i}]": t for i, t in enumerate(self._saved) if t is not None}
+        for name, value in vars(self).items():
+            if name.startswith("_") or name == "needs_input_grad":
+                continue
+            if isinstance(value, torch.Tensor):
+                found[f"ctx.{name}"] = value
+            elif isinstance(value, (tuple, list)):
+                found.update(
+                    {
+                        f"ctx.{name}[{i}]": v
+                        for i, v in enumerate(value)
+                        if isinstance(v, torch.Tensor)
+                    }
+                )
+        return found
+
+
+def call_forward(function: type, *inputs: Any) -> tuple[Any, RecordingContext]:
+    """function.forward on inputs, as Function.apply runs it (without grad), and its ctx.
+
+    Supports both styles: forward(ctx, *inputs), and forward(*inputs) with setup_context.
+    """
+    needs = tuple(isinstance(i, torch.Tensor) and i.is_floating_point() for i in inputs)
+    ctx = RecordingContext(needs)
+    with torch.no_grad():
+        if getattr(function, "setup_context", None) is not getattr(
+            torch.autograd.Function, "setup_context", None
+        ):
+            output = function.forward(*inputs)
+            function.setup_context(ctx, inputs, output)
+        else:
+            output = function.forward(ctx, *inputs)
+    return output, ctx
+
+
+def call_backward(
+    function: type, ctx: RecordingContext, *grads: torch.Tensor, given: str
+) -> tuple[Any, ...]:
+    """function.backward(ctx, *grads), as the engine runs it without create_graph."""
+    with torch.no_grad():
+        result = function.backward(ctx, *grads)
+    result = result if isinstance(result, tuple) else (result,)
+    if len(result) != len(ctx.needs_input_grad):
+        fail(
+            f"{given}: backward returned {len(result)} value(s), expected one per input of "
+            f"forward ({len(ctx.needs_input_grad)}), None for an input that takes no gradient."
+        )
+    return result
+
+
+_AUTOGRAD_CALLS = frozenset({
+    "torch.autograd.grad", "torch.autograd.backward", "torch.Tensor.backward",
+    "torch.Tensor.requires_grad_", "torch.autograd.functional.vjp",
+    "torch.autograd.functional.jacobian",
+})  # fmt: skip
+
+
+def expect_backward_by_hand(run: Callable[[], Any], *, given: str) -> Any:
+    """run() (a direct call of a Function's backward) must compute the gradient itself.
+
+    Detected at run time: a call to torch.autograd.grad, .backward() or requires_grad_(), or
+    any result that carries autograd history (a forward re-run under torch.enable_grad()).
+    """
+    from torch.overrides import TorchFunctionMode
+    from torch.utils._pytree import tree_leaves
+
+    seen: list[str] = []
+
+    class Watch(TorchFunctionMode):
+        def __torch_function__(self, func, types, args=(), kwargs=None):  # type: ignore[no-untyped-def]
+            name = tracing._qualname(func)
+            if name in _AUTOGRAD_CALLS or name.startswith(("torch._functorch", "torch.func")):
+                seen.append(name)
+            out = func(*args, **(kwargs or {}))
+            leaves = tree_leaves(out)
+            if any(isinstance(t, torch.Tensor) and t.grad_fn is not None for t in leaves):
+                seen.append(f"{name}, which built autograd history")
+            return out
+
+    with Watch():
+        result = run()
+    if seen:
+        fail(
+            f"{given}: backward used autograd ({', '.join(dict.fromkeys(seen))}). The kata is to "
+            "derive the gradient by hand: compute grad_x, grad_weight and grad_bias from "
+            "grad_out and what forward saved, with plain tensor operations."
+        )
+    return result
+
+
+def expect_function_follows_device(
+    run: Callable[..., Any], *inputs: torch.Tensor, device: torch.device, given: str
+) -> None:
+    """run(*inputs) must compute on the inputs' device: on a real accelerator with --device,
+    else on simulated CUDA, where a tensor created on the CPU inside it is a device mismatch."""
+    if device.type != "cpu":
+        out = run(*(x.to(device) for x in inputs))
+        wrong = [t for t in _tensors(out) if t.device.type != device.type]
+        if wrong:
+            fail(
+                f"{given} on {device.type}: a result is on {wrong[0].device}, "
+                f"expected {device.type}."
+            )
+        return
+    try:
+        out = fake_cuda.call(run, *inputs)
+    except fake_cuda.DeviceMismatch as e:
+        fail(
+            f"{given} on (simulated) CUDA: mixed devices: {e}. Create new tensors on the "
+            "input's device (torch.zeros_like(x), device=x.device)."
+        )
+    except fake_cuda.Inconclusive as e:
+        pytest.skip(f"simulated CUDA could not run this code ({e}); run with a GPU to check")
+    wrong = [t for t in _tensors(out) if t.device.type not in fake_cuda.SIMULATED]
+    if wrong:
+        fail(f"{given} on (simulated) CUDA: a result is on {wrong[0].device}, expected cuda.")
+
+
+def _tensors(value: Any) -> list[torch.Tensor]:
+    from torch.utils._pytree import tree_leaves
+
+    return [t for t in tree_leaves(value) if isinstance(t, torch.Tensor)]

@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import copy
 import re
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import torch
 from torch import nn
@@ -102,3 +104,15 @@ def _run_on_fake_cuda(module: nn.Module, *inputs: torch.Tensor) -> torch.Tensor:
             if not _simulation_failed(e):
                 raise
             raise _classify(e) from None
+
+
+def call(fn: Callable[..., Any], *inputs: torch.Tensor) -> Any:
+    """fn(*inputs) with every input on simulated CUDA (the meta device): for code that is not
+    a module, such as an autograd Function's forward and backward called directly. Raises
+    DeviceMismatch or Inconclusive like run()."""
+    try:
+        return fn(*(x.to("meta") for x in inputs))
+    except Exception as e:
+        if not _simulation_failed(e):
+            raise
+        raise _classify(e) from None

@@ -1,0 +1,21 @@
+"""Mistake: backward always works in float32 (.float()), rounding float64 gradients."""
+
+from solutions.layernorm_backward import LayerNormFunction as Reference
+
+EXPECT = "test_to_dtype"
+
+
+class LayerNormFunction(Reference):
+    @staticmethod
+    def backward(ctx, grad_out):
+        x_hat, rstd, weight = (t.float() for t in ctx.saved_tensors)
+        dy = grad_out.float()
+        rows = tuple(range(dy.dim() - 1))
+        g = dy * weight
+        grad_x = rstd * (g - g.mean(-1, keepdim=True) - x_hat * (g * x_hat).mean(-1, keepdim=True))
+        grads = grad_x, (dy * x_hat).sum(rows), dy.sum(rows)
+        return *(t.to(grad_out.dtype) for t in grads), None
+
+
+def layer_norm(x, weight, bias, eps=1e-5):
+    return LayerNormFunction.apply(x, weight, bias, eps)

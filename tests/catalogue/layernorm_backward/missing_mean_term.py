@@ -1,0 +1,20 @@
+"""Mistake: drops the −mean(g) term, so grad_x ignores that the mean depends on every element."""
+
+from solutions.layernorm_backward import LayerNormFunction as Reference
+
+EXPECT = "test_grad_x_through_the_mean"
+ALSO = "test_gradcheck, test_gradients_match_autograd"
+
+
+class LayerNormFunction(Reference):
+    @staticmethod
+    def backward(ctx, grad_out):
+        x_hat, rstd, weight = ctx.saved_tensors
+        rows = tuple(range(grad_out.dim() - 1))
+        g = grad_out * weight
+        grad_x = rstd * (g - x_hat * (g * x_hat).mean(-1, keepdim=True))
+        return grad_x, (grad_out * x_hat).sum(rows), grad_out.sum(rows), None
+
+
+def layer_norm(x, weight, bias, eps=1e-5):
+    return LayerNormFunction.apply(x, weight, bias, eps)

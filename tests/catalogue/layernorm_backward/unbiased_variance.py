@@ -1,0 +1,21 @@
+"""Mistake: the unbiased variance (divide by D - 1) in the rstd, torch.var's default."""
+
+import torch
+
+from solutions.layernorm_backward import LayerNormFunction as Reference
+
+EXPECT = "test_forward_matches_torch"
+
+
+class LayerNormFunction(Reference):
+    @staticmethod
+    def forward(ctx, x, weight, bias, eps):
+        mean = x.mean(-1, keepdim=True)
+        rstd = torch.rsqrt(x.var(-1, keepdim=True) + eps)
+        x_hat = (x - mean) * rstd
+        ctx.save_for_backward(x_hat, rstd, weight)
+        return x_hat * weight + bias
+
+
+def layer_norm(x, weight, bias, eps=1e-5):
+    return LayerNormFunction.apply(x, weight, bias, eps)

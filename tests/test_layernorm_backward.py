@@ -1,0 +1,464 @@
+"""Hidden checks for the LayerNorm-backward kata, compared with autograd through F.layer_norm.
+
+Most checks call the learner's forward and backward directly, with a recording ctx
+(grader.checks.call_forward / call_backward): what forward saved can be inspected, and backward
+runs where the grader can watch it for autograd. Special gradients isolate the two terms of
+dL/dx: a gradient constant along each row reaches x only through the mean, one proportional
+to x̂ only through the variance. Interview core first, then torch parity (@pytest.mark.parity):
+a non-contiguous grad_out and half precision.
+"""
+
+import pytest
+import torch
+import torch.nn.functional as F
+
+from grader.checks import (
+    BUILTIN_NORMS,
+    call_backward,
+    call_forward,
+    expect_backward_by_hand,
+    expect_close,
+    expect_float64_arithmetic,
+    expect_from_scratch,
+    expect_function_follows_device,
+    expect_grads_close,
+    expect_tensor,
+    expect_vectorized,
+    fail,
+    shape_of,
+)
+
+KATA = "layernorm-backward"
+
+FOLLOW_UPS = [
+    (
+        "What must LayerNorm save for its backward, and how does a fused kernel save memory?",
+        "The backward needs x̂ (or x and the row mean), the per-row 1/σ and the weight: with "
+        "those, dL/dx = r · (g − mean(g) − x̂ · mean(g · x̂)) needs nothing else. Autograd "
+        "through the unfused formula keeps every intermediate (x − μ, its square, the variance, "
+        "x̂, the product with w). Fused kernels (Apex, Triton, llm.c) keep only x, which the "
+        "next layer saves anyway, plus two floats per row (μ and 1/σ), and recompute x̂ inside "
+        "the backward kernel, trading a little arithmetic for much less memory traffic.",
+    ),
+    (
+        "Why does dL/dx have those two mean terms, and what goes wrong without them?",
+        "μ and σ² are functions of every element of the row, so moving one element moves the "
+        "statistics that normalize all the others. The chain rule through μ gives −mean(g) "
+        "(a constant gradient along the row vanishes: adding c to a row does not change x̂), "
+        "and through σ² gives −x̂ · mean(g · x̂) (scaling a row does not change x̂ either). "
+        "Dropping them gives the gradient of a fixed affine map: plausible-looking but wrong, "
+        "and training drifts.",
+    ),
+    (
+        "Why are grad_weight and grad_bias reductions, and which dimensions do they sum over?",
+        "The same weight and bias are applied at every row (every token of every sequence), so "
+        "their gradients add up the contributions of all rows: Σ dL/dy · x̂ and Σ dL/dy over "
+        "every dimension but the normalized one. In a fused kernel that reduction across rows "
+        "is the awkward part: each block writes a partial sum and a second small kernel, or "
+        "atomics, adds them.",
+    ),
+]
+
+FORBIDDEN = BUILTIN_NORMS | {
+    "native_layer_norm_backward", "layer_norm_backward", "native_batch_norm_backward",
+    "native_group_norm_backward", "_fused_rms_norm_backward",
+}  # fmt: skip
+
+
+def inputs(*shape, dtype=torch.float64, device="cpu", spread=2.0, centre=1.0):
+    """x of `shape` and a random weight and bias for its last dim."""
+    d = shape[-1]
+    x = torch.randn(shape, dtype=dtype, device=device) * spread + centre
+    w = torch.randn(d, dtype=dtype, device=device) + 1
+    b = torch.randn(d, dtype=dtype, device=device)
+    return x, w, b
+
+
+def run(kata, x, w, b, eps, grad_out, *, given):
+    """The learner's forward and backward, called directly: (y, (grad_x, grad_w, grad_b))."""
+    y, ctx = call_forward(kata.LayerNormFunction, x, w, b, eps)
+    y = expect_tensor(y, "forward")
+    grads = call_backward(kata.LayerNormFunction, ctx, grad_out, given=given)
+    return y, grads[:3]
+
+
+def reference(x, w, b, eps, grad_out):
+    """Autograd through the built-in: (y, {input, weight, bias gradients})."""
+    xi, wi, bi = (t.detach().clone().requires_grad_() for t in (x, w, b))
+    y = F.layer_norm(xi, xi.shape[-1:], wi, bi, eps)
+    y.backward(grad_out)
+    return y.detach(), {"input": xi.grad, "weight": wi.grad, "bias": bi.grad}
+
+
+def named(grads):
+    return dict(zip(("input", "weight", "bias"), grads, strict=True))
+
+
+def describe(x, eps=1e-5):
+    return f"LayerNormFunction on x {shape_of(x)} (eps={eps:g})"
+
+
+def test_is_an_autograd_function(kata, device):
+    """LayerNormFunction is a torch.autograd.Function, and layer_norm goes through it
+
+    The gradient must come from your backward: layer_norm has to call
+    LayerNormFunction.apply, so that autograd records your Function in the graph.
+
+    class LayerNormFunction(torch.autograd.Function) with @staticmethod forward and backward;
+    layer_norm returns LayerNormFunction.apply(x, weight, bias, eps).
+    """
+    cls = kata.LayerNormFunction
+    if not (isinstance(cls, type) and issubclass(cls, torch.autograd.Function)):
+        fail("LayerNormFunction should be a subclass of torch.autograd.Function.")
+    x, w, b = inputs(2, 3, 8, device=device)
+    y = expect_tensor(kata.layer_norm(x, w.requires_grad_(), b.requires_grad_()), "layer_norm")
+    node = type(y.grad_fn).__name__ if y.grad_fn is not None else "no grad_fn"
+    if node != f"{cls.__name__}Backward":
+        fail(
+            f"layer_norm(x, weight, bias) produced an output whose grad_fn is {node}, not "
+            f"{cls.__name__}Backward: it must return LayerNormFunction.apply(x, weight, bias, "
+            "eps), so that your backward computes the gradient."
+        )
+
+
+def test_backward_returns_a_grad_per_input(kata, device):
+    """backward returns (grad_x, grad_weight, grad_bias, None): shapes of x, (D,), (D,)
+
+    autograd expects one gradient per input of forward, in order, each shaped like its input;
+    eps is a float and takes none.
+
+    return grad_x, grad_weight, grad_bias, None.
+    """
+    x, w, b = inputs(4, 8, device=device)
+    given = describe(x)
+    _, ctx = call_forward(kata.LayerNormFunction, x, w, b, 1e-5)
+    result = call_backward(kata.LayerNormFunction, ctx, torch.randn_like(x), given=given)
+    for name, got, want in zip(
+        ("grad_x", "grad_weight", "grad_bias"), result, (x, w, b), strict=False
+    ):
+        got = expect_tensor(got, f"backward's {name}")
+        if got.shape != want.shape:
+            fail(
+                f"{given}: backward's {name} has shape {tuple(got.shape)}, expected "
+                f"{tuple(want.shape)}, the shape of its input."
+            )
+    if result[3] is not None:
+        got = type(result[3]).__name__
+        fail(f"{given}: backward's last value (for eps) should be None, got {got}.")
+
+
+def test_input_unmodified(kata, device):
+    """forward leaves x unmodified, and backward leaves grad_out unmodified
+
+    The caller still owns both: autograd may hand the same grad_out to other functions.
+
+    xc = x - mean, not x -= mean; g = grad_out * weight, not grad_out.mul_(weight).
+    """
+    x, w, b = inputs(3, 8, device=device)
+    grad_out = torch.randn_like(x)
+    x0, g0 = x.clone(), grad_out.clone()
+    run(kata, x, w, b, 1e-5, grad_out, given=describe(x))
+    if not torch.equal(x, x0):
+        fail(f"{describe(x)}: forward changed its input x in place.")
+    if not torch.equal(grad_out, g0):
+        fail(f"{describe(x)}: backward changed grad_out in place.")
+
+
+def test_from_scratch(kata, device):
+    """implemented from tensor operations, not the built-in layer norm or its backward
+
+    The exercise is the derivation: F.layer_norm and torch.ops.aten.native_layer_norm_backward
+    are off limits, in forward and in backward.
+
+    mean, sum, rsqrt, multiplication and broadcasting are all you need.
+    """
+    x, w, b = inputs(3, 8, device=device)
+    expect_from_scratch(
+        lambda: run(kata, x, w, b, 1e-5, torch.randn_like(x), given=describe(x)), FORBIDDEN
+    )
+
+
+def test_vectorized(kata, device):
+    """vectorized: no Python loop over rows or elements, in forward or backward
+
+    Every reduction runs over the last dim of all rows at once, and the weight and bias
+    gradients over all rows at once.
+
+    x.mean(-1, keepdim=True) in forward; g.mean(-1, keepdim=True) and .sum(rows) in backward.
+    """
+    small, large = inputs(2, 8, device=device), inputs(64, 8, 32, device=device)
+
+    def both(t):
+        return run(kata, *t, 1e-5, torch.ones_like(t[0]), given=describe(t[0]))
+
+    expect_vectorized(
+        lambda: both(small), lambda: both(large), given="(2, 8) vs (64, 8, 32) inputs"
+    )
+
+
+def test_backward_by_hand(kata, device):
+    """backward computes the gradients itself: no autograd inside it
+
+    No torch.autograd.grad, no .backward(), no forward re-run under torch.enable_grad(): the
+    exercise is to derive dL/dx, dL/dw and dL/db and write them with tensor operations.
+
+    From grad_out and the saved x̂ and rstd: sums for weight and bias, the two-mean formula for x.
+    """
+    x, w, b = inputs(3, 8, device=device)
+    _, ctx = call_forward(kata.LayerNormFunction, x, w, b, 1e-5)
+    given = describe(x)
+    expect_backward_by_hand(
+        lambda: call_backward(kata.LayerNormFunction, ctx, torch.randn_like(x), given=given),
+        given=given,
+    )
+
+
+def test_saves_only_what_backward_needs(kata, device):
+    """forward saves only what backward needs: no autograd history, one tensor the size of x
+
+    Saved tensors live until backward: keeping the input's autograd graph (ctx.x = x on an
+    input that requires grad) or two copies of an x-sized tensor costs memory for nothing.
+
+    ctx.save_for_backward(x_hat, rstd, weight): or x with the row mean and rstd.
+    """
+    x, w, b = inputs(4, 6, 8, device=device)
+    given = describe(x)
+    xr, wr, br = (t.clone().requires_grad_() for t in (x, w, b))
+    y = expect_tensor(kata.layer_norm(xr, wr, br), "layer_norm")
+    node = y.grad_fn
+    if node is not None:  # through apply, the ctx is the graph node
+        for name, value in vars(node).items():
+            if isinstance(value, torch.Tensor) and (
+                value.requires_grad or value.grad_fn is not None
+            ):
+                fail(
+                    f"{given}: forward keeps ctx.{name} with autograd history, which holds the "
+                    "input's graph alive until backward. Save tensors with "
+                    "ctx.save_for_backward(...) instead."
+                )
+    _, ctx = call_forward(kata.LayerNormFunction, x, w, b, 1e-5)
+    saved = ctx.saved()
+    big = sorted(name for name, t in saved.items() if t.numel() >= x.numel())
+    if len(big) > 1:
+        fail(
+            f"{given}: forward saves {len(big)} tensors the size of x ({', '.join(big)}). One "
+            "is enough: x̂, or x with the per-row mean and rstd."
+        )
+    total = sum(t.numel() for t in saved.values())
+    limit = x.numel() + 4 * (x.numel() // x.shape[-1]) + 4 * x.shape[-1]
+    if total > limit:
+        fail(
+            f"{given}: forward saves {total} numbers for backward, more than x̂ ({x.numel()}) plus "
+            "a few per row and per feature."
+        )
+
+
+def test_to_dtype(kata, device):
+    """float64 inputs are computed in float64, in forward and in backward
+
+    Nothing should round a float64 gradient through float32 on the way.
+
+    Let the dtype flow from x and grad_out; create tensors with x's dtype (zeros_like, ...).
+    """
+    x, w, b = inputs(4, 8, device=device)
+    grad_out = torch.randn_like(x)
+    expect_float64_arithmetic(
+        lambda v: run(kata, v, w, b, 1e-5, grad_out, given=describe(v))[1][0],
+        x,
+        given=f"{describe(x)}: grad_x",
+    )
+
+
+def test_forward_matches_torch(kata, device):
+    """forward normalizes like F.layer_norm: the biased variance, eps inside the square root
+
+    Each row is centred by its mean and divided by sqrt(var + eps), var the mean of the
+    squared deviations (divide by D, not D - 1), then scaled and shifted.
+
+    y = (x - mean) * rsqrt(mean((x - mean)²) + eps) * weight + bias.
+    """
+    for dtype in (torch.float32, torch.float64):
+        for shape in ((4, 8), (2, 3, 16)):
+            x, w, b = inputs(*shape, dtype=dtype, device=device)
+            y, _ = call_forward(kata.LayerNormFunction, x, w, b, 1e-5)
+            expect_close(
+                expect_tensor(y, "forward"),
+                F.layer_norm(x, x.shape[-1:], w, b, 1e-5),
+                given=describe(x),
+            )
+        x, w, b = inputs(4, 8, device=device, spread=0.1)
+        y, _ = call_forward(kata.LayerNormFunction, x, w, b, 0.05)
+        expect_close(
+            expect_tensor(y, "forward"), F.layer_norm(x, (8,), w, b, 0.05), given=describe(x, 0.05)
+        )
+
+
+def test_grad_bias(kata, device):
+    """grad_bias sums grad_out over every row: all dims but the last
+
+    The same bias is added at every position of every sample, so its gradient collects them
+    all: over the batch and sequence dims, not only dim 0.
+
+    grad_bias = grad_out.sum(dim=tuple(range(grad_out.dim() - 1))).
+    """
+    x, w, b = inputs(3, 4, 8, device=device)
+    grad_out = torch.randn_like(x)
+    _, (_, _, grad_b) = run(kata, x, w, b, 1e-5, grad_out, given=describe(x))
+    _, want = reference(x, w, b, 1e-5, grad_out)
+    expect_grads_close({"bias": grad_b}, {"bias": want["bias"]}, given=describe(x))
+
+
+def test_grad_weight(kata, device):
+    """grad_weight sums grad_out · x̂ over every row: all dims but the last
+
+    Each weight scales x̂ at every position of every sample: its gradient is the sum of
+    grad_out times x̂ there (x̂, not x: the weight multiplies the normalized value).
+
+    grad_weight = (grad_out * x_hat).sum(dim=tuple(range(grad_out.dim() - 1))).
+    """
+    x, w, b = inputs(3, 4, 8, device=device)
+    grad_out = torch.randn_like(x)
+    _, (_, grad_w, _) = run(kata, x, w, b, 1e-5, grad_out, given=describe(x))
+    _, want = reference(x, w, b, 1e-5, grad_out)
+    expect_grads_close({"weight": grad_w}, {"weight": want["weight"]}, given=describe(x))
+
+
+def test_grad_x_through_the_mean(kata, device):
+    """grad_x accounts for the mean: a gradient constant along a row gives zero
+
+    Adding a constant to a row moves its mean by the same amount and leaves x̂ unchanged, so a
+    gradient of x̂ that is constant along the row must give dL/dx = 0: that is the −mean(g) term.
+
+    g = grad_out * weight; grad_x = rstd * (g - g.mean(-1, keepdim=True) - x_hat * mean(g * x_hat)).
+    """
+    x, w, b = inputs(4, 8, device=device)
+    grad_out = (
+        torch.randn(4, 1, dtype=x.dtype, device=device) / w
+    )  # g = grad_out · w: constant per row
+    given = f"{describe(x)} with grad_out · weight constant along each row"
+    _, (grad_x, _, _) = run(kata, x, w, b, 1e-5, grad_out, given=given)
+    _, want = reference(x, w, b, 1e-5, grad_out)
+    expect_grads_close({"input": grad_x}, {"input": want["input"]}, given=given, atol=1e-9)
+
+
+def test_grad_x_through_the_variance(kata, device):
+    """grad_x accounts for the variance: a gradient proportional to x̂ gives zero
+
+    Scaling a row's deviations scales its variance with them and leaves x̂ unchanged, so a
+    gradient of x̂ proportional to x̂ must give (almost) zero: that is the −x̂ · mean(g · x̂) term.
+
+    grad_x = rstd * (g - g.mean(-1, keepdim=True) - x_hat * (g * x_hat).mean(-1, keepdim=True)).
+    """
+    x, w, b = inputs(4, 8, device=device)
+    x_hat = F.layer_norm(x, (8,), eps=1e-5)
+    grad_out = x_hat / w  # g = grad_out · w = x̂
+    given = f"{describe(x)} with grad_out · weight equal to x̂"
+    _, (grad_x, _, _) = run(kata, x, w, b, 1e-5, grad_out, given=given)
+    _, want = reference(x, w, b, 1e-5, grad_out)
+    expect_grads_close({"input": grad_x}, {"input": want["input"]}, given=given, atol=1e-9)
+
+
+def test_backward_eps_inside_sqrt(kata, device):
+    """backward uses the same 1/sqrt(var + eps) as forward
+
+    eps sits inside the square root in forward; a backward that recomputes the scale as
+    1 / (sqrt(var) + eps) is off wherever the variance is small.
+
+    Save rstd = rsqrt(var + eps) in forward and reuse it in backward.
+    """
+    x, w, b = inputs(4, 8, device=device, spread=0.1)
+    grad_out = torch.randn_like(x)
+    given = f"{describe(x, 0.05)} on small inputs"
+    _, grads = run(kata, x, w, b, 0.05, grad_out, given=given)
+    _, want = reference(x, w, b, 0.05, grad_out)
+    expect_grads_close({"input": grads[0]}, {"input": want["input"]}, given=given)
+
+
+def test_follows_device(kata, device):
+    """runs on CUDA: forward and backward create nothing on the CPU
+
+    Every tensor forward or backward creates must live on the input's device.
+
+    torch.zeros_like(x) or device=x.device for new tensors.
+    """
+    x, w, b = inputs(3, 8, dtype=torch.float32)
+
+    def both(x, w, b, grad_out):
+        return run(kata, x, w, b, 1e-5, grad_out, given=describe(x))
+
+    expect_function_follows_device(
+        both, x, w, b, torch.randn_like(x), device=device, given=describe(x)
+    )
+
+
+@pytest.mark.broad
+def test_gradcheck(kata, device):
+    """torch.autograd.gradcheck passes in float64
+
+    gradcheck compares your backward with finite differences of your forward, element by
+    element: the analytic gradient must be the derivative of what forward computes.
+
+    Run torch.autograd.gradcheck(layer_norm, (x, weight, bias)) on small float64 inputs yourself.
+    """
+    x, w, b = (t.requires_grad_() for t in inputs(3, 5, device=device))
+    given = f"torch.autograd.gradcheck(layer_norm, ...) on float64 x {shape_of(x)}"
+    try:
+        torch.autograd.gradcheck(lambda x, w, b: kata.layer_norm(x, w, b, 1e-5), (x, w, b))
+    except torch.autograd.gradcheck.GradcheckError as e:
+        fail(f"{given} failed: {str(e).splitlines()[0]}")
+
+
+@pytest.mark.broad
+def test_gradients_match_autograd(kata, device):
+    """the gradients of x, weight and bias match autograd through F.layer_norm, float32 and float64
+
+    Your backward must give what autograd gives for the built-in, on any shape.
+
+    grad_x = rstd · (g − mean(g) − x̂ · mean(g · x̂)); grad_w = Σ grad_out · x̂; grad_b = Σ grad_out.
+    """
+    for dtype in (torch.float32, torch.float64):
+        for shape in ((4, 8), (2, 3, 16)):
+            x, w, b = inputs(*shape, dtype=dtype, device=device)
+            grad_out = torch.randn_like(x)
+            _, grads = run(kata, x, w, b, 1e-5, grad_out, given=describe(x))
+            _, want = reference(x, w, b, 1e-5, grad_out)
+            expect_grads_close(named(grads), want, given=describe(x))
+
+
+@pytest.mark.parity
+def test_noncontiguous_grad_out(kata, device):
+    """a grad_out that is not contiguous works
+
+    autograd hands backward whatever layout the next operation produced, for example the
+    transpose of a contiguous tensor: .view() on it fails.
+
+    Use .reshape() or reductions that take any layout, never .view() on grad_out.
+    """
+    x, w, b = inputs(2, 6, 8, device=device)
+    grad_out = torch.randn(2, 8, 6, dtype=x.dtype, device=device).transpose(1, 2)
+    given = f"{describe(x)} with a transposed (non-contiguous) grad_out"
+    _, grads = run(kata, x, w, b, 1e-5, grad_out, given=given)
+    _, want = reference(x, w, b, 1e-5, grad_out)
+    expect_grads_close(named(grads), want, given=given)
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16], ids=["float16", "bfloat16"])
+def test_half_precision(kata, device, dtype):
+    """half-precision inputs work: computed in float32, gradients in the input's dtype
+
+    float16 and bfloat16 have few mantissa bits: compute the statistics and the gradient in
+    float32, as torch does, and give back the dtype that came in.
+
+    xf = x.float() in forward; in backward work in float32 and return grad_x.to(x.dtype).
+    """
+    x, w, b = (t.to(dtype) for t in inputs(4, 64, dtype=torch.float32, device=device))
+    grad_out = torch.randn_like(x)
+    given = f"{describe(x)}"
+    y, grads = run(kata, x, w, b, 1e-5, grad_out, given=given)
+    want_y, want = reference(x.float(), w.float(), b.float(), 1e-5, grad_out.float())
+    # a few roundings in the input dtype: half has 11 significant bits, bfloat16 only 8
+    tol = 2e-2 if dtype == torch.float16 else 6e-2
+    expect_close(y, want_y.to(dtype), given=given, rtol=tol, atol=tol)
+    want = {k: v.to(dtype) for k, v in want.items()}
+    expect_grads_close(named(grads), want, given=given, rtol=tol, atol=tol * 4)
