@@ -11,6 +11,7 @@ a non-contiguous grad_out and half precision.
 import pytest
 import torch
 import torch.nn.functional as F
+from torch.autograd.gradcheck import GradcheckError
 
 from grader.checks import (
     BUILTIN_NORMS,
@@ -404,7 +405,7 @@ def test_gradcheck(kata, device):
     given = f"torch.autograd.gradcheck(layer_norm, ...) on float64 x {shape_of(x)}"
     try:
         torch.autograd.gradcheck(lambda x, w, b: kata.layer_norm(x, w, b, 1e-5), (x, w, b))
-    except torch.autograd.gradcheck.GradcheckError as e:
+    except GradcheckError as e:
         fail(f"{given} failed: {str(e).splitlines()[0]}")
 
 
