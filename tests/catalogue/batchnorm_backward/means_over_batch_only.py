@@ -1,0 +1,20 @@
+"""Mistake: the two batch means of grad_x run over dim 0 only; the sums are right."""
+
+from solutions.batchnorm_backward import BatchNormFunction as Reference
+from solutions.batchnorm_backward import _layout
+
+EXPECT = "test_grad_x_over_n_h_w"
+
+
+class BatchNormFunction(Reference):
+    @staticmethod
+    def backward(ctx, grad_out):
+        x_hat, rstd, weight = ctx.saved_tensors
+        dims, shape = _layout(grad_out)
+        g = grad_out * weight.view(shape)
+        grad_x = rstd * (g - g.mean(0, keepdim=True) - x_hat * (g * x_hat).mean(0, keepdim=True))
+        return grad_x, (grad_out * x_hat).sum(dims), grad_out.sum(dims), None
+
+
+def batch_norm_train(x, weight, bias, eps=1e-5):
+    return BatchNormFunction.apply(x, weight, bias, eps)

@@ -1,0 +1,21 @@
+"""Mistake: drops the −mean(g) term: a sample's gradient ignores that it moved the batch mean."""
+
+from solutions.batchnorm_backward import BatchNormFunction as Reference
+from solutions.batchnorm_backward import _layout
+
+EXPECT = "test_grad_x_through_the_mean"
+ALSO = "test_gradcheck, test_gradients_match_autograd"
+
+
+class BatchNormFunction(Reference):
+    @staticmethod
+    def backward(ctx, grad_out):
+        x_hat, rstd, weight = ctx.saved_tensors
+        dims, shape = _layout(grad_out)
+        g = grad_out * weight.view(shape)
+        grad_x = rstd * (g - x_hat * (g * x_hat).mean(dims, keepdim=True))
+        return grad_x, (grad_out * x_hat).sum(dims), grad_out.sum(dims), None
+
+
+def batch_norm_train(x, weight, bias, eps=1e-5):
+    return BatchNormFunction.apply(x, weight, bias, eps)
