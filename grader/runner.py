@@ -10,6 +10,7 @@ where fork is unavailable or unsafe, the child is a fresh interpreter instead.
 from __future__ import annotations
 
 import contextlib
+import gc
 import importlib
 import importlib.util
 import json
@@ -109,6 +110,10 @@ def warm_up(katas: list[registry.Kata], *, long_lived: bool = False) -> None:
         import torch._dynamo
     if torch.cuda.is_initialized():  # a fork would leave the child with a broken CUDA context
         raise GraderError(grader_failed("CUDA was initialised before grading started."))
+    # Everything imported so far lives as long as the process: keep it out of the collector's
+    # sight, so that a child's gc.collect() (pytest runs two) does not walk torch's whole heap,
+    # and its pages stay shared with the parent instead of being copied on write.
+    gc.freeze()
 
 
 def missing_requirements(kata: registry.Kata) -> str | None:

@@ -210,7 +210,8 @@ def cli(
     )  # fmt: skip
 
 
-@pytest.mark.parametrize("name", KATAS)
+# One kata of each kind: a module, a block around torch's attention, an autograd Function.
+@pytest.mark.parametrize("name", ["layernorm", "prepost-norm", "batchnorm-backward"])
 def test_command_line_grades_the_solution(name: str, tmp_path: Path) -> None:
     # A one-shot grading runs without the warm server, torch._dynamo deferred: same verdicts.
     report = tmp_path / "r.json"
