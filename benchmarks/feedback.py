@@ -91,7 +91,8 @@ def main(argv: list[str]) -> int:
         base = timed(command(sys.executable, "-c", "import torch"), args.runs)
         rows.append(("import torch", base, ""))
         grade = [sys.executable, "-m", "practice", "grade", KATA, "--impl", "solutions"]
-        rows.append(("one grading, python -m practice grade", timed(command(*grade, env=env), args.runs), ""))  # fmt: skip
+        seconds = timed(command(*grade, env=env), args.runs)
+        rows.append(("one grading, python -m practice grade", seconds, ""))
         if nox:
             session = [nox, "-m", "nox", "-s", f"kata-{KATA}", "--", "--impl", "solutions"]
             seconds = timed(command(*session, env=env), args.runs)

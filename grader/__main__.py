@@ -39,6 +39,9 @@ def cmd_grade(argv: list[str]) -> int:
         print("usage: python -m grader grade <kata> [options]", file=sys.stderr)
         return runner.USAGE
     kata = registry.get(argv[0])
+    if (problem := runner.usage_problem(kata, argv[1:])) is not None:
+        print(problem, file=sys.stderr)
+        return runner.USAGE
     try:
         runner.warm_up([kata])
     except runner.GraderError as e:

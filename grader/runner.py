@@ -131,6 +131,19 @@ def missing_requirements(kata: registry.Kata) -> str | None:
     return None
 
 
+def usage_problem(kata: registry.Kata, args: list[str]) -> str | None:
+    """What is wrong with the options, found before any import: a missing file, a device."""
+    impl, _ = pop_option(args, "--impl")
+    base = Path(os.environ.get("NORM_KATAS_INVOKED_FROM", Path.cwd()))
+    path = registry.resolve_impl(kata, impl, base)
+    if not path.is_file():
+        return f"{path} does not exist: check the path given to --impl."
+    device, _ = pop_option(args, "--device")
+    if device is not None and device.split(":")[0].lower() not in ("cpu", "cuda", "mps"):
+        return f"--device {device}: expected cpu, cuda or mps."
+    return None
+
+
 def grade(
     kata: registry.Kata,
     args: list[str],
@@ -146,11 +159,8 @@ def grade(
     if reason := missing_requirements(kata):
         print(reason, file=out, flush=True)
         return Outcome(GRADER_FAILED, None)
-    impl, _ = pop_option(args, "--impl")
-    base = Path(os.environ.get("NORM_KATAS_INVOKED_FROM", Path.cwd()))
-    if not registry.resolve_impl(kata, impl, base).is_file():
-        shown = registry.resolve_impl(kata, impl, base)
-        print(f"{shown} does not exist: check the path given to --impl.", file=out, flush=True)
+    if (problem := usage_problem(kata, args)) is not None:
+        print(problem, file=out, flush=True)
         return Outcome(USAGE, None)
     wanted, args = pop_option(args, "--report-json")
     strict = "--strict" in args

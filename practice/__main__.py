@@ -28,6 +28,9 @@ def cmd_grade(argv: list[str]) -> int:
         return watch.run(kata, [a for a in args if a != "--watch"])
     from practice import grading
 
+    if (problem := runner.usage_problem(kata, args)) is not None:
+        print(problem, file=sys.stderr)
+        return runner.USAGE
     try:
         runner.warm_up([kata])
     except runner.GraderError as e:

@@ -138,7 +138,7 @@ def test_catalogue_entry(name: str, path: Path, grade) -> None:
 @pytest.mark.parametrize("path", sorted((CATALOGUE / "broken").glob("*.py")), ids=lambda p: p.stem)
 def test_broken_file_gets_a_clean_report(path: Path, grade) -> None:
     says = markers(path)["SAYS"]
-    _, output, code = grade("layernorm", path, "--timeout=4")
+    _, output, code = grade("layernorm", path, "--timeout=3")
     assert code == 1, output
     assert says in output, f"expected {says!r} in the report:\n{output}"
 
@@ -210,8 +210,8 @@ def cli(
     )  # fmt: skip
 
 
-# One kata of each kind: a module, a block around torch's attention, an autograd Function.
-@pytest.mark.parametrize("name", ["layernorm", "prepost-norm", "batchnorm-backward"])
+# A block around torch's attention and an autograd Function (a module: the practice tests).
+@pytest.mark.parametrize("name", ["prepost-norm", "batchnorm-backward"])
 def test_command_line_grades_the_solution(name: str, tmp_path: Path) -> None:
     # A one-shot grading runs without the warm server, torch._dynamo deferred: same verdicts.
     report = tmp_path / "r.json"
@@ -220,16 +220,12 @@ def test_command_line_grades_the_solution(name: str, tmp_path: Path) -> None:
     assert "Interview core" in run.stdout and json.loads(report.read_text())["strict_solved"]
 
 
-def test_command_line_grades_and_exits_by_the_core() -> None:
-    wrong = CATALOGUE / "layernorm" / "eps_outside_sqrt.py"
-    run = cli("grade", "layernorm", "--impl", str(wrong))
-    assert run.returncode == 1 and "eps is added to the variance" in run.stdout
+def test_command_line_strict_asks_for_parity_too() -> None:
+    # Exit 0 for the same file without --strict: test_practice's recorded gradings.
+    parity_only = CATALOGUE / "dropout" / "wrong_error_message.py"
+    run = cli("grade", "dropout", "--impl", str(parity_only), "--strict")
+    assert run.returncode == 1 and "Interview core solved." in run.stdout, run.stdout
     assert not any(m in run.stdout + run.stderr for m in INTERNAL)
-    parity_only = CATALOGUE / "batchnorm" / "half_not_cast_back.py"
-    run = cli("grade", "batchnorm", "--impl", str(parity_only))
-    assert run.returncode == 0 and "Interview core solved." in run.stdout, run.stdout
-    run = cli("grade", "batchnorm", "--impl", str(parity_only), "--strict")
-    assert run.returncode == 1, run.stdout
 
 
 def test_the_supported_torch_range_is_stated_once() -> None:
