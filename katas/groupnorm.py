@@ -38,6 +38,7 @@ The contract (interview core)
 Torch parity (stretch)
 ----------------------
 * ``num_channels`` not divisible by ``num_groups`` raises ``ValueError`` in ``__init__``.
+* Its message is torch's: ``num_channels (6) must be divisible by num_groups (4)``.
 * float16/bfloat16 inputs: statistics in float32, the result in the input's dtype.
 * An empty batch (N = 0) returns an empty output.
 

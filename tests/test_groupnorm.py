@@ -1,9 +1,10 @@
 """Hidden checks for the GroupNorm kata, each compared with torch.nn.GroupNorm.
 
-Interview core first, then torch parity (@pytest.mark.parity): the divisibility error, half
-precision and an empty batch. torch's releases differ in the divisibility message and in what
-a float32 layer returns for half input, so neither is checked; a half layer on half input is
-compared with the formula in float64.
+Interview core first, then torch parity (@pytest.mark.parity): the divisibility error and its
+message, half precision and an empty batch. torch's releases word the divisibility message
+differently (2.4: "num_channels must be divisible by num_groups"; 2.13 adds the two numbers),
+so either text is accepted. A half layer on half input is compared with the formula in
+float64; what a float32 layer returns for half input is not checked.
 """
 
 import pytest
@@ -421,6 +422,31 @@ def test_indivisible_channels_raise(kata):
     for args in ((4, 6), (5, 8)):
         given = describe_call("GroupNorm", *args)
         expect_raises(ValueError, lambda args=args: kata.GroupNorm(*args), given=given)
+
+
+@pytest.mark.parity
+def test_indivisible_channels_message(kata):
+    """the divisibility error has torch's message, naming num_channels and num_groups
+
+    Code that catches or logs the error, and a learner comparing with nn.GroupNorm, see the same
+    text as torch's; torch 2.4's shorter wording without the numbers is accepted too.
+
+    ValueError(f"num_channels ({C}) must be divisible by num_groups ({G})").
+    """
+    for groups, channels in ((4, 6), (5, 8)):
+        given = describe_call("GroupNorm", groups, channels)
+        error = expect_raises(
+            ValueError, lambda g=groups, c=channels: kata.GroupNorm(g, c), given=given
+        )
+        torch_texts = (  # torch 2.13's wording, then torch 2.4's (nn/modules/normalization.py)
+            f"num_channels ({channels}) must be divisible by num_groups ({groups})",
+            "num_channels must be divisible by num_groups",
+        )
+        if str(error) not in torch_texts:
+            fail(
+                f"{given}: the ValueError says {str(error)!r}; nn.GroupNorm's says "
+                f"{torch_texts[0]!r} (torch 2.4: {torch_texts[1]!r})."
+            )
 
 
 @pytest.mark.parity

@@ -10,7 +10,9 @@ class GroupNorm(nn.Module):
     def __init__(self, num_groups, num_channels, eps=1e-5, affine=True):
         super().__init__()
         if num_channels % num_groups:
-            raise ValueError(f"{num_channels} channels cannot form {num_groups} equal groups")
+            raise ValueError(
+                f"num_channels ({num_channels}) must be divisible by num_groups ({num_groups})"
+            )
         self.num_groups, self.num_channels, self.eps, self.affine = (
             num_groups,
             num_channels,
