@@ -27,6 +27,7 @@ import torch
 from torch import nn
 
 from grader import fake_cuda, tracing
+from grader.perf import PerfCase  # noqa: F401  (for suites: what --perf times)
 
 # (rtol, atol) per dtype for forward outputs on the CPU. Two correct formulas differ by a few
 # ulps; the mistakes the checks hunt for are orders of magnitude larger. float64 stays tight

@@ -45,6 +45,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption(
         "--all", action="store_true", dest="expand", help="show every failure, not only the first"
     )
+    group.addoption(
+        "--perf",
+        action="store_true",
+        help="after grading, time your layer against torch's built-in (reported, never graded)",
+    )
     # pytest owns --strict; the runner turns the learner's --strict into this.
     group.addoption(
         "--strict-parity",
@@ -116,6 +121,7 @@ class Grading:
         self.session: pytest.Session | None = None
         self.printer: Printer | None = None
         self.grader_errors: list[str] = []  # the grader's own failures, never the learner's
+        self.perf: dict | None = None  # --perf's measurements
         if config.getoption("checklist"):
             self.printer = Printer(
                 hints=config.getoption("hints"), expand=config.getoption("expand")
@@ -228,6 +234,8 @@ class Grading:
         self.report.finished = True
         if self.printer:
             self.printer.verdict(self.report)
+        if self.config.getoption("perf"):
+            self._perf(session)
         self._write_json()
         # Interrupted (2) too: checks that kept timing out stop the run, the learner's loop.
         if not self.grader_errors and session.exitstatus in (0, 1, 2):
@@ -235,6 +243,25 @@ class Grading:
             strict = self.config.getoption("strict_parity")
             solved = self.report.strict_solved if strict else self.report.solved
             session.exitstatus = 0 if solved else 1
+
+    def _perf(self, session: pytest.Session) -> None:
+        """--perf: the suite's perf_case, timed against torch's built-in (never graded)."""
+        from grader import perf
+
+        suite = next((item.module for item in session.items if hasattr(item, "module")), None)
+        make_case = getattr(suite, "perf_case", None)
+        if self.report is None or make_case is None or self.report.load_error:
+            return
+        try:
+            kata = self.load(suite.KATA)
+            torch.manual_seed(0)
+            result = perf.report(make_case(kata, self.target), self.target)
+        except BaseException as e:  # the learner's constructor, say: report, never crash
+            result = {"given": self.report.title, "device": str(self.target)}
+            result["error"] = f"your code raised {type(e).__name__}: {e}".strip()
+        self.perf = result
+        if self.printer:
+            self.printer.write("\n" + perf.format_report(result))
 
     def _write_json(self) -> None:
         path = self.config.getoption("report_json")
@@ -245,6 +272,8 @@ class Grading:
         else:  # nothing to grade with: only the grader's own errors, if any
             data = {"finished": True, "checks": []}
         data["grader_errors"] = self.grader_errors
+        if self.perf is not None:
+            data["perf"] = self.perf
         Path(path).write_text(json.dumps(data, indent=2))
 
 

@@ -11,6 +11,7 @@ from torch import nn
 from grader.checks import (
     BUILTIN_NORM_MODULES,
     BUILTIN_NORMS,
+    PerfCase,
     describe_call,
     expect_close,
     expect_float64_arithmetic,
@@ -902,3 +903,16 @@ def test_half_precision(kata, device, dtype):
             expected = ref(x.float()).detach().to(dtype)
             given = f"BatchNorm2d(8) in {layer}, {mode} mode, on x {shape_of(x)}"
             expect_close(mine(x), expected, given=given, rtol=tol, atol=tol)
+
+
+def perf_case(kata, device):
+    """What --perf times: your BatchNorm2d and nn.BatchNorm2d on a batch of feature maps."""
+    shape = (64, 256, 56, 56) if device.type == "cuda" else (16, 64, 32, 32)
+    mine, ref = pair(kata, "BatchNorm2d", shape[1])
+    mine, ref = mine.to(device), ref.to(device)
+    x = torch.randn(shape, device=device, requires_grad=True)
+    return PerfCase(
+        given=f"BatchNorm2d({shape[1]}) in training on x {shape_of(x)}", mine=lambda: mine(x),
+        builtin=lambda: ref(x), builtin_name="nn.BatchNorm2d", inputs=(x,),
+        bytes_moved=2 * x.nbytes,
+    )  # fmt: skip

@@ -15,6 +15,7 @@ from torch.autograd.gradcheck import GradcheckError
 
 from grader.checks import (
     BUILTIN_NORMS,
+    PerfCase,
     call_backward,
     call_forward,
     expect_backward_by_hand,
@@ -481,3 +482,14 @@ def test_half_precision(kata, device, dtype):
     expect_close(y, want_y.to(dtype), given=given, rtol=tol, atol=tol)
     want = {k: v.to(dtype) for k, v in want.items()}
     expect_grads_close(named(grads), want, given=given, rtol=tol, atol=tol * 4)
+
+
+def perf_case(kata, device):
+    """What --perf times: your batch_norm_train and F.batch_norm in training, with backward."""
+    shape = (64, 256, 56, 56) if device.type == "cuda" else (16, 64, 32, 32)
+    x, w, b = (t.requires_grad_() for t in inputs(*shape, dtype=torch.float32, device=device))
+    return PerfCase(
+        given=f"batch_norm_train on x {shape_of(x)}", mine=lambda: kata.batch_norm_train(x, w, b),
+        builtin=lambda: F.batch_norm(x, None, None, w, b, training=True),
+        builtin_name="F.batch_norm", inputs=(x, w, b), bytes_moved=2 * x.nbytes,
+    )  # fmt: skip

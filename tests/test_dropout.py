@@ -16,6 +16,7 @@ from grader.checks import (
     BUILTIN_DROPOUT_MODULES,
     BUILTIN_DROPOUTS,
     TOLERANCE,
+    PerfCase,
     expect_close,
     expect_follows_device,
     expect_follows_torch_seed,
@@ -484,3 +485,14 @@ def test_half_precision(kata, device, dtype):
     # one step or two): allow a few ulps; the mistakes checked here are far larger.
     given = f"{call(p)} in training on x {shape_of(x)}"
     _expect_dropout_of(_run_on_copy(mine, x), x, p, given=given, rtol=2e-2, atol=2e-2)
+
+
+def perf_case(kata, device):
+    """What --perf times: your Dropout and nn.Dropout, in training, on activations."""
+    shape = (8192, 4096) if device.type == "cuda" else (2048, 1024)
+    mine, ref = kata.Dropout(0.1).to(device), nn.Dropout(0.1)
+    x = torch.randn(shape, device=device, requires_grad=True)
+    return PerfCase(
+        given=f"Dropout(0.1) in training on x {shape_of(x)}", mine=lambda: mine(x),
+        builtin=lambda: ref(x), builtin_name="nn.Dropout", inputs=(x,), bytes_moved=2 * x.nbytes,
+    )  # fmt: skip

@@ -14,6 +14,7 @@ from grader.checks import (
     BUILTIN_DROPOUT_MODULES,
     BUILTIN_DROPOUTS,
     TOLERANCE,
+    PerfCase,
     expect_close,
     expect_float64_arithmetic,
     expect_follows_device,
@@ -451,3 +452,19 @@ def test_half_precision(kata, device, dtype):
     given = f"{call(p)} in training on x {shape_of(x)}"
     # x / (1 - p) rounds differently in half precision depending on the order of operations.
     kept_samples(kata.DropPath(p).to(device)(x), x, p, given=given, rtol=2e-2, atol=2e-2)
+
+
+def perf_case(kata, device):
+    """What --perf times: your DropPath and the same mask built with F.dropout (torch has no
+    DropPath of its own), in training, on a residual branch's output."""
+    import torch.nn.functional as F
+
+    shape = (256, 197, 768) if device.type == "cuda" else (64, 197, 384)
+    mine = kata.DropPath(0.1).to(device)
+    x = torch.randn(shape, device=device, requires_grad=True)
+    ones = torch.ones((shape[0], 1, 1), device=device)
+    return PerfCase(
+        given=f"DropPath(0.1) in training on x {shape_of(x)}", mine=lambda: mine(x),
+        builtin=lambda: x * F.dropout(ones, 0.1), builtin_name="x · F.dropout(ones(N, 1, 1))",
+        inputs=(x,), bytes_moved=2 * x.nbytes,
+    )  # fmt: skip

@@ -15,6 +15,7 @@ from torch import nn
 from grader.checks import (
     BUILTIN_NORM_MODULES,
     BUILTIN_NORMS,
+    PerfCase,
     describe_call,
     expect_close,
     expect_float64_arithmetic,
@@ -481,3 +482,16 @@ def test_empty_batch(kata, device):
         mine, ref = mine.to(device), ref.to(device)
         x = torch.randn(x_shape, device=device)
         expect_close(mine(x), ref(x).detach(), given=f"GroupNorm(3, 6) on x {shape_of(x)}")
+
+
+def perf_case(kata, device):
+    """What --perf times: your GroupNorm and nn.GroupNorm on a batch of feature maps."""
+    shape, groups = ((32, 256, 56, 56), 32) if device.type == "cuda" else ((16, 64, 32, 32), 8)
+    mine, ref = pair(kata, groups, shape[1])
+    mine, ref = mine.to(device), ref.to(device)
+    x = torch.randn(shape, device=device, requires_grad=True)
+    return PerfCase(
+        given=f"GroupNorm({groups}, {shape[1]}) on x {shape_of(x)}", mine=lambda: mine(x),
+        builtin=lambda: ref(x), builtin_name="nn.GroupNorm", inputs=(x,),
+        bytes_moved=2 * x.nbytes,
+    )  # fmt: skip

@@ -15,6 +15,7 @@ from torch.autograd.gradcheck import GradcheckError
 
 from grader.checks import (
     BUILTIN_NORMS,
+    PerfCase,
     call_backward,
     call_forward,
     expect_backward_by_hand,
@@ -463,3 +464,14 @@ def test_half_precision(kata, device, dtype):
     expect_close(y, want_y.to(dtype), given=given, rtol=tol, atol=tol)
     want = {k: v.to(dtype) for k, v in want.items()}
     expect_grads_close(named(grads), want, given=given, rtol=tol, atol=tol * 4)
+
+
+def perf_case(kata, device):
+    """What --perf times: your layer_norm and F.layer_norm, forward and backward."""
+    rows, d = (8192, 4096) if device.type == "cuda" else (2048, 1024)
+    x, w, b = (t.requires_grad_() for t in inputs(rows, d, dtype=torch.float32, device=device))
+    return PerfCase(
+        given=f"layer_norm on x {shape_of(x)}", mine=lambda: kata.layer_norm(x, w, b),
+        builtin=lambda: F.layer_norm(x, (d,), w, b), builtin_name="F.layer_norm",
+        inputs=(x, w, b), bytes_moved=2 * x.nbytes,
+    )  # fmt: skip

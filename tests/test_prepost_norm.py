@@ -16,6 +16,7 @@ from torch import nn
 
 from grader.checks import (
     TOLERANCE,
+    PerfCase,
     expect_close,
     expect_float64_arithmetic,
     expect_follows_device,
@@ -855,3 +856,17 @@ def test_masks_match_torch(kata, device):
             )
             given = f"{block_name(norm_first)} in eval mode on x {shape_of(x)}, {shown}"
             expect_close(mine(x, **kwargs), ref(x, **kwargs).detach(), given=given)
+
+
+def perf_case(kata, device):
+    """What --perf times: your Pre-LN block and nn.TransformerEncoderLayer, in training."""
+    d, nhead, ff, batch, seq = (
+        (1024, 16, 4096, 16, 512) if device.type == "cuda" else (256, 4, 1024, 8, 128)
+    )
+    mine, ref = block_pair(kata, True, 0.1, d, nhead, ff)
+    mine, ref = mine.to(device), ref.to(device)
+    x = torch.randn(batch, seq, d, device=device, requires_grad=True)
+    return PerfCase(
+        given=f"{block_name(True, 0.1, d, nhead, ff)} on x {shape_of(x)}", mine=lambda: mine(x),
+        builtin=lambda: ref(x), builtin_name="nn.TransformerEncoderLayer", inputs=(x,),
+    )  # fmt: skip

@@ -25,6 +25,7 @@ from torch import nn
 from grader.checks import (
     BUILTIN_NORM_MODULES,
     BUILTIN_NORMS,
+    PerfCase,
     describe_call,
     expect_close,
     expect_follows_device,
@@ -507,3 +508,15 @@ def test_empty_batch(kata, device):
         mine, ref = mine.to(device), ref.to(device)
         x = torch.randn(x_shape, device=device)
         expect_same(mine, ref, x, given=f"RMSNorm({shape}, eps=1e-6) on x {shape_of(x)}")
+
+
+def perf_case(kata, device):
+    """What --perf times: your RMSNorm and nn.RMSNorm on a batch of token vectors."""
+    rows, d = (8192, 4096) if device.type == "cuda" else (2048, 1024)
+    mine, ref = pair(kata, d, eps=1e-6)
+    mine, ref = mine.to(device), ref.to(device)
+    x = torch.randn(rows, d, device=device, requires_grad=True)
+    return PerfCase(
+        given=f"RMSNorm({d}) on x {shape_of(x)}", mine=lambda: mine(x), builtin=lambda: ref(x),
+        builtin_name="nn.RMSNorm", inputs=(x,), bytes_moved=2 * x.nbytes,
+    )  # fmt: skip

@@ -188,6 +188,19 @@ def test_headline_folds_failures_and_all_expands_them(grade) -> None:
     assert "Every other failure" in expanded and len(expanded) > len(output), expanded
 
 
+@pytest.mark.parametrize("name", KATAS)
+def test_perf_reports_without_grading(name: str, grade, tmp_path: Path) -> None:
+    report, output, code = grade(name, "solutions", "--perf")
+    assert code == 0, output  # a report, never a verdict
+    perf = report.get("perf") or {}
+    assert "error" not in perf and perf["mine"]["forward_s"] > 0, perf
+    assert "(reported, never graded)" in output and "forward" in output
+    stub = tmp_path / KATAS[name].file
+    stub.write_text(workspace.pristine_stub(KATAS[name]))
+    report, output, code = grade(name, stub, "--perf")
+    assert code == 1 and "Not measured: your code raised NotImplementedError" in output, output
+
+
 def test_cuda_without_a_gpu_says_how_it_grades(grade) -> None:
     import torch
 
