@@ -579,3 +579,64 @@ def _tensors(value: Any) -> list[torch.Tensor]:
     from torch.utils._pytree import tree_leaves
 
     return [t for t in tree_leaves(value) if isinstance(t, torch.Tensor)]
+
+
+def expect_backward_shapes(
+    result: tuple[Any, ...], inputs: tuple[Any, ...], *, names: tuple[str, ...], given: str
+) -> None:
+    """backward's result: a gradient shaped like each tensor input, None for the others."""
+    for name, got, want in zip(names, result, inputs, strict=False):
+        if not isinstance(want, torch.Tensor):
+            if got is not None:
+                fail(f"{given}: backward's {name} should be None, got {type(got).__name__}.")
+            continue
+        got = expect_tensor(got, f"backward's {name}")
+        if got.shape != want.shape:
+            fail(
+                f"{given}: backward's {name} has shape {_fmt(got.shape)}, expected "
+                f"{_fmt(want.shape)}, the shape of its input."
+            )
+
+
+def expect_saves_only_what_backward_needs(
+    applied: torch.Tensor, ctx: RecordingContext, x: torch.Tensor, *, allowance: int, given: str
+) -> None:
+    """What forward kept for backward: nothing with autograd history, and one tensor the size
+    of x plus `allowance` numbers at most (statistics, parameters).
+
+    `applied` is an output of the Function's apply on inputs that require grad (its grad_fn is
+    the ctx autograd kept); `ctx` records a direct call of forward on x.
+    """
+    node = applied.grad_fn
+    for name, value in vars(node).items() if node is not None else ():
+        if isinstance(value, torch.Tensor) and (value.requires_grad or value.grad_fn is not None):
+            fail(
+                f"{given}: forward keeps ctx.{name} with autograd history, which holds the "
+                "input's graph alive until backward. Save tensors with "
+                "ctx.save_for_backward(...) instead."
+            )
+    saved = ctx.saved()
+    big = sorted(name for name, t in saved.items() if t.numel() >= x.numel())
+    if len(big) > 1:
+        fail(
+            f"{given}: forward saves {len(big)} tensors the size of x ({', '.join(big)}). One is "
+            "enough: x̂, or x with its statistics."
+        )
+    total = sum(t.numel() for t in saved.values())
+    if total > x.numel() + allowance:
+        fail(
+            f"{given}: forward saves {total} numbers for backward, more than one tensor the size "
+            f"of x ({x.numel()}) and a few statistics."
+        )
+
+
+def expect_gradcheck(
+    fn: Callable[..., Any], inputs: tuple[torch.Tensor, ...], *, given: str
+) -> None:
+    """torch.autograd.gradcheck(fn, inputs) passes: backward is the derivative of forward."""
+    from torch.autograd.gradcheck import GradcheckError
+
+    try:
+        torch.autograd.gradcheck(fn, inputs)
+    except GradcheckError as e:
+        fail(f"{given} failed: {str(e).splitlines()[0]}")

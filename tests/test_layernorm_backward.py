@@ -11,7 +11,6 @@ a non-contiguous grad_out and half precision.
 import pytest
 import torch
 import torch.nn.functional as F
-from torch.autograd.gradcheck import GradcheckError
 
 from grader.checks import (
     BUILTIN_NORMS,
@@ -19,11 +18,14 @@ from grader.checks import (
     call_backward,
     call_forward,
     expect_backward_by_hand,
+    expect_backward_shapes,
     expect_close,
     expect_float64_arithmetic,
     expect_from_scratch,
     expect_function_follows_device,
+    expect_gradcheck,
     expect_grads_close,
+    expect_saves_only_what_backward_needs,
     expect_tensor,
     expect_vectorized,
     fail,
@@ -135,18 +137,8 @@ def test_backward_returns_a_grad_per_input(kata, device):
     given = describe(x)
     _, ctx = call_forward(kata.LayerNormFunction, x, w, b, 1e-5)
     result = call_backward(kata.LayerNormFunction, ctx, torch.randn_like(x), given=given)
-    for name, got, want in zip(
-        ("grad_x", "grad_weight", "grad_bias"), result, (x, w, b), strict=False
-    ):
-        got = expect_tensor(got, f"backward's {name}")
-        if got.shape != want.shape:
-            fail(
-                f"{given}: backward's {name} has shape {tuple(got.shape)}, expected "
-                f"{tuple(want.shape)}, the shape of its input."
-            )
-    if result[3] is not None:
-        got = type(result[3]).__name__
-        fail(f"{given}: backward's last value (for eps) should be None, got {got}.")
+    names = ("grad_x", "grad_weight", "grad_bias", "the None for eps")
+    expect_backward_shapes(result, (x, w, b, 1e-5), names=names, given=given)
 
 
 def test_input_unmodified(kata, device):
@@ -226,33 +218,11 @@ def test_saves_only_what_backward_needs(kata, device):
     x, w, b = inputs(4, 6, 8, device=device)
     given = describe(x)
     xr, wr, br = (t.clone().requires_grad_() for t in (x, w, b))
-    y = expect_tensor(kata.layer_norm(xr, wr, br), "layer_norm")
-    node = y.grad_fn
-    if node is not None:  # through apply, the ctx is the graph node
-        for name, value in vars(node).items():
-            if isinstance(value, torch.Tensor) and (
-                value.requires_grad or value.grad_fn is not None
-            ):
-                fail(
-                    f"{given}: forward keeps ctx.{name} with autograd history, which holds the "
-                    "input's graph alive until backward. Save tensors with "
-                    "ctx.save_for_backward(...) instead."
-                )
+    applied = expect_tensor(kata.layer_norm(xr, wr, br), "layer_norm")
     _, ctx = call_forward(kata.LayerNormFunction, x, w, b, 1e-5)
-    saved = ctx.saved()
-    big = sorted(name for name, t in saved.items() if t.numel() >= x.numel())
-    if len(big) > 1:
-        fail(
-            f"{given}: forward saves {len(big)} tensors the size of x ({', '.join(big)}). One "
-            "is enough: x̂, or x with the per-row mean and rstd."
-        )
-    total = sum(t.numel() for t in saved.values())
-    limit = x.numel() + 4 * (x.numel() // x.shape[-1]) + 4 * x.shape[-1]
-    if total > limit:
-        fail(
-            f"{given}: forward saves {total} numbers for backward, more than x̂ ({x.numel()}) plus "
-            "a few per row and per feature."
-        )
+    # one x-sized tensor, plus a few numbers per row and per parameter
+    allowance = 4 * (x.numel() // x.shape[-1]) + 4 * x.shape[-1]
+    expect_saves_only_what_backward_needs(applied, ctx, x, allowance=allowance, given=given)
 
 
 def test_to_dtype(kata, device):
@@ -404,10 +374,7 @@ def test_gradcheck(kata, device):
     """
     x, w, b = (t.requires_grad_() for t in inputs(3, 5, device=device))
     given = f"torch.autograd.gradcheck(layer_norm, ...) on float64 x {shape_of(x)}"
-    try:
-        torch.autograd.gradcheck(lambda x, w, b: kata.layer_norm(x, w, b, 1e-5), (x, w, b))
-    except GradcheckError as e:
-        fail(f"{given} failed: {str(e).splitlines()[0]}")
+    expect_gradcheck(lambda x, w, b: kata.layer_norm(x, w, b, 1e-5), (x, w, b), given=given)
 
 
 @pytest.mark.broad
