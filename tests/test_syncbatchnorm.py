@@ -1,0 +1,1111 @@
+"""Hidden checks for the SyncBatchNorm kata.
+
+Single-process checks first (torch.nn.SyncBatchNorm's parameters and buffers, BatchNorm's
+behaviour without a process group), then the distributed ones: the learner's module runs on four
+ranks at once (processes joined by torch.distributed over gloo on 127.0.0.1, see rank_pool.py)
+and is compared with torch's BatchNorm on the concatenation of the ranks' batches, computed in
+float64 here. nn.SyncBatchNorm itself only runs on GPUs, and its formulas are BatchNorm's over
+the global batch: the gradients of weight and bias are each rank's own share (DDP sums them),
+torch/nn/modules/_functions.py. Torch parity last: an empty rank, momentum=None,
+track_running_stats=False.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+import rank_pool
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from grader import tracing
+from grader.checks import (
+    BUILTIN_NORM_MODULES,
+    BUILTIN_NORMS,
+    FROM_SCRATCH,
+    describe_call,
+    expect_close,
+    expect_follows_device,
+    expect_from_scratch,
+    expect_state_dict_round_trip,
+    expect_tensor,
+    expect_vectorized,
+    fail,
+    shape_of,
+)
+
+KATA = "syncbatchnorm"
+
+# Asked after a mock interview: (question, model answer).
+FOLLOW_UPS = [
+    (
+        "Your BatchNorm runs on 8 GPUs with 4 samples each: what goes wrong without SyncBatchNorm?",
+        "Each GPU normalizes with the mean and variance of its own 4 samples (times the spatial "
+        "positions): noisy estimates, so every sample's output depends on which 3 others share "
+        "its GPU, the running statistics average noisy values, and training behaves unlike eval. "
+        "Detection and segmentation models, with 1-4 images per GPU, suffer most. SyncBatchNorm "
+        "computes the statistics of all 32 samples: the model trains as if the whole batch sat "
+        "on one GPU.",
+    ),
+    (
+        "Why gather the counts with the sums, instead of averaging the ranks' means and variances?",
+        "The global mean is the count-weighted mean of the rank means, so uneven batches (the "
+        "last batch of an epoch, a rank with 1 sample) need the counts. And the global variance "
+        "is not the mean of the rank variances: it adds the spread of the rank means around the "
+        "global mean, sum n_r (var_r + (mean_r - mean)^2) / N. Send (count, sum, sum of squares) "
+        "or (count, mean, M2) per rank and combine; torch all-gathers (mean, invstd, count).",
+    ),
+    (
+        "What does SyncBatchNorm cost, and when would you rather not use it?",
+        "Every BatchNorm layer adds a blocking collective in forward and another in backward: "
+        "small, latency-bound messages (O(C) values) that stall the GPU, dozens per step in a "
+        "ResNet, and harder to overlap than DDP's bucketed gradient all-reduce. With 32 or more "
+        "samples per GPU the local statistics are good enough and plain BatchNorm is faster; "
+        "with tiny per-GPU batches one can sync over small groups (process_group), freeze "
+        "BatchNorm (eval mode, as when fine-tuning detectors) or use GroupNorm, which needs no "
+        "batch statistics at all.",
+    ),
+    (
+        "Why does backward need a collective of its own, and why not for weight and bias?",
+        "The global mean and variance depend on every rank's x, so the gradient of x on one "
+        "rank has terms from all of them: grad_x = w / std * (dy - mean(dy) - x_hat * "
+        "mean(dy * x_hat)), means over the global batch; backward all-reduces sum(dy) and "
+        "sum(dy * x_hat) per channel. Without it each rank's gradient misses the others' terms. "
+        "weight and bias are parameters: each rank returns its own share and DDP all-reduces "
+        "parameter gradients anyway; reducing them here too would count them twice.",
+    ),
+]
+
+RANKS = 4
+# Process groups made on every start: two disjoint pairs, and three ranks without rank 0.
+GROUPS = {"0-1": [0, 1], "2-3": [2, 3], "1-3": [1, 2, 3]}
+STATS = ("running_mean", "running_var", "num_batches_tracked")
+MISSING = object()
+# The distributed building blocks of torch's own SyncBatchNorm, off limits beside the norms.
+SYNC_BUILTINS = frozenset({
+    "batch_norm_stats", "batch_norm_gather_stats", "batch_norm_gather_stats_with_counts",
+    "batch_norm_elemt", "batch_norm_backward_reduce", "batch_norm_backward_elemt",
+    "batch_norm_update_stats", "native_batch_norm_backward", "batch_norm_backward",
+})  # fmt: skip
+FORBIDDEN = BUILTIN_NORMS | SYNC_BUILTINS
+
+
+class GlobalBatchNorm(nn.modules.batchnorm._BatchNorm):
+    """torch's BatchNorm for any (N, C, *) input: what SyncBatchNorm computes on all the ranks'
+    batches put together."""
+
+    def _check_input_dim(self, x: torch.Tensor) -> None:
+        pass
+
+
+# -- the ranks ------------------------------------------------------------------------------
+
+_WORLDS: dict[tuple[str, str], rank_pool.World] = {}
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _stop_the_ranks():
+    """The ranks live as long as this suite: every distributed check reuses them."""
+    yield
+    for world in _WORLDS.values():
+        world.close()
+    _WORLDS.clear()
+
+
+def backend_for(device: torch.device) -> str:
+    """nccl with one GPU per rank where there are enough GPUs; gloo on the CPU otherwise."""
+    if device.type == "cuda" and torch.cuda.device_count() >= RANKS:
+        return "nccl"
+    return "gloo"
+
+
+def world(kata, device) -> rank_pool.World:
+    """The four ranks with the learner's file loaded: started on first use, and again after
+    a run that left them unusable (a rank killed, stuck or crashed)."""
+    key = (str(kata.path), backend_for(device))
+    current = _WORLDS.get(key)
+    if current is not None and current.alive:
+        return current
+    if current is not None:
+        current.close(kill=True)
+    try:
+        _WORLDS[key] = rank_pool.World(
+            kata.path, RANKS, module_name="norm_katas_learner_syncbatchnorm",
+            backend=key[1], groups=GROUPS,
+        )  # fmt: skip
+    except rank_pool.WorldError as e:
+        fail(str(e))
+    return _WORLDS[key]
+
+
+def rank_steps(kata, ctx: rank_pool.RankContext, spec: dict | None) -> dict | None:
+    """On each rank: build the learner's SyncBatchNorm, run the steps, report what it did."""
+    if spec is None:
+        return None  # this rank sits this scenario out
+    kwargs = dict(spec["kwargs"])
+    if spec["group"] is not None:
+        kwargs["process_group"] = ctx.groups[spec["group"]]
+    ctx.phase("__init__")
+    bn = kata.SyncBatchNorm(spec["C"], **kwargs).to(ctx.device, spec["dtype"])
+    if spec["state"] is not None:
+        try:
+            bn.load_state_dict(spec["state"])
+        except Exception as e:
+            raise rank_pool.Mistake(f"nn.SyncBatchNorm's state_dict does not load: {e}") from None
+    trace = tracing.Trace()
+    steps = []
+    for k, step in enumerate(spec["steps"], 1):
+        mode = "training" if step["training"] else "eval"
+        bn.train(step["training"])
+        x = step["x"].to(ctx.device).requires_grad_(step["grad"] is not None)
+        mark = ctx.mark()
+        ctx.phase(f"forward ({mode} step {k})")
+        with _recording(trace, spec["trace"]):
+            y = bn(x)
+        if not isinstance(y, torch.Tensor):
+            raise rank_pool.Mistake(f"forward returned {type(y).__name__}, not a tensor.")
+        out = {"y": y.detach().cpu()}
+        if step["grad"] is not None:
+            ctx.phase(f"backward ({mode} step {k})")
+            if not y.requires_grad:
+                raise rank_pool.Mistake(
+                    f"the output of training step {k} does not require grad: is it detached?"
+                )
+            with _recording(trace, spec["trace"]):
+                y.backward(step["grad"].to(ctx.device))
+            out["grad_x"] = None if x.grad is None else x.grad.cpu()
+            for name, p in bn.named_parameters():
+                out[f"grad_{name}"] = None if p.grad is None else p.grad.detach().cpu().clone()
+                p.grad = None
+        for name in STATS:
+            value = getattr(bn, name, None)
+            out[name] = value.detach().cpu().clone() if isinstance(value, torch.Tensor) else value
+        out["calls"] = ctx.calls_since(mark)
+        steps.append(out)
+    ctx.phase("done")
+    culprit = trace.first_call_of(set(spec["forbidden"])) if spec["trace"] else None
+    return {"steps": steps, "culprit": culprit}
+
+
+class _recording:
+    """tracing.record's two recorders, when on (kept across steps in one Trace)."""
+
+    def __init__(self, trace: tracing.Trace, on: bool) -> None:
+        self.modes = [tracing._FunctionRecorder(trace), tracing._OpRecorder(trace)] if on else []
+
+    def __enter__(self) -> None:
+        for mode in self.modes:
+            mode.__enter__()
+
+    def __exit__(self, *exc) -> None:
+        for mode in reversed(self.modes):
+            mode.__exit__(*exc)
+
+
+class Scenario:
+    """Steps run on the ranks at once, and the same steps on the global batch for reference.
+
+    xs[k][r]: rank r's input at step k (None: the rank sits out); grads likewise (None: no
+    backward). groups[r]: the name of rank r's process group (None: the default group).
+    """
+
+    def __init__(
+        self, C, xs, *, training=None, grads=None, kwargs=None, state=None, groups=None,
+        dtype=torch.float64, trace=False,
+    ) -> None:  # fmt: skip
+        self.C, self.xs, self.dtype = C, [[_as(x, dtype) for x in step] for step in xs], dtype
+        self.training = training or [True] * len(xs)
+        self.grads = grads or [None] * len(xs)
+        self.kwargs = kwargs or {}
+        self.state = None if state is None else {k: _as(v, dtype) for k, v in state.items()}
+        self.groups = groups or [None] * RANKS
+        self.trace = trace
+
+    def members(self, rank: int) -> list[int]:
+        name = self.groups[rank]
+        return GROUPS[name] if name else list(range(RANKS))
+
+    @property
+    def given(self) -> str:
+        name = describe_call("SyncBatchNorm", self.C, **self.kwargs)
+        who = f"on {RANKS} ranks"
+        named = sorted({g for g in self.groups if g})
+        if named:
+            who += " with process_group " + " and ".join(
+                f"[{', '.join(map(str, GROUPS[g]))}]" for g in named
+            )
+        return f"{name} {who}, {describe_inputs(self.xs[0])}"
+
+    def run(self, kata, device, *, advice: str = "") -> list[dict | None]:
+        """What each rank reported (None where it sat out); fails on any rank's problem."""
+        reports = self.run_reports(kata, device)
+        values = rank_pool.expect_ranks_ok(reports, given=self.given, advice=advice)
+        return values
+
+    def run_reports(self, kata, device) -> list[rank_pool.Report]:
+        payloads = []
+        for r in range(RANKS):
+            if all(step[r] is None for step in self.xs):
+                payloads.append(None)
+                continue
+            payloads.append({
+                "C": self.C, "kwargs": self.kwargs, "group": self.groups[r], "dtype": self.dtype,
+                "state": self.state, "trace": self.trace, "forbidden": sorted(FORBIDDEN),
+                "steps": [
+                    {"x": self.xs[k][r], "training": self.training[k],
+                     "grad": None if self.grads[k] is None else _as(self.grads[k][r], self.dtype)}
+                    for k in range(len(self.xs))
+                ],
+            })  # fmt: skip
+        return world(kata, device).run(rank_steps, payloads)
+
+    def steps(self, values: list, rank: int) -> list[tuple[dict, dict]]:
+        """(what rank `rank` reported, what it should have) for each step."""
+        return list(zip(values[rank]["steps"], self.expected(rank), strict=True))
+
+    def expected(self, rank: int) -> list[dict]:
+        """Step by step, what rank `rank` should get: BatchNorm over its group's global batch,
+        in float64."""
+        members = self.members(rank)
+        at = members.index(rank)
+        ref = GlobalBatchNorm(self.C, **self.kwargs).double()
+        if self.state is not None:
+            ref.load_state_dict({k: _as(v, torch.float64) for k, v in self.state.items()})
+        params = list(ref.parameters())
+        out = []
+        for k, step in enumerate(self.xs):
+            ref.train(self.training[k])
+            parts = [step[r].double() for r in members]
+            x = torch.cat(parts).requires_grad_()
+            y = ref(x)
+            sizes = [p.size(0) for p in parts]
+            want = {"y": y.detach().split(sizes)[at]}
+            if self.grads[k] is not None:
+                g = torch.cat([self.grads[k][r].double() for r in members])
+                want["grad_x"] = torch.autograd.grad(y, x, g, retain_graph=True)[0].split(sizes)[at]
+                if params:  # this rank's share: the gradient through its own outputs only
+                    mask = torch.zeros_like(g)
+                    start = sum(sizes[:at])
+                    mask[start : start + sizes[at]] = 1
+                    grads = torch.autograd.grad(y, params, g * mask, retain_graph=True)
+                    want["grad_weight"], want["grad_bias"] = grads
+                    want["grad_weight_all"], want["grad_bias_all"] = torch.autograd.grad(
+                        y, params, g, retain_graph=True
+                    )
+            for name in STATS:
+                value = getattr(ref, name)
+                want[name] = None if value is None else value.detach().clone()
+            out.append(want)
+        return out
+
+
+def _as(value, dtype):
+    if isinstance(value, torch.Tensor) and value.is_floating_point():
+        return value.to(dtype)
+    return value
+
+
+def describe_inputs(xs: list) -> str:
+    """'x (6, 3, 4) float64 on every rank' or 'x (5, 3), (1, 3), (3, 3), (1, 3) float64'."""
+    present = [x for x in xs if x is not None]
+    dtype = str(present[0].dtype).removeprefix("torch.")
+    shapes = [x.shape for x in present]
+    if len(present) == len(xs) and all(s == shapes[0] for s in shapes):
+        return f"x {shape_of(present[0])} on every rank"
+    shown = ", ".join("-" if x is None else f"({', '.join(map(str, x.shape))})" for x in xs)
+    return f"x {shown} {dtype} on ranks 0-{len(xs) - 1}"
+
+
+def random_state(C: int, *, affine: bool = True, stats: bool = True) -> dict:
+    """A state_dict as after some training: random weight, bias and running statistics."""
+    ref = GlobalBatchNorm(C, affine=affine)
+    with torch.no_grad():
+        if affine:
+            ref.weight.normal_()
+            ref.bias.normal_()
+        if stats:
+            ref.running_mean.normal_().mul_(2)
+            ref.running_var.uniform_(0.5, 3.0)
+            ref.num_batches_tracked.fill_(5)
+    return {k: v.clone() for k, v in ref.state_dict().items()}
+
+
+def rank_data(sizes, C, *rest, means=None, scales=None):
+    """One random float64 batch per rank, sizes[r] rows of (C, *rest), with means[r] (one per
+    channel) and scales[r] if given."""
+    xs = []
+    for r, n in enumerate(sizes):
+        x = torch.randn(n, C, *rest, dtype=torch.float64)
+        if scales is not None:
+            x = x * scales[r]
+        if means is not None:
+            x = x + torch.tensor(means[r], dtype=torch.float64).view(1, C, *[1] * len(rest))
+        xs.append(x)
+    return xs
+
+
+def grads_like(xs):
+    return [None if x is None else torch.randn_like(x) for x in xs]
+
+
+def call(module, x, *, given, learner, advice=""):
+    """module(x) in this process; an exception in the learner's code fails with advice."""
+    try:
+        return expect_tensor(module(x))
+    except NotImplementedError:
+        raise
+    except Exception as e:
+        fail(f"{given}: your code {rank_pool.raised(e, learner)}. {advice}".rstrip())
+
+
+def used_statistics(x: torch.Tensor, y: torch.Tensor, eps: float = 1e-5):
+    """The mean and variance that turned x into y = (x - mean) / sqrt(var + eps) (weight 1,
+    bias 0), read off a straight line fitted per channel; and how far y is from such a line."""
+    C = x.size(1)
+    xs, ys = x.transpose(0, 1).reshape(C, -1), y.transpose(0, 1).reshape(C, -1).double()
+    xm, ym = xs.mean(1, keepdim=True), ys.mean(1, keepdim=True)
+    slope = ((xs - xm) * (ys - ym)).sum(1) / (xs - xm).square().sum(1)
+    intercept = ym[:, 0] - slope * xm[:, 0]
+    residual = (ys - slope[:, None] * xs - intercept[:, None]).abs().max().item()
+    return -intercept / slope, 1 / slope.square() - eps, residual
+
+
+def local_stats(x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    dims = [0, *range(2, x.dim())]
+    return x.mean(dims), x.var(dims, unbiased=False)
+
+
+def expect_statistic(have, want, *, given, rank, what, suspects=()):
+    """One rank's per-channel statistic (read off its output) against the expected one;
+    on failure, say which well-known wrong value it matches, if any."""
+    close = torch.isclose(have, want, rtol=1e-7, atol=1e-7)
+    if close.all():
+        return
+    c = int((~close).nonzero()[0])
+    why = ""
+    for value, explanation in suspects:
+        if torch.isclose(have, value, rtol=1e-6, atol=1e-6).all():
+            why = f" That is {explanation}."
+            break
+    fail(
+        f"{given}: rank {rank} normalized channel {c} with {what} {have[c].item():.6g} (read off "
+        f"its output), expected {want[c].item():.6g}.{why}"
+    )
+
+
+def expect_normalized(x, y, *, given, rank):
+    """The output is one straight-line map of x per channel: (x - mean) / std."""
+    if not isinstance(y, torch.Tensor) or y.shape != x.shape:
+        shown = tuple(y.shape) if isinstance(y, torch.Tensor) else type(y).__name__
+        fail(f"{given}: rank {rank}'s output has shape {shown}, expected {tuple(x.shape)}.")
+    *_, residual = used_statistics(x, y)
+    if not math.isfinite(residual) or residual > 1e-6:
+        fail(
+            f"{given}: rank {rank}'s output is not (x - mean) / sqrt(var + eps) with one mean "
+            "and one variance per channel: the statistics must be shared by every value of a "
+            "channel (over N and all the dims after C), and by every rank."
+        )
+
+
+def expect_calls(report_calls, *, given, rank, none=False, group=None):
+    """The collectives of one rank's step: none at all (eval), or all on `group`."""
+    if none and report_calls:
+        first = report_calls[0]
+        fail(
+            f"{given}: in eval mode rank {rank} called {first['name']} ({len(report_calls)} "
+            "collective(s) in all). Eval needs no communication: it normalizes with the running "
+            "statistics, which are the same on every rank already, and ranks may evaluate "
+            "different numbers of batches (a collective there would hang)."
+        )
+    for call_ in report_calls if group is not None else ():
+        if list(call_["group"]) != list(group):
+            fail(
+                f"{given}: rank {rank}'s {call_['name']} in {call_['phase']} went over ranks "
+                f"{list(call_['group'])}, not over its process_group's ranks {list(group)}. "
+                "Pass group=self.process_group to every collective (None means every rank)."
+            )
+
+
+# -- one process: torch.nn's parameters, buffers, and BatchNorm without a process group ------
+
+
+def test_parameters(kata):
+    """weight and bias are parameters of shape (C,), ones and zeros; the arguments are kept
+
+    Learnable tensors must be nn.Parameter so that the optimizer, DDP, state_dict and .to() see
+    them; the constructor arguments, process_group included, stay available as attributes.
+
+    self.weight = nn.Parameter(torch.ones(C)), self.bias = nn.Parameter(torch.zeros(C)), both
+    registered as None with affine=False; self.process_group = process_group.
+    """
+    mine, ref = kata.SyncBatchNorm(5), nn.SyncBatchNorm(5)
+    have, want = dict(mine.named_parameters()), dict(ref.named_parameters())
+    if set(have) != set(want):
+        fail(f"SyncBatchNorm(5) has parameters {sorted(have)}, expected {sorted(want)}.")
+    for name, p in want.items():
+        expect_close(have[name], p.detach(), given="SyncBatchNorm(5)", what=f"initial {name}")
+    kwargs = {"eps": 1e-3, "momentum": None, "affine": True, "track_running_stats": False}
+    mine = kata.SyncBatchNorm(7, **kwargs)
+    for name, want in {"num_features": 7, **kwargs, "process_group": None}.items():
+        have = getattr(mine, name, MISSING)
+        if have is MISSING or have != want:
+            shown = "missing" if have is MISSING else repr(have)
+            fail(f"{describe_call('SyncBatchNorm', 7, **kwargs)}.{name} should be {want!r}, "
+                 f"got {shown}.")  # fmt: skip
+    mine = kata.SyncBatchNorm(4, affine=False)
+    if list(mine.parameters()) or any(
+        getattr(mine, name, MISSING) is not None for name in ("weight", "bias")
+    ):
+        fail(
+            "SyncBatchNorm(4, affine=False) should have no parameters, and weight = bias = None "
+            "(self.register_parameter('weight', None))."
+        )
+
+
+def test_buffers(kata):
+    """running_mean, running_var and num_batches_tracked are buffers initialised like torch's
+
+    Statistics are state but not learnable: buffers are saved in the state_dict, moved by
+    .to() and broadcast by DDP, but never handed to the optimizer.
+
+    self.register_buffer("running_mean", torch.zeros(C)), running_var with torch.ones(C),
+    num_batches_tracked with torch.tensor(0, dtype=torch.long); None with
+    track_running_stats=False.
+    """
+    mine, ref = kata.SyncBatchNorm(5), nn.SyncBatchNorm(5)
+    have, want = dict(mine.named_buffers()), dict(ref.named_buffers())
+    if set(have) != set(want):
+        fail(
+            f"SyncBatchNorm(5) has buffers {sorted(have)}, expected {sorted(want)}. Create them "
+            "with self.register_buffer(name, tensor)."
+        )
+    for name, t in want.items():
+        if have[name].dtype != t.dtype or have[name].shape != t.shape:
+            fail(
+                f"SyncBatchNorm(5): buffer {name} is {str(have[name].dtype)[6:]} of shape "
+                f"{tuple(have[name].shape)}, expected {str(t.dtype)[6:]} of shape "
+                f"{tuple(t.shape)}."
+            )
+        expect_close(have[name], t, given="SyncBatchNorm(5)", what=f"initial {name}", rtol=0,
+                     atol=0)  # fmt: skip
+    mine = kata.SyncBatchNorm(5, track_running_stats=False)
+    given = "SyncBatchNorm(5, track_running_stats=False)"
+    for name in STATS:
+        if getattr(mine, name, MISSING) is not None:
+            fail(f"{given}: {name} should be None (self.register_buffer({name!r}, None)).")
+    if list(mine.buffers()):
+        fail(f"{given} should have no buffers, got {sorted(dict(mine.named_buffers()))}.")
+
+
+def test_state_dict_round_trip(kata):
+    """state_dict loads from nn.SyncBatchNorm and nn.BatchNorm2d, and into them
+
+    convert_sync_batchnorm turns a model's BatchNorm layers into SyncBatchNorm ones: the
+    checkpoints must load both ways, with the same names, shapes and dtypes.
+
+    weight, bias, running_mean, running_var (all (C,)) and num_batches_tracked (a 0-dim long
+    tensor), persistent buffers.
+    """
+    for kwargs in ({}, {"affine": False}, {"track_running_stats": False}):
+        for cls in (nn.SyncBatchNorm, nn.BatchNorm2d):
+            mine = kata.SyncBatchNorm(3, **kwargs)
+            given = f"SyncBatchNorm with nn.{describe_call(cls.__name__, 3, **kwargs)}"
+            expect_state_dict_round_trip(mine, cls(3, **kwargs), given=given)
+
+
+def test_from_scratch(kata, device):
+    """implemented from tensor operations and collectives, not torch's batch norm kernels
+
+    The exercise is the statistics and their synchronisation: F.batch_norm, nn.SyncBatchNorm
+    and the kernels of torch's own (torch.batch_norm_stats, batch_norm_gather_stats_with_counts,
+    batch_norm_elemt, ...) are off limits, in every mode.
+
+    sum, mean, square, rsqrt, cat, view, dist.all_reduce or dist.all_gather are all you need.
+    """
+    mine = kata.SyncBatchNorm(4).to(device)
+    x = torch.randn(6, 4, 3, device=device)
+
+    def run():
+        mine.train()
+        mine(x)
+        mine.eval()
+        return mine(x)
+
+    expect_from_scratch(run, FORBIDDEN, module=mine, forbidden_modules=BUILTIN_NORM_MODULES)
+    xs = rank_data((5, 3, 4, 2), 4, 3)
+    scenario = Scenario(4, [xs], grads=[grads_like(xs)], trace=True)
+    for report in scenario.run_reports(kata, device):
+        # Only the built-ins here: whatever else goes wrong on the ranks, later checks say.
+        culprit = report.value["culprit"] if report.value else None
+        if culprit:
+            fail(
+                f"{scenario.given}: on rank {report.rank} the synchronised training step calls "
+                f"the built-in {culprit}. {FROM_SCRATCH}"
+            )
+
+
+def test_vectorized(kata, device):
+    """vectorized: no Python loop over channels or samples
+
+    Reduce over whole dimensions at once, for every channel together, and let broadcasting
+    apply the (C,) statistics. (A loop over the ranks' gathered statistics is fine.)
+
+    x.sum(dim=(0, 2, 3)) gives all channels' sums; .view(1, C, 1, 1) broadcasts them back.
+    """
+    for small_shape, large_shape in (((2, 2, 3, 3), (16, 64, 8, 8)), ((2, 2, 3), (32, 64, 16))):
+        small = kata.SyncBatchNorm(small_shape[1]).to(device)
+        large = kata.SyncBatchNorm(large_shape[1]).to(device)
+        xs, xl = torch.randn(small_shape, device=device), torch.randn(large_shape, device=device)
+        for training in (True, False):
+            small.train(training)
+            large.train(training)
+            mode = "training" if training else "eval"
+            expect_vectorized(
+                lambda small=small, xs=xs: small(xs),
+                lambda large=large, xl=xl: large(xl),
+                given=f"SyncBatchNorm on {small_shape} vs {large_shape} in {mode} mode",
+            )
+
+
+def test_without_process_group_like_batchnorm(kata, device):
+    """without a process group (one process) it is BatchNorm, in training and eval mode
+
+    The same model must run on one GPU, or in a notebook, where torch.distributed is not
+    initialised: then the global batch is the local one. torch's SyncBatchNorm falls back to
+    BatchNorm there, for any (N, C, *) input.
+
+    Synchronise only if dist.is_available() and dist.is_initialized() and the group has more
+    than one rank; otherwise BatchNorm's formulas on the local batch.
+    """
+    advice = (
+        "Without a process group (dist.is_initialized() is False) SyncBatchNorm must work as "
+        "plain BatchNorm: check before calling any torch.distributed function."
+    )
+    for x_shape in ((6, 4), (5, 4, 7), (3, 4, 5, 6), (2, 4, 3, 2, 2)):
+        state = random_state(4)
+        mine, ref = kata.SyncBatchNorm(4), GlobalBatchNorm(4)
+        mine = mine.to(device, torch.float64)
+        ref = ref.to(device, torch.float64)
+        for module in (mine, ref):
+            module.load_state_dict(state)
+        for k, training in enumerate((True, True, False), 1):
+            mine.train(training)
+            ref.train(training)
+            x = torch.randn(x_shape, dtype=torch.float64, device=device) * (k + 1) + k - 1
+            mode = "training" if training else "eval"
+            given = f"SyncBatchNorm(4) without a process group, {mode} step {k}, x {shape_of(x)}"
+            y = call(mine, x, given=given, learner=kata.path, advice=advice)
+            expect_close(y, ref(x).detach(), given=given)
+            for name in ("running_mean", "running_var"):
+                have = getattr(mine, name, None)
+                expect_close(have, getattr(ref, name), given=given, what=f"{name} afterwards")
+
+
+def test_follows_device(kata, device):
+    """runs on CUDA in training and eval mode: state in buffers, new tensors on x's device
+
+    Eval mode reads the running statistics: as buffers they move with .to(device), as plain
+    tensor attributes they stay on the CPU. A tensor made in forward (a count, a cat of
+    statistics) must be made on x's device, or torch.cat and the collectives fail on GPUs.
+
+    register_buffer() for the statistics; x.new_tensor(...), torch.full(..., device=x.device).
+    """
+    for x_shape in ((4, 3, 5, 5), (6, 3, 4)):
+        for kwargs in ({}, {"affine": False}):
+            mine = kata.SyncBatchNorm(3, **kwargs)
+            mine.load_state_dict(random_state(3, affine=kwargs.get("affine", True)))
+            x = torch.randn(x_shape)
+            name = describe_call("SyncBatchNorm", 3, **kwargs)
+            expect_follows_device(mine.eval(), x, device=device, given=f"{name} in eval mode")
+            given = f"{name} in training mode"
+            expect_follows_device(mine.train(), x, device=device, given=given)
+
+
+# -- four ranks -------------------------------------------------------------------------------
+
+SHIFTS = [[-3.0, 1.0, 0.5], [-1.0, 2.0, -2.0], [2.0, -1.0, 3.0], [4.0, 0.0, -1.0]]
+
+
+def test_every_rank_joins_the_same_collectives(kata, device):
+    """every rank makes the same collective calls, in the same order: no deadlock
+
+    A collective returns only when every rank of its group has called it. If one rank skips
+    it (a branch on the rank, on the size of its batch, on something only rank 0 does), the
+    others wait forever and the job hangs without an error. The grader compares the ranks'
+    calls before each one runs, and stops them.
+
+    The same code path on every rank in training: the same collectives, in the same order, on
+    tensors of the same shape; never a collective inside `if dist.get_rank() == 0:`.
+    """
+    xs = [rank_data((5, 3, 4, 2), 3, 4, means=SHIFTS) for _ in range(3)]
+    scenario = Scenario(
+        3, xs, training=[True, True, False], grads=[grads_like(xs[0]), grads_like(xs[1]), None],
+        state=random_state(3),
+    )  # fmt: skip
+    scenario.run(kata, device)
+
+
+def test_communicates_statistics_only(kata, device):
+    """only per-channel statistics cross the wire, not the activations
+
+    SyncBatchNorm needs a few numbers per channel from each rank (a count, a sum and a sum of
+    squares; or a mean and a variance), whatever the batch size. Sending the activations
+    costs as much as the layer's whole input, at every BatchNorm layer of every step.
+
+    all_reduce or all_gather about 2C + 1 values per rank in forward and 2C in backward.
+    """
+    sent = []
+    for rows, length in ((2, 4), (16, 32)):
+        xs = rank_data((rows,) * RANKS, 3, length)
+        scenario = Scenario(3, [xs], grads=[grads_like(xs)])
+        values = scenario.run(kata, device)
+        calls = values[0]["steps"][0]["calls"]
+        sent.append((scenario.given, sum(c["numel"] for c in calls), calls))
+    (_, small, _), (large_given, large, calls) = sent
+    if large > 2 * small + 8:
+        names = ", ".join(f"{c['name']} of {c['numel']} values" for c in calls)
+        fail(
+            f"{large_given}: a training step (forward and backward) sent {large} values from "
+            f"rank 0 ({names}), but only {small} with x (2, 3, 4): what crosses the wire grows "
+            "with the batch, so the activations themselves are sent. Send per-channel "
+            "statistics, whose size depends on C only."
+        )
+
+
+def test_global_mean(kata, device):
+    """every rank normalizes with the mean of the global batch, all ranks together
+
+    That is the point of SyncBatchNorm: with a few samples per GPU, each GPU's own mean is a
+    noisy estimate; the mean over every rank's batch is the one a single big GPU would use.
+
+    Each rank sends its per-channel sum and count; mean = Σ sums / Σ counts over the ranks.
+    """
+    xs = rank_data((6,) * RANKS, 3, 4, means=SHIFTS)
+    scenario = Scenario(3, [xs])
+    values = scenario.run(kata, device)
+    want, _ = local_stats(torch.cat(xs))
+    given = f"{scenario.given}, rank means {[round(float(x.mean()), 2) for x in xs]}"
+    for r, x in enumerate(xs):
+        y = values[r]["steps"][0]["y"]
+        expect_normalized(x, y, given=given, rank=r)
+        mean, _, _ = used_statistics(x, y)
+        local, _ = local_stats(x)
+        suspects = [(local, f"rank {r}'s own batch mean: the statistics must come from every "
+                     "rank's batch (all-reduce or all-gather them)")]  # fmt: skip
+        expect_statistic(mean, want, given=given, rank=r, what="mean", suspects=suspects)
+
+
+def test_global_biased_variance(kata, device):
+    """every rank normalizes with the biased variance of the global batch (divide by N)
+
+    Training normalizes the global batch by its own spread, the biased variance over all N
+    values of a channel on all ranks; the unbiased one (N - 1) is for running_var only.
+
+    var = Σ over ranks of Σ (x - mean)² / N, with the global mean and the global count N.
+    """
+    xs = rank_data((6,) * RANKS, 3, 4, scales=(0.5, 1.0, 2.0, 3.0))
+    mu = torch.tensor([0.5, -1.0, 2.0], dtype=torch.float64).view(1, 3, 1)
+    xs = [x - x.mean((0, 2), keepdim=True) + mu for x in xs]  # the same mean on every rank
+    scenario = Scenario(3, [xs])
+    values = scenario.run(kata, device)
+    everything = torch.cat(xs)
+    _, want = local_stats(everything)
+    unbiased = everything.var((0, 2), unbiased=True)
+    given = f"{scenario.given}, ranks with the same mean but spreads 0.5, 1, 2 and 3"
+    for r, x in enumerate(xs):
+        y = values[r]["steps"][0]["y"]
+        expect_normalized(x, y, given=given, rank=r)
+        _, var, _ = used_statistics(x, y)
+        suspects = [
+            (unbiased, "the unbiased variance of the global batch (divide by N - 1): normalize "
+             "with the biased one (divide by N); the unbiased one is for running_var"),
+            (local_stats(x)[1], f"rank {r}'s own variance: synchronise the variance too"),
+            (x.var((0, 2), unbiased=True), f"rank {r}'s own unbiased variance"),
+        ]  # fmt: skip
+        expect_statistic(var, want, given=given, rank=r, what="variance", suspects=suspects)
+
+
+def test_variance_includes_spread_between_ranks(kata, device):
+    """the variance includes the spread of the rank means around the global mean
+
+    When the ranks' batches have different means, the global variance is more than the
+    average of the ranks' variances: each rank's values also lie away from the global mean.
+
+    var = Σ_r [M2_r + n_r (mean_r - mean)²] / N (M2_r: Σ (x - mean_r)² on rank r); or
+    Σ x² / N - mean² from all-reduced sums; or Σ (x - mean)² all-reduced after the mean.
+    """
+    xs = rank_data((6,) * RANKS, 3, 4, means=SHIFTS)
+    scenario = Scenario(3, [xs])
+    values = scenario.run(kata, device)
+    _, want = local_stats(torch.cat(xs))
+    averaged = torch.stack([local_stats(x)[1] for x in xs]).mean(0)
+    given = f"{scenario.given}, rank means {[round(float(x.mean()), 2) for x in xs]}"
+    for r, x in enumerate(xs):
+        y = values[r]["steps"][0]["y"]
+        expect_normalized(x, y, given=given, rank=r)
+        _, var, _ = used_statistics(x, y)
+        suspects = [
+            (averaged, "the average of the ranks' variances, which misses the spread of the "
+             "rank means around the global mean: add n_r (mean_r - mean)² for each rank"),
+            (local_stats(x)[1], f"rank {r}'s own variance"),
+        ]  # fmt: skip
+        expect_statistic(var, want, given=given, rank=r, what="variance", suspects=suspects)
+
+
+def test_uneven_batch_sizes(kata, device):
+    """ranks with batches of different sizes: each counts by its number of values
+
+    The last batch of an epoch, or a sampler that does not pad, gives the ranks batches of
+    different sizes. A rank with 2 samples must weigh a quarter of one with 8, so the
+    counts must be synchronised along with the sums.
+
+    mean = Σ_r sum_r / Σ_r n_r, not the plain average of the rank means; the same for the
+    variance. All-reduce [sums, sums of squares, count], or all-gather (count, mean, M2).
+    """
+    xs = rank_data((7, 2, 4, 3), 3, 4, means=SHIFTS)
+    scenario = Scenario(3, [xs])
+    values = scenario.run(kata, device)
+    everything = torch.cat(xs)
+    want_mean, want_var = local_stats(everything)
+    unweighted = torch.stack([local_stats(x)[0] for x in xs]).mean(0)
+    around = torch.stack([(x - unweighted.view(1, 3, 1)).square().mean((0, 2)) for x in xs])
+    around_global = torch.stack([(x - want_mean.view(1, 3, 1)).square().mean((0, 2)) for x in xs])
+    for r, x in enumerate(xs):
+        y = values[r]["steps"][0]["y"]
+        expect_normalized(x, y, given=scenario.given, rank=r)
+        mean, var, _ = used_statistics(x, y)
+        suspects = [
+            (
+                unweighted,
+                "the plain average of the rank means, which ignores how many "
+                "values each rank has: sum the values and the counts over the ranks",
+            )
+        ]
+        expect_statistic(mean, want_mean, given=scenario.given, rank=r, what="mean",
+                         suspects=suspects)  # fmt: skip
+        suspects = [
+            (around.mean(0), "the plain average of the ranks' mean squared deviations: weigh "
+             "each rank by its count"),
+            (around_global.mean(0), "the plain average over the ranks of their mean squared "
+             "deviations from the global mean: weigh each rank by its count"),
+        ]  # fmt: skip
+        expect_statistic(var, want_var, given=scenario.given, rank=r, what="variance",
+                         suspects=suspects)  # fmt: skip
+
+
+def test_rank_with_batch_of_one(kata, device):
+    """a rank with a single sample works: the statistics come from the global batch
+
+    BatchNorm refuses one value per channel, whose variance is 0. In SyncBatchNorm a rank
+    with one sample is normal (uneven batches, a tiny last batch): its value joins the
+    global batch, which has many.
+
+    No per-rank error for a single value; the rank contributes count 1 and its one value.
+    """
+    xs = rank_data((5, 1, 3, 1), 3, means=SHIFTS)
+    scenario = Scenario(3, [xs], grads=[grads_like(xs)], state=random_state(3))
+    advice = (
+        "A rank with one sample is fine in SyncBatchNorm: its statistics come from the global "
+        f"batch ({sum(x.size(0) for x in xs)} values per channel here)."
+    )
+    values = scenario.run(kata, device, advice=advice)
+    for r in range(RANKS):
+        have, want = values[r]["steps"][0], scenario.expected(r)[0]
+        expect_close(have["y"], want["y"], given=f"{scenario.given}: rank {r}", what="output")
+        expect_close(have["grad_x"], want["grad_x"], given=f"{scenario.given}: rank {r}",
+                     what="gradient of x")  # fmt: skip
+
+
+def test_running_stats_global_and_identical(kata, device):
+    """the running statistics follow the global batch, unbiased, the same on every rank
+
+    Every rank must hold the same running_mean and running_var (a checkpoint is saved from
+    rank 0; eval on any rank must give the same output), and running_var estimates the data's
+    variance from all N values of the global batch.
+
+    On every rank: running_mean = (1 - m) * running_mean + m * mean; running_var likewise
+    with var * N / (N - 1), N the global count; num_batches_tracked += 1.
+    """
+    sizes = (6, 2, 3, 5)
+    xs = [rank_data(sizes, 3, means=SHIFTS), rank_data(sizes, 3)]
+    state = random_state(3)
+    scenario = Scenario(3, xs, state=state)
+    values = scenario.run(kata, device)
+    first = torch.cat(xs[0])
+    _, var = local_stats(first)
+    N = first.size(0)
+    old_mean, old_var = state["running_mean"].double(), state["running_var"].double()
+    for r in range(RANKS):
+        given = f"{scenario.given}: rank {r}"
+        for k, (have, want) in enumerate(scenario.steps(values, r), 1):
+            when = f"after training step {k}"
+            count = have["num_batches_tracked"]
+            if count is None or int(count) != int(want["num_batches_tracked"]):
+                fail(f"{given}: num_batches_tracked {when} is {count}, expected "
+                     f"{int(want['num_batches_tracked'])}.")  # fmt: skip
+            for name in ("running_mean", "running_var"):
+                got = have[name]
+                if k == 1 and got is not None and got.shape == want[name].shape:
+                    n = sizes[r]
+                    local_mean, local_var = local_stats(xs[0][r])
+                    suspects = {
+                        "running_mean": [
+                            (old_mean, "unchanged: update it on every rank, not only on one"),
+                            (0.9 * old_mean + 0.1 * local_mean, f"rank {r}'s local mean"),
+                        ],
+                        "running_var": [
+                            (old_var, "unchanged: update it on every rank, not only on one"),
+                            (0.9 * old_var + 0.1 * var, "the biased global variance: use "
+                             f"var * N / (N - 1) with the global count N = {N}"),
+                            (0.9 * old_var + 0.1 * var * n / (n - 1), "Bessel's correction "
+                             f"with this rank's count n = {n}: use the global count N = {N}"),
+                            (0.9 * old_var + 0.1 * local_var * n / (n - 1),
+                             f"rank {r}'s local unbiased variance"),
+                        ],
+                    }[name]  # fmt: skip
+                    for value, why in suspects:
+                        if torch.allclose(got.double(), value, rtol=1e-6, atol=1e-6):
+                            fail(f"{given}: {name} {when} is {_short(got)}, expected "
+                                 f"{_short(want[name])}: that is {why}.")  # fmt: skip
+                expect_close(got, want[name].to(got.dtype) if got is not None else want[name],
+                             given=given, what=f"{name} {when}")  # fmt: skip
+
+
+def _short(t: torch.Tensor) -> str:
+    return "[" + ", ".join(f"{v:.5g}" for v in t.double().tolist()) + "]"
+
+
+def test_input_gradients(kata, device):
+    """the input's gradient on every rank is that of BatchNorm on the global batch
+
+    The global mean and variance depend on every rank's x, so the gradient of one rank's x
+    has terms from all ranks: backward needs a collective of its own. Without one (a
+    dist.all_reduce in forward that autograd cannot see) each rank gets only its own terms.
+
+    grad_x = w / std * (dy - mean(dy) - x_hat * mean(dy * x_hat)), means over the global
+    batch: all-reduce Σ dy and Σ dy * x_hat per channel in backward (an autograd.Function),
+    or use differentiable collectives (torch.distributed.nn.functional.all_reduce).
+    """
+    xs = rank_data((5, 3, 4, 2), 3, 4, means=SHIFTS)
+    grads = grads_like(xs)
+    state = random_state(3)
+    scenario = Scenario(3, [xs], grads=[grads], state=state)
+    values = scenario.run(kata, device)
+    everything = torch.cat(xs)
+    mean, var = local_stats(everything)
+    invstd = (var + 1e-5).rsqrt().view(1, 3, 1)
+    w = state["weight"].double().view(1, 3, 1)
+    N = everything.size(0) * everything.size(2)
+    for r in range(RANKS):
+        given = f"{scenario.given}: rank {r}"
+        have, want = values[r]["steps"][0]["grad_x"], scenario.expected(r)[0]["grad_x"]
+        if have is None:
+            fail(f"{given}: x.grad is None after backward: is the output detached from x?")
+        x_hat = (xs[r] - mean.view(1, 3, 1)) * invstd
+        g = grads[r] * w
+        local_terms = invstd * (g - g.sum((0, 2), keepdim=True) / N
+                                - x_hat * (g * x_hat).sum((0, 2), keepdim=True) / N)  # fmt: skip
+        for value, why in (
+            (local_terms, "the gradient from this rank's own terms only: the other ranks' "
+             "terms need a collective in backward (all-reduce Σ dy and Σ dy·x_hat)"),
+            (invstd * g, "the gradient with the mean and variance treated as constants: they "
+             "depend on x, keep them in the graph"),
+        ):  # fmt: skip
+            if have.shape == value.shape and torch.allclose(have.double(), value, 1e-6, 1e-6):
+                fail(f"{given}: the gradient of x is {why}.")
+        expect_close(have, want, given=given, what="gradient of x")
+
+
+def test_parameter_gradients_are_local(kata, device):
+    """weight.grad and bias.grad are each rank's own share, as torch's (DDP sums them)
+
+    DistributedDataParallel all-reduces every parameter's gradient after backward. torch's
+    SyncBatchNorm therefore returns each rank's share of the weight and bias gradients;
+    reducing them inside the layer too would count them once per rank.
+
+    grad_weight = Σ over this rank's values of dy * x_hat, grad_bias = Σ dy, with x_hat
+    normalized by the global statistics; no collective for them.
+    """
+    xs = rank_data((5, 3, 4, 2), 3, 4, means=SHIFTS)
+    scenario = Scenario(3, [xs], grads=[grads_like(xs)], state=random_state(3))
+    values = scenario.run(kata, device)
+    for r in range(RANKS):
+        given = f"{scenario.given}: rank {r}"
+        have, want = values[r]["steps"][0], scenario.expected(r)[0]
+        for name in ("weight", "bias"):
+            got = have.get(f"grad_{name}")
+            if got is None:
+                fail(f"{given}: {name}.grad is None after backward. Is {name} used in forward?")
+            total = want[f"grad_{name}_all"]
+            if got.shape == total.shape and torch.allclose(got.double(), total, 1e-6, 1e-6):
+                fail(
+                    f"{given}: {name}.grad is the sum over all ranks. torch leaves it local, "
+                    "and DDP all-reduces parameter gradients after backward: reduced here too, "
+                    "they would count once per rank."
+                )
+            expect_close(got, want[f"grad_{name}"], given=given, what=f"gradient of {name}")
+
+
+def test_process_group(kata, device):
+    """process_group: the statistics are those of the group's ranks only
+
+    process_group splits the ranks into groups that synchronise separately (e.g. 8 GPUs in
+    groups of 2 to keep the cost down). Two groups run at once here; then a group of three
+    ranks while rank 0 does nothing.
+
+    Pass group=self.process_group to every collective, and count the group's ranks
+    (dist.get_world_size(self.process_group)), not the default group's.
+    """
+    xs = rank_data((4, 3, 5, 2), 3, 4, means=[[3.0] * 3, [2.0] * 3, [-3.0] * 3, [-1.0] * 3])
+    scenario = Scenario(3, [xs], grads=[grads_like(xs)], groups=["0-1", "0-1", "2-3", "2-3"])
+    values = scenario.run(kata, device)
+    for r in range(RANKS):
+        have, want = values[r]["steps"][0], scenario.expected(r)[0]
+        given = f"{scenario.given}: rank {r}"
+        expect_calls(have["calls"], given=given, rank=r, group=scenario.members(r))
+        expect_close(have["y"], want["y"], given=given, what="output")
+        expect_close(have["running_mean"], want["running_mean"], given=given,
+                     what="running_mean")  # fmt: skip
+        expect_close(have["grad_x"], want["grad_x"], given=given, what="gradient of x")
+    xs = [None, *rank_data((3, 2, 4), 3, 2, means=SHIFTS[1:])]
+    scenario = Scenario(3, [xs], groups=[None, "1-3", "1-3", "1-3"])
+    values = scenario.run(kata, device)
+    for r in range(1, RANKS):
+        have, want = values[r]["steps"][0], scenario.expected(r)[0]
+        given = f"{scenario.given}: rank {r}"
+        expect_calls(have["calls"], given=given, rank=r, group=scenario.members(r))
+        expect_close(have["y"], want["y"], given=given, what="output")
+
+
+def test_eval_mode(kata, device):
+    """eval mode normalizes each rank with the running statistics, and communicates nothing
+
+    After model.eval() the output must not depend on the batch, nor on the other ranks: the
+    running statistics are the same on every rank, so there is nothing to synchronise, and
+    ranks may evaluate different numbers of batches.
+
+    if not self.training: y = (x - running_mean) / sqrt(running_var + eps) * w + b, locally,
+    with no collective and no update.
+    """
+    xs = rank_data((5, 3, 2, 4), 3, 4, means=SHIFTS)
+    state = random_state(3)
+    scenario = Scenario(3, [xs], training=[False], state=state)
+    values = scenario.run(kata, device)
+    for r in range(RANKS):
+        have, want = values[r]["steps"][0], scenario.expected(r)[0]
+        given = f"{scenario.given}, in eval mode with random running statistics: rank {r}"
+        expect_calls(have["calls"], given=given, rank=r, none=True)
+        expect_close(have["y"], want["y"], given=given, what="output")
+        for name in STATS:
+            if have[name] is None or not torch.equal(have[name], state[name]):
+                fail(f"{given}: {name} changed in eval mode; it must stay as it was.")
+
+
+@pytest.mark.broad
+def test_matches_batchnorm_on_the_global_batch(kata, device):
+    """training and eval match BatchNorm on the global batch: outputs, gradients, statistics
+
+    A small training loop on every rank: two training steps with backward, then eval, on
+    several shapes, float32 and float64, with and without affine, compared with torch's
+    BatchNorm applied to all the ranks' batches at once.
+
+    Training: global statistics, running statistics updated on every rank, gradients through
+    the global statistics; eval: the running statistics, locally.
+    """
+    cases = [
+        ((6, 3, 5, 4), (3,), {}, torch.float32, False),
+        ((3, 4, 2, 5), (3, 5), {"momentum": 0.5}, torch.float64, True),
+        ((2, 3, 1, 2), (2, 3, 3), {"affine": False}, torch.float64, True),
+    ]
+    for sizes, shape, kwargs, dtype, backward in cases:
+        C = shape[0]
+        means = [[s[c % 3] for c in range(C)] for s in SHIFTS]
+        xs = [rank_data(sizes, *shape, means=means) for _ in range(3)]
+        grads = [grads_like(xs[0]), grads_like(xs[1]), None] if backward else None
+        state = random_state(C, affine=kwargs.get("affine", True))
+        scenario = Scenario(C, xs, training=[True, True, False], grads=grads, kwargs=kwargs,
+                            state=state, dtype=dtype)  # fmt: skip
+        values = scenario.run(kata, device)
+        for r in range(RANKS):
+            for k, (have, want) in enumerate(scenario.steps(values, r), 1):
+                mode = "eval" if k == 3 else "training"
+                given = f"{scenario.given}: rank {r}, {mode} step {k}"
+                expect_close(have["y"], want["y"].to(dtype), given=given)
+                for name in ("grad_x", "grad_weight", "grad_bias"):
+                    if name in want and (name == "grad_x" or kwargs.get("affine", True)):
+                        expect_close(have.get(name), want[name].to(dtype), given=given,
+                                     what=name.replace("grad_", "gradient of "))  # fmt: skip
+                for name in ("running_mean", "running_var"):
+                    expect_close(have[name], want[name].to(dtype), given=given, what=name)
+
+
+# -- torch parity -----------------------------------------------------------------------------
+
+
+@pytest.mark.parity
+def test_rank_with_empty_batch(kata, device):
+    """a rank with an empty batch still joins every collective; the others are unaffected
+
+    With uneven data one rank can get no sample at all. It must still take part in the
+    collectives (or the others hang), with count 0 and no NaN: torch's SyncBatchNorm sends
+    zeros, returns an empty output, and updates its running statistics with the global ones.
+
+    Guard the division: mean = sum / max(n, 1) on the empty rank (or send sums and counts);
+    never return early before the collectives.
+    """
+    sizes = (4, 0, 5, 3)
+    xs = [rank_data(sizes, 3, 4, means=SHIFTS) for _ in range(2)]
+    scenario = Scenario(3, xs, grads=[grads_like(x) for x in xs], state=random_state(3))
+    values = scenario.run(kata, device)
+    for r in range(RANKS):
+        for k, (have, want) in enumerate(scenario.steps(values, r), 1):
+            given = f"{scenario.given}: rank {r}, training step {k}"
+            expect_close(have["y"], want["y"], given=given)
+            expect_close(have["grad_x"], want["grad_x"], given=given, what="gradient of x")
+            for name in ("running_mean", "running_var"):
+                expect_close(have[name], want[name], given=given, what=name)
+
+
+@pytest.mark.parity
+def test_momentum_none(kata, device):
+    """momentum=None: the running statistics are the plain average of the global ones
+
+    With momentum=None every batch weighs the same: the factor is 1 / num_batches_tracked,
+    read after the increment, on every rank.
+
+    m = 1 / num_batches_tracked if momentum is None else momentum; then the usual update.
+    """
+    sizes = (4, 2, 3, 5)
+    xs = [rank_data(sizes, 3, means=SHIFTS) for _ in range(3)]
+    scenario = Scenario(3, xs, kwargs={"momentum": None})
+    values = scenario.run(kata, device)
+    for r in range(RANKS):
+        for k, (have, want) in enumerate(scenario.steps(values, r), 1):
+            given = f"{scenario.given}: rank {r}, after training step {k}"
+            for name in ("running_mean", "running_var"):
+                expect_close(have[name], want[name], given=given, what=name)
+
+
+@pytest.mark.parity
+def test_track_running_stats_false(kata, device):
+    """track_running_stats=False: synchronised batch statistics in training, local ones in eval
+
+    Without running estimates torch still synchronises in training, but in eval mode it
+    normalizes each rank with its own batch's statistics and communicates nothing.
+
+    Synchronise only when self.training; in eval with no running statistics, BatchNorm's
+    batch statistics on the local batch.
+    """
+    xs = [rank_data((4, 3, 5, 2), 3, 4, means=SHIFTS) for _ in range(2)]
+    scenario = Scenario(3, xs, training=[True, False], kwargs={"track_running_stats": False})
+    values = scenario.run(kata, device)
+    for r in range(RANKS):
+        train, evaluation = values[r]["steps"]
+        given = f"{scenario.given}: rank {r}"
+        expect_close(train["y"], scenario.expected(r)[0]["y"], given=f"{given}, training step")
+        given = f"{given}, eval step"
+        expect_calls(evaluation["calls"], given=given, rank=r, none=True)
+        local = F.batch_norm(xs[1][r], None, None, training=True)
+        expect_close(evaluation["y"], local, given=given, what="output (local batch statistics)")
