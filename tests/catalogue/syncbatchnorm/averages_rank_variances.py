@@ -1,0 +1,40 @@
+"""Mistake: the global variance as the average of the ranks' variances: it misses the spread
+of the rank means around the global mean (and weighs every rank alike)."""
+
+import torch
+import torch.distributed as dist
+import torch.distributed.nn.functional as dist_fn
+
+from solutions.syncbatchnorm import SyncBatchNorm as Reference
+
+EXPECT = "test_variance_includes_spread_between_ranks"
+
+
+class SyncBatchNorm(Reference):
+    def forward(self, x):
+        synced = (
+            self.training
+            and dist.is_available()
+            and dist.is_initialized()
+            and dist.get_world_size(self.process_group) > 1
+        )
+        if not synced:
+            return super().forward(x)
+        dims, shape, c = [0, *range(2, x.dim())], [1, -1] + [1] * (x.dim() - 2), x.size(1)
+        world = dist.get_world_size(self.process_group)
+        stats = dist_fn.all_reduce(
+            torch.cat([x.sum(dims), x.new_tensor([x.numel() / c])]), group=self.process_group
+        )
+        count = stats[-1]
+        mean = stats[:c] / count
+        var = dist_fn.all_reduce(x.var(dims, unbiased=False), group=self.process_group) / world
+        if self.track_running_stats:
+            self.num_batches_tracked += 1
+            m = 1 / self.num_batches_tracked.item() if self.momentum is None else self.momentum
+            with torch.no_grad():
+                self.running_mean.lerp_(mean, m)
+                self.running_var.lerp_(var * count / (count - 1), m)
+        y = (x - mean.view(shape)) / torch.sqrt(var.view(shape) + self.eps)
+        if self.affine:
+            y = y * self.weight.view(shape) + self.bias.view(shape)
+        return y

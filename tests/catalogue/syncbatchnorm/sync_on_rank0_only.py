@@ -1,0 +1,20 @@
+"""Mistake: only rank 0 all-reduces the global batch size (to log it): the other ranks never
+join that collective, a deadlock."""
+
+import torch
+import torch.distributed as dist
+
+from solutions.syncbatchnorm import SyncBatchNorm as Reference
+
+EXPECT = "test_every_rank_joins_the_same_collectives"
+
+
+class SyncBatchNorm(Reference):
+    def forward(self, x):
+        y = super().forward(x)
+        if self.training and dist.is_available() and dist.is_initialized():
+            if dist.get_rank() == 0:  # rank 0 does the logging
+                total = torch.tensor([float(x.size(0))])
+                dist.all_reduce(total, group=self.process_group)
+                self.global_batch_size = int(total.item())
+        return y
