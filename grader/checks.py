@@ -86,6 +86,16 @@ def fail(message: str) -> NoReturn:
     pytest.fail(message, pytrace=False)
 
 
+class Hung(pytest.fail.Exception):
+    """A check that stopped the learner's code because it never finished (a rank in an
+    endless loop): it counts as a timeout, so that the run stops after a few instead of
+    waiting out every remaining check."""
+
+
+def fail_hung(message: str) -> NoReturn:
+    raise Hung(message, pytrace=False)
+
+
 def shape_of(x: torch.Tensor) -> str:
     """'(4, 8) float32', the way inputs are described in messages."""
     return f"({', '.join(map(str, x.shape))}) {str(x.dtype).removeprefix('torch.')}"

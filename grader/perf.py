@@ -164,7 +164,8 @@ def format_report(result: dict[str, Any]) -> str:
         return "\n".join([*lines, f"  Not measured: {result['error']}."])
     mine, theirs = result["mine"], result["theirs"]
     name = result["builtin"]
-    lines.append(f"  {'':14}{'yours':>12}{name:>16}{'ratio':>10}")
+    w = max(16, len(name) + 3)  # the built-in's column fits its name (nn.SyncBatchNorm)
+    lines.append(f"  {'':14}{'yours':>12}{name:>{w}}{'ratio':>10}")
     rows = [
         ("forward", "forward_s", _ms),
         ("backward", "backward_s", _ms),
@@ -178,9 +179,9 @@ def format_report(result: dict[str, Any]) -> str:
         ratio = a / b if b else float("inf")
         if key != "peak_bytes":
             worst = max(worst, ratio)
-        lines.append(f"  {label:14}{unit(a):>12}{unit(b):>16}{_ratio(ratio):>10}")
+        lines.append(f"  {label:14}{unit(a):>12}{unit(b):>{w}}{_ratio(ratio):>10}")
     if bw := result.get("bandwidth_gb_s"):
-        lines.append(f"  {'bandwidth':14}{bw['mine']:>9.0f} GB/s{bw['theirs']:>12.0f} GB/s")
+        lines.append(f"  {'bandwidth':14}{bw['mine']:>7.0f} GB/s{bw['theirs']:>{w - 5}.0f} GB/s")
     if worst > GAP:
         lines += ["", *WHY_SLOWER]
     return "\n".join(lines)

@@ -188,8 +188,11 @@ class Grading:
             self.checks[item.nodeid] = check
             self.report.checks.append(check)
         self._write_json()  # unfinished until sessionfinish: tells the runner the run began
+        # A suite may add what --device means for it (SyncBatchNorm: ranks on gloo, not nccl).
+        suite = getattr(items[0], "module", None) if items else None
+        notes = [self.device_note, _suite_note(suite, self.target)]
         if self.printer:
-            self.printer.header(self.report, self.device_note)
+            self.printer.header(self.report, "\n".join(n for n in notes if n) or None)
 
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[Any]):
@@ -275,6 +278,11 @@ class Grading:
         if self.perf is not None:
             data["perf"] = self.perf
         Path(path).write_text(json.dumps(data, indent=2))
+
+
+def _suite_note(suite: Any, device: torch.device) -> str | None:
+    note = getattr(suite, "device_note", None)
+    return note(device) if callable(note) else None
 
 
 def _tier(item: pytest.Item) -> str:

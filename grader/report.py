@@ -116,6 +116,8 @@ def explain(excinfo: pytest.ExceptionInfo[BaseException], learner: Path | None) 
     e = excinfo.value
     text = str(e).strip()
     if isinstance(e, pytest.fail.Exception):
+        if type(e).__name__ == "Hung":  # grader.checks.Hung: the check says what hung
+            return TIMEOUT, text
         if text.startswith("Timeout"):
             return TIMEOUT, (
                 "this check did not finish in time: an infinite loop, or a very slow "

@@ -2,7 +2,7 @@
 
 Single-process checks first (torch.nn.SyncBatchNorm's parameters and buffers, BatchNorm's
 behaviour without a process group), then the distributed ones: the learner's module runs on four
-ranks at once (processes joined by torch.distributed over gloo on 127.0.0.1, see rank_pool.py)
+ranks at once (processes joined by torch.distributed over gloo on 127.0.0.1, see grader/ranks.py)
 and is compared with torch's BatchNorm on the concatenation of the ranks' batches, computed in
 float64 here. nn.SyncBatchNorm itself only runs on GPUs, and its formulas are BatchNorm's over
 the global batch: the gradients of weight and bias are each rank's own share (DDP sums them),
@@ -15,16 +15,16 @@ from __future__ import annotations
 import math
 
 import pytest
-import rank_pool
 import torch
 import torch.nn.functional as F
 from torch import nn
 
-from grader import tracing
+from grader import ranks, tracing
 from grader.checks import (
     BUILTIN_NORM_MODULES,
     BUILTIN_NORMS,
     FROM_SCRATCH,
+    PerfCase,
     describe_call,
     expect_close,
     expect_follows_device,
@@ -102,7 +102,7 @@ class GlobalBatchNorm(nn.modules.batchnorm._BatchNorm):
 
 # -- the ranks ------------------------------------------------------------------------------
 
-_WORLDS: dict[tuple[str, str], rank_pool.World] = {}
+_WORLDS: dict[tuple[str, str], ranks.World] = {}
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -114,6 +114,17 @@ def _stop_the_ranks():
     _WORLDS.clear()
 
 
+def device_note(device: torch.device) -> str | None:
+    """Said under the header when --device cuda cannot give every rank its own GPU."""
+    if device.type == "cuda" and backend_for(device) == "gloo":
+        return (
+            f"The {RANKS} ranks need {RANKS} GPUs for nccl, and this machine has "
+            f"{torch.cuda.device_count()}: they run on the CPU over gloo; the single-process "
+            "checks use the GPU."
+        )
+    return None
+
+
 def backend_for(device: torch.device) -> str:
     """nccl with one GPU per rank where there are enough GPUs; gloo on the CPU otherwise."""
     if device.type == "cuda" and torch.cuda.device_count() >= RANKS:
@@ -121,7 +132,7 @@ def backend_for(device: torch.device) -> str:
     return "gloo"
 
 
-def world(kata, device) -> rank_pool.World:
+def world(kata, device) -> ranks.World:
     """The four ranks with the learner's file loaded: started on first use, and again after
     a run that left them unusable (a rank killed, stuck or crashed)."""
     key = (str(kata.path), backend_for(device))
@@ -131,16 +142,16 @@ def world(kata, device) -> rank_pool.World:
     if current is not None:
         current.close(kill=True)
     try:
-        _WORLDS[key] = rank_pool.World(
+        _WORLDS[key] = ranks.World(
             kata.path, RANKS, module_name="norm_katas_learner_syncbatchnorm",
             backend=key[1], groups=GROUPS,
         )  # fmt: skip
-    except rank_pool.WorldError as e:
+    except ranks.WorldError as e:
         fail(str(e))
     return _WORLDS[key]
 
 
-def rank_steps(kata, ctx: rank_pool.RankContext, spec: dict | None) -> dict | None:
+def rank_steps(kata, ctx: ranks.RankContext, spec: dict | None) -> dict | None:
     """On each rank: build the learner's SyncBatchNorm, run the steps, report what it did."""
     if spec is None:
         return None  # this rank sits this scenario out
@@ -153,7 +164,7 @@ def rank_steps(kata, ctx: rank_pool.RankContext, spec: dict | None) -> dict | No
         try:
             bn.load_state_dict(spec["state"])
         except Exception as e:
-            raise rank_pool.Mistake(f"nn.SyncBatchNorm's state_dict does not load: {e}") from None
+            raise ranks.Mistake(f"nn.SyncBatchNorm's state_dict does not load: {e}") from None
     trace = tracing.Trace()
     steps = []
     for k, step in enumerate(spec["steps"], 1):
@@ -165,12 +176,12 @@ def rank_steps(kata, ctx: rank_pool.RankContext, spec: dict | None) -> dict | No
         with _recording(trace, spec["trace"]):
             y = bn(x)
         if not isinstance(y, torch.Tensor):
-            raise rank_pool.Mistake(f"forward returned {type(y).__name__}, not a tensor.")
+            raise ranks.Mistake(f"forward returned {type(y).__name__}, not a tensor.")
         out = {"y": y.detach().cpu()}
         if step["grad"] is not None:
             ctx.phase(f"backward ({mode} step {k})")
             if not y.requires_grad:
-                raise rank_pool.Mistake(
+                raise ranks.Mistake(
                     f"the output of training step {k} does not require grad: is it detached?"
                 )
             with _recording(trace, spec["trace"]):
@@ -241,10 +252,10 @@ class Scenario:
     def run(self, kata, device, *, advice: str = "") -> list[dict | None]:
         """What each rank reported (None where it sat out); fails on any rank's problem."""
         reports = self.run_reports(kata, device)
-        values = rank_pool.expect_ranks_ok(reports, given=self.given, advice=advice)
+        values = ranks.expect_ranks_ok(reports, given=self.given, advice=advice)
         return values
 
-    def run_reports(self, kata, device) -> list[rank_pool.Report]:
+    def run_reports(self, kata, device) -> list[ranks.Report]:
         payloads = []
         for r in range(RANKS):
             if all(step[r] is None for step in self.xs):
@@ -357,7 +368,7 @@ def call(module, x, *, given, learner, advice=""):
     except NotImplementedError:
         raise
     except Exception as e:
-        fail(f"{given}: your code {rank_pool.raised(e, learner)}. {advice}".rstrip())
+        fail(f"{given}: your code {ranks.raised(e, learner)}. {advice}".rstrip())
 
 
 def used_statistics(x: torch.Tensor, y: torch.Tensor, eps: float = 1e-5):
@@ -1127,3 +1138,17 @@ def test_track_running_stats_false(kata, device):
         expect_calls(evaluation["calls"], given=given, rank=r, none=True)
         local = F.batch_norm(xs[1][r], None, None, training=True)
         expect_close(evaluation["y"], local, given=given, what="output (local batch statistics)")
+
+
+def perf_case(kata, device):
+    """What --perf times: your SyncBatchNorm on one process (no process group, so no
+    collectives), against nn.SyncBatchNorm, which is BatchNorm there too."""
+    shape = (64, 256, 56, 56) if device.type == "cuda" else (16, 64, 32, 32)
+    mine = kata.SyncBatchNorm(shape[1]).to(device)
+    ref = nn.SyncBatchNorm(shape[1]).to(device)
+    x = torch.randn(shape, device=device, requires_grad=True)
+    return PerfCase(
+        given=f"SyncBatchNorm({shape[1]}) in training on one process, x {shape_of(x)}",
+        mine=lambda: mine(x), builtin=lambda: ref(x), builtin_name="nn.SyncBatchNorm",
+        inputs=(x,), bytes_moved=2 * x.nbytes,
+    )  # fmt: skip

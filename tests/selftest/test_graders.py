@@ -121,6 +121,8 @@ def test_catalogue_entry(name: str, path: Path, grade) -> None:
         assert "failed" in outcomes(report).get(check, []), (
             f"{path.name} was not caught by {check}:\n{summary(report, output)}"
         )
+    if says := markers(path).get("SAYS"):  # the words the learner must read, where it matters
+        assert says in output, f"{path.name}: the report does not say {says!r}:\n{output}"
     headline = (report.get("headline") or "").split("[")[0]
     assert headline == expect, (
         f"{path.name}: the report's headline is {headline}, not {expect}, the check the file is "
@@ -239,6 +241,41 @@ def test_command_line_strict_asks_for_parity_too() -> None:
     run = cli("grade", "dropout", "--impl", str(parity_only), "--strict")
     assert run.returncode == 1 and "Interview core solved." in run.stdout, run.stdout
     assert not any(m in run.stdout + run.stderr for m in INTERNAL)
+
+
+def test_a_rank_that_hangs_is_stopped_and_leaves_no_process(tmp_path: Path) -> None:
+    # One rank loops forever in forward: the check says so, the run stops after two such
+    # checks, and every rank is gone when the grader exits (none left holding a port).
+    loop = tmp_path / "syncbatchnorm.py"
+    loop.write_text(
+        "import torch.distributed as dist\n"
+        "from solutions.syncbatchnorm import SyncBatchNorm as Reference\n\n\n"
+        "class SyncBatchNorm(Reference):\n"
+        "    def forward(self, x):\n"
+        "        while self.training and dist.is_initialized() and dist.get_rank() == 1:\n"
+        "            pass\n"
+        "        return super().forward(x)\n"
+    )
+    mark = f"norm-katas-selftest-{os.getpid()}-{tmp_path.name}"
+    run = cli(
+        "grade",
+        "syncbatchnorm",
+        "--impl",
+        str(loop),
+        env={**os.environ, "NORM_KATAS_SELFTEST": mark},
+    )
+    assert run.returncode == 1, run.stdout + run.stderr
+    assert "rank 1 did not finish within" in run.stdout, run.stdout
+    assert "Stopped early" in run.stdout, run.stdout
+    assert not any(m in run.stdout + run.stderr for m in INTERNAL)
+    left = []
+    for proc in Path("/proc").glob("[0-9]*"):
+        try:
+            if mark.encode() in (proc / "environ").read_bytes():
+                left.append(proc.name)
+        except OSError:
+            continue  # gone, or not ours to read
+    assert not left, f"processes left behind by the grading: {left}"
 
 
 def test_the_supported_torch_range_is_stated_once() -> None:

@@ -47,7 +47,7 @@ from typing import Any
 
 import torch
 
-from grader.checks import fail
+from grader.checks import fail, fail_hung
 from grader.loader import LoadError, display_path, load_file
 from grader.tracing import _is_learner_code
 
@@ -593,13 +593,17 @@ def _ranks(ranks: list[int]) -> str:
     return f"ranks {', '.join(map(str, ranks[:-1]))} and {ranks[-1]}"
 
 
+def _shape(shape: list[int]) -> str:
+    return str(tuple(shape))
+
+
 def _call(call: dict, *, shape: bool = True) -> str:
     """'the all_reduce in forward (training step 1), at katas/x.py line 40, of a (7,) tensor'"""
     text = f"the {call['name']} in {call['phase']}"
     if call["site"]:
         text += f" at {display_path(Path(call['site'][0]))} line {call['site'][1]}"
     if shape and call["shape"] is not None:
-        text += f", on a ({', '.join(map(str, call['shape']))}) {call['dtype']} tensor"
+        text += f", on a {_shape(call['shape'])} {call['dtype']} tensor"
     return text
 
 
@@ -624,9 +628,7 @@ def divergence(reports: list[Report]) -> str | None:
                 if len(shapes) > 1:
                     first = next(c for c in here.values() if c)
                     sizes = ", ".join(
-                        f"({', '.join(map(str, c['shape']))}) on rank {r}"
-                        for r, c in here.items()
-                        if c
+                        f"{_shape(c['shape'])} on rank {r}" for r, c in here.items() if c
                     )
                     return (
                         f"{_call(first, shape=False)}, the ranks passed tensors of different "
@@ -646,15 +648,17 @@ def divergence(reports: list[Report]) -> str | None:
                 ]  # fmt: skip
                 if not missing:
                     continue
-                went = []
+                instead: dict[str, list[int]] = {}  # what they did instead -> those ranks
                 for r in missing:
                     other = here[r]
-                    went.append(
-                        f"{_ranks([r])} went on to {_call(other, shape=False)}"
+                    did = (
+                        f"went on to {_call(other, shape=False)}"
                         if other
-                        else f"{_ranks([r])} finished its step in "
+                        else "finished the step in "
                         f"{next(x.phase for x in reports if x.rank == r) or 'setup'} without it"
                     )
+                    instead.setdefault(did, []).append(r)
+                went = [f"{_ranks(rs)} {did}" for did, rs in instead.items()]
                 return (
                     f"deadlock: {_ranks(missing)} never joined {_call(call)}, which "
                     f"{_ranks(holders)} called as collective #{k + 1} of group "
@@ -728,7 +732,7 @@ def expect_ranks_ok(reports: list[Report], *, given: str, advice: str = "") -> l
     hung = [r for r in reports if r.died]
     if hung:
         waited = next((r.stuck for r in reports if r.stuck and "neither joined" in r.stuck), "")
-        fail(
+        fail_hung(
             f"{given}: {_ranks([r.rank for r in hung])} did not finish within "
             f"{WAIT_S + MARGIN_S:g} s and {'was' if len(hung) == 1 else 'were'} stopped"
             + (f"; {waited}" if waited else ": an endless loop?")
