@@ -1,0 +1,662 @@
+"""Hidden checks for the Triton RMSNorm kata: the learner's fused forward kernel, run for real.
+
+Where the kernel runs: with `--device cuda` on a GPU, compiled by Triton as in production;
+everywhere else in Triton's interpreter, so that `python -m grader grade triton-rmsnorm` works on
+any machine without the learner setting anything. The `engine` fixture sets TRITON_INTERPRET
+(on for the CPU, off for CUDA) and only then imports Triton, before the learner's file is
+imported: @triton.jit reads it when a kernel is defined, Triton's library kernels (tl.sum) when
+triton.language is first imported. If something imported Triton earlier (torch._dynamo does),
+the fixture reconciles the library with the mode. It then proves the engine on a 4-element
+kernel of its own. The interpreter runs one program at a time with numpy, so the inputs here
+are small: about 150 programs in all.
+
+Where the expected value comes from: F.rms_norm for float32, where every supported torch
+agrees; for float16 and bfloat16 the contract written out in float64 (x · rsqrt(mean(x²) + eps)
+· weight, then cast to x's dtype), because torch 2.4 computed half inputs in half precision and
+later releases in float32 (see tests/test_rmsnorm.py).
+
+How memory accesses are made safe and visible: rms_norm gets copies of x and weight whose
+storage runs on past their last element (NaN after x, 2.0 after weight), and every float tensor
+it allocates is placed in such a storage too, filled with SENTINEL. A kernel that reads past a
+row sees NaN or wrong numbers instead of crashing the grader, a store past the end of the output
+lands in the fence and is reported, and an element no program wrote still holds SENTINEL.
+
+The torch operations rms_norm runs outside Triton's own code are recorded at the ATen level,
+and Triton launches are counted, for the check that the kernel does the work.
+"""
+
+import math
+import os
+import statistics
+import sys
+from contextlib import contextmanager
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+import torch.nn.functional as F
+from torch.utils._pytree import tree_flatten
+
+from grader.checks import expect_close, expect_like, expect_tensor, fail, shape_of
+from grader.torch_compat import DispatchMode
+
+KATA = "triton-rmsnorm"
+
+# Imported by the engine fixture, once it has chosen compiled or interpreted: Triton's own
+# library kernels (tl.sum, ...) are built for the interpreter only if TRITON_INTERPRET is set
+# when triton.language is first imported.
+triton = tl = None
+INTERPRETED = False
+
+# Asked after a mock interview: (question, model answer).
+FOLLOW_UPS = [
+    (
+        "Why is RMSNorm memory-bound, and what speed should a good kernel reach?",
+        "It does about four flops per element (square, add, two multiplies) while moving four "
+        "bytes of bfloat16 (two read, two written): about one flop per byte. An H100 does some "
+        "300 bf16 tensor-core flops, and over 20 on its plain fp32 units, in the time HBM moves "
+        "one byte, so the arithmetic hides under the memory traffic and the time is bytes / "
+        "bandwidth. The bar is a device-to-device copy of the same bytes: 90-100% of it.",
+    ),
+    (
+        "What does fusion save in bytes moved, compared with eager PyTorch?",
+        "Eager code on a bfloat16 x runs x.float() (read 2 bytes, write 4 per element), pow (4+4), "
+        "mean (4), the multiply by rstd (4+4), the multiply by weight (4+4) and the cast back "
+        "(4+2): about 40 bytes per element, plus a launch per op. The fused kernel reads 2 and "
+        "writes 2, so about ten times less traffic; the per-row statistics stay in registers.",
+    ),
+    (
+        "Why accumulate in float32 when the input is float16 or bfloat16?",
+        "float16 tops out at 65504, so any |x| above 256 squares to inf and the row normalizes to "
+        "zero. bfloat16 has float32's range but 8 bits of mantissa: once the running sum of "
+        "squares is a few hundred times an element, new terms are rounded away. Since the kernel "
+        "is memory-bound, float32 math in registers is free; cast once, when storing.",
+    ),
+    (
+        "How would you write the backward pass?",
+        "Save rstd per row (M floats) in forward. With g = weight * dy, dx = rstd * (g - x * "
+        "rstd² * mean(g * x)), one program per row again, reading x and dy and writing dx. "
+        "dweight = sum over rows of dy * x * rstd is a reduction across programs: accumulate "
+        "partial sums per group of rows in a (G, N) float32 buffer, then sum it in a second "
+        "small kernel, as Triton's LayerNorm tutorial does (atomics work, not deterministically).",
+    ),
+]
+
+# Fills every float tensor rms_norm allocates, and the fence after it: exact in float16,
+# bfloat16 and float32, and far from any output here (|y| <= sqrt(N) * |weight| ~ 400).
+SENTINEL = -12288.0
+FENCE = 16384  # elements after every tensor's last one, besides the tensor's own span
+X_FENCE, W_FENCE = math.nan, 2.0  # what a read past x or past weight finds
+# float16 outputs get rtol 2e-3 (two ulps): a kernel that rounds x * rstd to float16 before
+# multiplying by a float16 weight, as Hugging Face's LLaMA does in torch, is still correct.
+RTOL = {torch.float16: 2e-3}
+HALF = (torch.float16, torch.bfloat16)
+MAX_WIDTH = 16384  # the contract: any N up to this
+
+# What torch may do outside the kernel: allocate, and make views.
+FACTORIES = frozenset({
+    "empty", "empty_like", "empty_strided", "new_empty", "new_empty_strided", "zeros",
+    "zeros_like", "new_zeros", "ones", "ones_like", "new_ones", "full", "full_like", "new_full",
+})  # fmt: skip
+ALLOWED = FACTORIES | frozenset({
+    "zero_", "fill_", "view", "_unsafe_view", "reshape", "_reshape_alias", "as_strided",
+    "expand", "squeeze", "unsqueeze", "flatten", "unflatten", "transpose", "t", "permute",
+    "select", "slice", "alias", "detach", "narrow", "split", "split_with_sizes", "unbind",
+    "movedim", "view_as", "lift_fresh", "lift_fresh_copy", "_local_scalar_dense",
+})  # fmt: skip
+
+
+def _version(text: str) -> tuple[int, int]:
+    parts = text.split(".")
+    try:
+        return int(parts[0]), int(parts[1])
+    except (IndexError, ValueError):
+        return (0, 0)
+
+
+def _double_first_three(X, Y):
+    """The engine's own test kernel: Y[:3] = 2 * X[:3], Y[3] untouched."""
+    cols = tl.arange(0, 4)
+    x = tl.load(X + cols, mask=cols < 3, other=0.0)
+    tl.store(Y + cols, x * 2.0, mask=cols < 3)
+
+
+def _engine_problem(device: torch.device) -> str | None:
+    """Why Triton cannot grade here, or None: runs the 4-element test kernel."""
+    where = (
+        f"Triton {triton.__version__}'s interpreter"
+        if INTERPRETED
+        else f"Triton {triton.__version__} on {device}"
+    )
+    x = torch.tensor([1.0, 2.0, 3.0, 4.0], device=device)
+    y = torch.full((4,), -1.0, device=device)
+    try:
+        triton.jit(_double_first_three)[(1,)](x, y)
+    except Exception as e:
+        first = (str(e).strip().splitlines() or [""])[0]
+        return f"{where} could not run a 4-element test kernel: {type(e).__name__}: {first}"
+    if y.tolist() == [2.0, 4.0, 6.0, -1.0]:
+        return None
+    message = (
+        f"{where} computed {y.tolist()} for a 4-element test kernel instead of "
+        "[2.0, 4.0, 6.0, -1.0], so no kernel can be graded with it."
+    )
+    if INTERPRETED and _version(triton.__version__) < (3, 2) and _version(np.__version__) >= (2, 0):
+        message += (
+            f" Triton 3.0 and 3.1's interpreter does not work with numpy 2 (this Python has "
+            f"numpy {np.__version__}): install numpy<2 (pip install 'numpy<2') or Triton 3.2 or "
+            "later, then grade again."
+        )
+    return message
+
+
+@pytest.fixture(scope="module", autouse=True)
+def engine(device):
+    """Triton, compiled on a GPU and interpreted elsewhere, proven before the learner's file loads.
+
+    Autouse and module-scoped, so it runs before the `kata` fixture imports that file.
+    """
+    global triton, tl, INTERPRETED
+    INTERPRETED = device.type != "cuda"
+    if INTERPRETED:
+        os.environ["TRITON_INTERPRET"] = "1"
+    else:
+        os.environ.pop("TRITON_INTERPRET", None)  # graded compiled, as it runs in production
+    try:
+        import triton
+        import triton.language as tl
+    except Exception as e:  # an ImportError, or a broken install
+        fail(
+            f"The {KATA} kata needs Triton (triton>=3.0), which is not installed for this Python "
+            f"({sys.executable}; importing it raised {type(e).__name__}: {e}). Install it with "
+            "pip install 'triton>=3.0' (Linux; no GPU needed: without one the grader runs your "
+            "kernel in Triton's interpreter), then grade again."
+        )
+    if _version(triton.__version__) < (3, 0):
+        fail(f"The {KATA} kata needs Triton 3.0 or later; this Python has {triton.__version__}.")
+    if problem := _library_mode_problem() or _engine_problem(device):
+        fail(problem)
+
+
+def _library_mode_problem() -> str | None:
+    """Reconcile Triton's library kernels with the mode chosen, if triton.language was imported
+    before (torch._dynamo imports it): or say why grading cannot go on."""
+    from triton.runtime.jit import JITFunction
+
+    built_for = "compiled" if isinstance(tl.standard.sum, JITFunction) else "interpreted"
+    if built_for == "interpreted" and not INTERPRETED:
+        return (
+            "TRITON_INTERPRET=1 was set when Triton was imported, so it runs every kernel in its "
+            "interpreter. Unset it to grade on the GPU (the grader turns the interpreter on by "
+            "itself when it grades on the CPU)."
+        )
+    if built_for == "compiled" and INTERPRETED:
+        # A call to tl.sum (a JITFunction) from an interpreted kernel would raise "Cannot call
+        # @triton.jit'd outside of the scope of a kernel": run such calls through the
+        # interpreter, as they would have run had the interpreter been on at import.
+        from triton.runtime.interpreter import InterpretedFunction
+
+        interpreted: dict[int, object] = {}
+
+        def call(self, *args, **kwargs):
+            if id(self) not in interpreted:
+                interpreted[id(self)] = InterpretedFunction(self.fn)
+            return interpreted[id(self)](*args, **kwargs)
+
+        JITFunction.__call__ = call
+    return None
+
+
+# -- running the learner's rms_norm, fenced and watched ---------------------------------------
+
+
+def _span(t: torch.Tensor) -> int:
+    """Elements from a tensor's first to its last, in its storage (its strides included)."""
+    if t.numel() == 0:
+        return 0
+    return 1 + sum((size - 1) * stride for size, stride in zip(t.shape, t.stride(), strict=True))
+
+
+def _fenced(t: torch.Tensor, fill: float, fence: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """A tensor with t's shape and strides in a storage `fence` elements longer, filled with
+    `fill` wherever t has no element; and that whole storage, as a flat tensor."""
+    span = _span(t)
+    storage = torch.full((span + fence,), fill, dtype=t.dtype, device=t.device)
+    out = storage.new_empty(0).set_(storage.untyped_storage(), 0, t.shape, t.stride())
+    return out, storage
+
+
+def _inside_triton() -> bool:
+    """Whether Triton's own code (its interpreter or launcher) is on the call stack."""
+    triton_dir = str(Path(triton.__file__).parent) + os.sep
+    frame = sys._getframe(2)
+    while frame is not None:
+        if frame.f_code.co_filename.startswith(triton_dir):
+            return True
+        frame = frame.f_back
+    return False
+
+
+class _Watch(DispatchMode):
+    """Records the torch work rms_norm does outside Triton, and fences what it allocates."""
+
+    def __init__(self, fence: int) -> None:
+        super().__init__()
+        self.fence = fence
+        self.work: list[tuple[str, int]] = []  # (ATen op, largest tensor it touched)
+        self.allocated: list[tuple[torch.Tensor, int]] = []  # (storage, span of the tensor)
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        result = func(*args, **kwargs)
+        if _inside_triton():  # the interpreter copying arguments, the launcher
+            return result
+        name = func.overloadpacket.__name__
+        if name in FACTORIES and isinstance(result, torch.Tensor) and result.is_floating_point():
+            out, storage = _fenced(result, SENTINEL, self.fence)
+            if not name.startswith(("empty", "new_empty")):
+                out.copy_(result)  # zeros, ones, full: keep their values
+            self.allocated.append((storage, _span(result)))
+            return out
+        if name not in ALLOWED:
+            tensors = [t for t in tree_flatten((args, kwargs, result))[0] if torch.is_tensor(t)]
+            self.work.append((name, max((t.numel() for t in tensors), default=0)))
+        return result
+
+
+class _Launches:
+    count = 0
+    known = False  # whether this Triton's launch entry points were found
+
+
+@contextmanager
+def _counting_launches():
+    """Counts kernel launches: GridExecutor.__call__ (interpreter), JITFunction.run (compiled)."""
+    launches = _Launches()
+    targets = []
+    try:
+        from triton.runtime.interpreter import GridExecutor
+
+        targets.append((GridExecutor, "__call__"))
+    except ImportError:
+        pass
+    from triton.runtime.jit import JITFunction
+
+    targets.append((JITFunction, "run"))
+    patched = []
+    for cls, name in targets:
+        original = cls.__dict__.get(name)
+        if original is None:
+            continue
+
+        def counted(self, *args, _original=original, **kwargs):
+            launches.count += 1
+            return _original(self, *args, **kwargs)
+
+        setattr(cls, name, counted)
+        patched.append((cls, name, original))
+    launches.known = bool(patched)
+    try:
+        yield launches
+    finally:
+        for cls, name, original in patched:
+            setattr(cls, name, original)
+
+
+def _annotations_trap(kata, error: Exception) -> str | None:
+    """Triton 3.0/3.1's interpreter and `from __future__ import annotations` do not mix."""
+    if not INTERPRETED or "constexpr" not in str(error):
+        return None
+    if _version(triton.__version__) >= (3, 2):
+        return None
+    try:
+        source = Path(kata.path).read_text(errors="replace")
+    except OSError:
+        return None
+    if "from __future__ import annotations" not in source:
+        return None
+    return (
+        f"your file has `from __future__ import annotations`, so Triton "
+        f"{triton.__version__}'s interpreter reads the annotation tl.constexpr as a string and "
+        f"does not treat your block size as a compile-time constant ({type(error).__name__}: "
+        f"{str(error).strip()[:120]}). Remove that import: Triton needs the real annotation."
+    )
+
+
+def run(kata, x, weight, *, given, eps=None):
+    """kata.rms_norm on fenced copies of x and weight: (output, watch, launches).
+
+    Fails if the kernel stored anything past the end of a tensor rms_norm allocated.
+    """
+    fence = _span(x) + FENCE  # enough for a whole wrong row offset, or a 16384-wide block
+    xs, _ = _fenced(x, X_FENCE, fence)
+    xs.copy_(x)
+    ws, _ = _fenced(weight, W_FENCE, fence)
+    ws.copy_(weight)
+    kwargs = {} if eps is None else {"eps": eps}
+    watch = _Watch(fence)
+    with _counting_launches() as launches:
+        try:
+            with watch:
+                out = kata.rms_norm(xs, ws, **kwargs)
+        except Exception as e:
+            if message := _annotations_trap(kata, e):
+                fail(message)
+            raise
+    for storage, span in watch.allocated:
+        fence_values = storage[span:]
+        moved = (fence_values != SENTINEL).nonzero()
+        if len(moved):
+            fail(
+                f"{given}: the kernel stored {len(moved)} values past the end of a tensor "
+                f"rms_norm allocated ({span} elements; the first one {int(moved[0])} elements "
+                "past its end). Mask the store (tl.store(..., mask=cols < N)), and compute each "
+                "tensor's row offset from its own stride."
+            )
+    return out, watch, launches
+
+
+def expected(x, weight, eps=1e-6):
+    """F.rms_norm for float32; the contract written out in float64 for half dtypes."""
+    if x.dtype not in HALF:
+        return F.rms_norm(x, (x.shape[-1],), weight, eps)
+    x64 = x.double()
+    y = x64 * torch.rsqrt(x64.square().mean(-1, keepdim=True) + eps) * weight.double()
+    return y.to(x.dtype)
+
+
+def expect_values(out, want, *, given):
+    """out must match want; elements that no program wrote are named as such."""
+    out = expect_tensor(out, "rms_norm")
+    if out.shape == want.shape and out.dtype == want.dtype:
+        unwritten = (out == SENTINEL) & (want != SENTINEL)
+        if unwritten.any():
+            first = [int(i) for i in unwritten.nonzero()[0]]
+            fail(
+                f"{given}: {int(unwritten.sum())} of {out.numel()} output elements were never "
+                f"written by the kernel, the first at {first} (they still hold the value the "
+                "grader filled the new tensor with). Does every row get a program, and does "
+                "each program cover all N columns of its row?"
+            )
+    expect_close(out, want, given=given, rtol=RTOL.get(want.dtype))
+
+
+def make(shape, dtype=torch.float32, *, device, scale=1.0, shift=0.0):
+    """x of this shape (randn * scale + shift) and a random weight for its last dimension."""
+    x = (torch.randn(shape, device=device) * scale + shift).to(dtype)
+    weight = (torch.randn(shape[-1], device=device) * 0.5 + 1.0).to(dtype)
+    return x, weight
+
+
+def described(x, **kwargs):
+    extra = "".join(f", {k}={v!r}" for k, v in kwargs.items())
+    return f"rms_norm(x, weight{extra}) on x {shape_of(x)}"
+
+
+def dtype_name(dtype):
+    return str(dtype).removeprefix("torch.")
+
+
+# -- the checks -------------------------------------------------------------------------------
+
+
+def test_kernel_does_the_work(kata, device):
+    """your Triton kernel does the work: rms_norm launches it, and torch computes nothing
+
+    The kernel exists to read x once and write y once. Any torch operation on the activations
+    outside it (a cast, a mean, a multiply, a fallback to torch) is another full pass through
+    memory, or means the kernel is not used at all.
+
+    Outside the kernel only allocation and views: torch.empty / empty_like, x.reshape(-1, N),
+    y.view(x.shape), x.stride(0). Load, square, sum, rsqrt, scale and cast between tl.load and
+    tl.store.
+    """
+    for shape, dtype in (((8, 64), torch.float32), ((2, 4, 64), torch.bfloat16)):
+        x, weight = make(shape, dtype, device=device)
+        given = described(x)
+        _, watch, launches = run(kata, x, weight, given=given)
+        if launches.known and launches.count == 0:
+            fail(
+                f"{given}: rms_norm launched no Triton kernel. Launch yours with "
+                "kernel[grid](...), one program per row."
+            )
+        # A cast of the weight (N elements) is tolerated; anything the size of x is not.
+        work = [(op, n) for op, n in watch.work if n > shape[-1]]
+        if work:
+            ops = list(dict.fromkeys(f"aten.{op}" for op, _ in work))
+            fail(
+                f"{given}: outside the kernel, rms_norm ran torch operations on the activations "
+                f"({', '.join(ops)}; tensors of up to {max(n for _, n in work)} elements). Each "
+                "is another pass through memory: do the arithmetic and the casts in the kernel; "
+                "torch should only allocate the output and reshape."
+            )
+
+
+def test_output_like_input(kata, device):
+    """the output has x's shape, dtype and device, for any number of leading dims
+
+    rms_norm is a drop-in for F.rms_norm over the last dimension: the kernel sees rows, the
+    caller gets back the shape it passed in.
+
+    x2d = x.reshape(-1, N); y = torch.empty_like(x2d) (or torch.empty(..., dtype=x.dtype));
+    launch on x2d's rows; return y.view(x.shape).
+    """
+    for shape in ((8, 64), (2, 3, 64), (64,)):
+        x, weight = make(shape, device=device)
+        given = described(x)
+        out, _, _ = run(kata, x, weight, given=given)
+        expect_like(out, x, given=given)
+
+
+def test_masked_last_block(kata, device):
+    """a width that is not a power of two: the kernel touches only the row's N elements
+
+    tl.arange(0, BLOCK) needs a power of two, so a block of 128 covers a row of 100 with 28
+    lanes to spare. Without a mask those lanes read the next row and, in the last row, past the
+    end of x (here NaN), and store past the end of y.
+
+    mask = cols < N; tl.load(X + cols, mask=mask, other=0.0); tl.store(Y + cols, y, mask=mask).
+    """
+    for shape in ((4, 100), (1, 1000)):
+        x, weight = make(shape, device=device)
+        given = f"{described(x)} (N = {shape[-1]}, not a power of two)"
+        out, _, _ = run(kata, x, weight, given=given)
+        out = expect_tensor(out, "rms_norm")
+        if out.shape == x.shape and out.isnan().any():
+            row = int(out.isnan().nonzero()[0][0])
+            fail(
+                f"{given}: the output has NaN in row {row} although x and weight are finite: the "
+                "kernel read past the end of the row (lanes N and beyond of its block, which the "
+                "grader filled with NaN past the end of x). Load with mask=cols < N and "
+                "other=0.0, so that the spare lanes add zeros to the sum of squares."
+            )
+
+
+def test_formula(kata, device):
+    """float32 rows match F.rms_norm: y = x / sqrt(mean(x²) + eps) · weight, with any eps
+
+    Each row is divided by its root mean square, eps inside the square root, then scaled by
+    the weight element by element. eps defaults to 1e-6 and is what the caller passes.
+
+    ms = tl.sum(x * x, axis=0) / N; rstd = 1 / tl.sqrt(ms + eps) (or tl.rsqrt); y = x * rstd * w,
+    with w = tl.load(W + cols, ...), the same weight for every row.
+    """
+    for eps, scale in ((None, 2.0), (0.1, 0.1)):
+        x, weight = make((8, 64), device=device, scale=scale, shift=scale / 4)
+        given = described(x) if eps is None else described(x, eps=eps)
+        out, _, _ = run(kata, x, weight, given=given, eps=eps)
+        expect_values(out, expected(x, weight, 1e-6 if eps is None else eps), given=given)
+
+
+def test_non_power_of_two_width(kata, device):
+    """rows whose width is not a power of two (N = 100, 1000, 77) match F.rms_norm
+
+    The block is the next power of two, but the row has N elements: the spare lanes are not
+    part of the mean.
+
+    ms = tl.sum(x * x, axis=0) / N, with the spare lanes loaded as 0 and N passed to the kernel,
+    not BLOCK.
+    """
+    for shape in ((16, 100), (4, 1000), (3, 77)):
+        x, weight = make(shape, device=device)
+        given = described(x)
+        out, _, _ = run(kata, x, weight, given=given)
+        expect_values(out, expected(x, weight), given=given)
+
+
+def test_wide_rows(kata, device):
+    """rows wider than a fixed block (N = 10000) are normalized in full
+
+    A row of 10000 elements does not fit a block of 1024 or 4096 chosen once for all inputs:
+    either the block follows N, or the program loops over the row block by block.
+
+    BLOCK = triton.next_power_of_2(N) (one block per row, up to 16384), or a fixed BLOCK with
+    two loops: `for off in range(0, N, BLOCK)` to sum the squares, then again to scale and store.
+    """
+    x, weight = make((4, 10000), device=device)
+    given = described(x)
+    out, _, _ = run(kata, x, weight, given=given)
+    expect_values(out, expected(x, weight), given=given)
+
+
+def test_row_stride(kata, device):
+    """strided rows (x = buffer[:, :N]) are read at x's stride and written at the output's
+
+    A slice of a wider buffer has rows more than N elements apart; copying it first would cost
+    a pass through memory. The output is a new tensor whose rows are N apart: its stride is not
+    x's.
+
+    Pass x.stride(0) and y.stride(0) to the kernel: X + row * stride_x + cols,
+    Y + row * stride_y + cols (x.reshape(-1, N) keeps the stride when it is a view).
+    """
+    cases = (((8, 160), (slice(None), slice(0, 100))), ((2, 3, 80), (..., slice(0, 64))))
+    for buffer_shape, index in cases:
+        buffer = torch.full(buffer_shape, math.nan, device=device)
+        x = buffer[index]
+        x.copy_(torch.randn(x.shape, device=device))
+        weight = torch.randn(x.shape[-1], device=device)
+        given = (
+            f"{described(x)} with rows {x.stride(-2)} elements apart "
+            f"(x = buffer{list(buffer_shape)}[..., :{x.shape[-1]}])"
+        )
+        out, _, _ = run(kata, x, weight, given=given)
+        try:
+            expect_values(out, expected(x, weight), given=given)
+        except pytest.fail.Exception as e:
+            fail(
+                f"{str(e).strip()} The gaps between x's rows hold NaN here: read row i at "
+                "X + i * x.stride(0), and write it at Y + i * y.stride(0)."
+            )
+
+
+def test_leading_dims(kata, device):
+    """any number of leading dims: x of shape (N,), (B, T, N) or (A, B, T, N)
+
+    The kernel normalizes rows; the leading dims only say how many rows there are, which is
+    their product, not x.shape[0].
+
+    x2d = x.reshape(-1, N); grid = (x2d.shape[0],); return y.view(x.shape).
+    """
+    for shape in ((64,), (2, 3, 64), (2, 2, 3, 64)):
+        x, weight = make(shape, device=device)
+        given = described(x)
+        out, _, _ = run(kata, x, weight, given=given)
+        expect_values(out, expected(x, weight), given=given)
+
+
+def test_fp32_accumulation(kata, device):
+    """a float16 input of magnitude 300 does not overflow: the kernel accumulates in float32
+
+    float16's largest value is 65504 and 300² = 90000: squares taken in float16 are inf, and
+    the whole row becomes 0. (The output's dtype has a check of its own, the next one.)
+
+    x = tl.load(...).to(tl.float32) before squaring; the store casts back to Y's dtype.
+    """
+    x, weight = make((8, 64), torch.float16, device=device, scale=300.0)
+    given = f"{described(x)}, x = randn * 300"
+    out = expect_tensor(run(kata, x, weight, given=given)[0], "rms_norm")
+    want = expected(x, weight)
+    expect_values(out.to(want.dtype) if out.is_floating_point() else out, want, given=given)
+
+
+@pytest.mark.parametrize("dtype", HALF, ids=dtype_name)
+def test_half_precision(kata, device, dtype):
+    """float16 and bfloat16 inputs give that dtype back, within its tolerance
+
+    Half precision in, half precision out: the caller's activations stay in their dtype, and
+    writing float32 would double the bytes stored. Only the arithmetic inside is float32.
+
+    y = torch.empty_like(x2d) allocates in x's dtype; tl.store(Y + ..., y.to(Y.dtype.element_ty))
+    rounds once, at the end.
+    """
+    x, weight = make((8, 100), dtype, device=device, scale=2.0)
+    given = described(x)
+    out, _, _ = run(kata, x, weight, given=given)
+    expect_values(out, expected(x, weight), given=given)
+
+
+# -- the bandwidth report ---------------------------------------------------------------------
+
+
+class TestBandwidth:
+    """The bandwidth report: information for the learner, never a pass or a fail.
+
+    It sits in a class rather than beside the checks because it is not one: nothing the learner
+    writes can fail it, so no wrong implementation proves it, and the self-tests' rule that
+    every check is failed by one reads the module-level test functions only. It reports through
+    pytest.skip, whose message the checklist prints, and skipped checks are not counted.
+    """
+
+    def test_bandwidth(self, kata, device):
+        """bandwidth report (information only, never graded)
+
+        A memory-bound kernel is as fast as the bytes it moves allow: compare it with a copy of
+        the same bytes.
+        """
+        if device.type != "cuda":
+            pytest.skip("on the CPU there is nothing to measure; on a GPU, --device cuda")
+        pytest.skip(_bandwidth_report(kata, device))
+
+
+def _seconds(fn) -> float:
+    """Median time of one call of fn on the GPU, from batches of 10 between CUDA events."""
+    for _ in range(5):
+        fn()
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    times = []
+    for _ in range(15):
+        start.record()
+        for _ in range(10):
+            fn()
+        end.record()
+        end.synchronize()
+        times.append(start.elapsed_time(end) / 10 / 1e3)
+    return statistics.median(times)
+
+
+def _bandwidth_report(kata, device) -> str:
+    m, n = 8192, 4096
+    x = torch.randn(m, n, device=device, dtype=torch.bfloat16)
+    weight = torch.randn(n, device=device, dtype=torch.bfloat16)
+    copy = torch.empty_like(x)
+    moved = 2 * x.numel() * x.element_size()  # x read once, y written once
+    try:
+        out = kata.rms_norm(x, weight)
+        torch.cuda.synchronize()
+        ok = (
+            torch.is_tensor(out)
+            and out.shape == x.shape
+            and torch.allclose(out.float(), expected(x, weight).float(), rtol=2e-2, atol=2e-2)
+        )
+        mine = _seconds(lambda: kata.rms_norm(x, weight))
+    except Exception as e:
+        return f"could not measure: rms_norm raised {type(e).__name__} on bf16 ({m}, {n})"
+    t_copy = _seconds(lambda: copy.copy_(x))
+    t_torch = _seconds(lambda: F.rms_norm(x, (n,), weight, 1e-6))
+    note = "" if ok else " (its output is wrong on this input: see the checks above)"
+    return (
+        f"bf16 ({m}, {n}): your kernel {moved / mine / 1e12:.2f} TB/s, {t_copy / mine:.0%} of a "
+        f"copy of the same bytes ({moved / t_copy / 1e12:.2f} TB/s); F.rms_norm "
+        f"{moved / t_torch / 1e12:.2f} TB/s, {t_copy / t_torch:.0%}{note}"
+    )
