@@ -348,11 +348,13 @@ def run(kata, x, weight, *, given, eps=None):
         fence_values = storage[span:]
         moved = (fence_values != SENTINEL).nonzero()
         if len(moved):
+            first = int(moved[0])
+            where = "right after its last element" if first == 0 else f"{first} elements after it"
             fail(
                 f"{given}: the kernel stored {len(moved)} values past the end of a tensor "
-                f"rms_norm allocated ({span} elements; the first one {int(moved[0])} elements "
-                "past its end). Mask the store (tl.store(..., mask=cols < N)), and compute each "
-                "tensor's row offset from its own stride."
+                f"rms_norm allocated ({span} elements), the first {where}. Mask the store "
+                "(tl.store(..., mask=cols < N)), offset each tensor's rows by its own stride, "
+                "and launch one program per row, no more."
             )
     return out, watch, launches
 
@@ -442,7 +444,7 @@ def test_output_like_input(kata, device):
     x2d = x.reshape(-1, N); y = torch.empty_like(x2d) (or torch.empty(..., dtype=x.dtype));
     launch on x2d's rows; return y.view(x.shape).
     """
-    for shape in ((8, 64), (2, 3, 64), (64,)):
+    for shape in ((8, 64), (2, 3, 64)):  # (N,) is in test_leading_dims, with the values
         x, weight = make(shape, device=device)
         given = described(x)
         out, _, _ = run(kata, x, weight, given=given)
@@ -520,6 +522,21 @@ def test_wide_rows(kata, device):
     expect_values(out, expected(x, weight), given=given)
 
 
+def test_leading_dims(kata, device):
+    """any number of leading dims: x of shape (N,), (B, T, N) or (A, B, T, N)
+
+    The kernel normalizes rows; the leading dims only say how many rows there are, which is
+    their product, not x.shape[0].
+
+    x2d = x.reshape(-1, N); grid = (x2d.shape[0],); return y.view(x.shape).
+    """
+    for shape in ((2, 3, 64), (2, 2, 3, 64), (64,)):
+        x, weight = make(shape, device=device)
+        given = described(x)
+        out, _, _ = run(kata, x, weight, given=given)
+        expect_values(out, expected(x, weight), given=given)
+
+
 def test_row_stride(kata, device):
     """strided rows (x = buffer[:, :N]) are read at x's stride and written at the output's
 
@@ -548,21 +565,6 @@ def test_row_stride(kata, device):
                 f"{str(e).strip()} The gaps between x's rows hold NaN here: read row i at "
                 "X + i * x.stride(0), and write it at Y + i * y.stride(0)."
             )
-
-
-def test_leading_dims(kata, device):
-    """any number of leading dims: x of shape (N,), (B, T, N) or (A, B, T, N)
-
-    The kernel normalizes rows; the leading dims only say how many rows there are, which is
-    their product, not x.shape[0].
-
-    x2d = x.reshape(-1, N); grid = (x2d.shape[0],); return y.view(x.shape).
-    """
-    for shape in ((64,), (2, 3, 64), (2, 2, 3, 64)):
-        x, weight = make(shape, device=device)
-        given = described(x)
-        out, _, _ = run(kata, x, weight, given=given)
-        expect_values(out, expected(x, weight), given=given)
 
 
 def test_fp32_accumulation(kata, device):
