@@ -177,6 +177,27 @@ def engine(device):
         fail(f"The {KATA} kata needs Triton 3.0 or later; this Python has {triton.__version__}.")
     if problem := _library_mode_problem() or _engine_problem(device):
         fail(problem)
+    if INTERPRETED:
+        _index_loop_bounds()
+
+
+def _index_loop_bounds() -> None:
+    """Let interpreted kernels loop over `range(0, N, BLOCK)` with numpy 2.4 or later.
+
+    Before Triton 3.8 the interpreter turned a scalar argument such as N into a Python int with
+    int() of a one-element array, which numpy 2.4 refuses ("only 0-dimensional arrays can be
+    converted to Python scalars"), so the row loop of Triton's own LayerNorm tutorial failed.
+    Triton 3.8 takes the element out first; do the same for older releases.
+    """
+    from triton.runtime import interpreter
+
+    patch_tensor = interpreter._patch_lang_tensor
+
+    def patch_tensor_and_index(tensor, *args, **kwargs):
+        patch_tensor(tensor, *args, **kwargs)
+        tensor.__index__ = lambda self: int(self.handle.data.item())
+
+    interpreter._patch_lang_tensor = patch_tensor_and_index
 
 
 def _library_mode_problem() -> str | None:
