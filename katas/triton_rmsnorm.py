@@ -5,10 +5,11 @@ What it is
 "RMSNorm is memory-bound. Write the fused kernel." RMSNorm (as in LLaMA) divides each row of
 activations by its root mean square and scales it by a learned gain; an LLM runs it twice per
 layer on every token. It does a handful of flops per element, so its time is set by the bytes
-it moves, not by arithmetic. Eager PyTorch runs it as a chain of kernels (square, mean, add,
-rsqrt, multiply, multiply, cast), each of which reads its input from GPU memory and writes its
-output back. A fused kernel reads x once and writes y once. Triton writes such a kernel in
-Python: each program instance normalizes one row, held in registers as one block.
+it moves, not by arithmetic. Written with tensor operations it runs as a chain of kernels
+(square, mean, add, rsqrt, multiply, multiply, cast), each of which reads its input from GPU
+memory and writes its output back. A fused kernel reads x once and writes y once. Triton
+writes such a kernel in Python: each program instance normalizes one row, held in registers as
+one block.
 
 The maths
 ---------
@@ -69,10 +70,10 @@ that ``rms_norm`` runs outside the kernel, and checks that a Triton kernel was l
 
 Triton without a GPU
 --------------------
-On a machine without a GPU the grader runs your kernel in Triton's interpreter (it sets
-``TRITON_INTERPRET=1`` before importing this file): the same language, executed with numpy.
-Do not add ``from __future__ import annotations`` here: Triton 3.0 and 3.1's interpreter then
-no longer see ``tl.constexpr`` in the kernel's signature.
+Unless you grade with ``--device cuda`` on a GPU, the grader runs your kernel in Triton's
+interpreter: the same language, executed with numpy. It sets ``TRITON_INTERPRET=1`` itself,
+before Triton and this file are imported. Do not add ``from __future__ import annotations``
+here: Triton 3.0 and 3.1's interpreter then no longer sees ``tl.constexpr`` in the signature.
 
 Grade yourself with::
 
