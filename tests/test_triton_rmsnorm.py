@@ -56,7 +56,7 @@ FOLLOW_UPS = [
         "Why is RMSNorm memory-bound, and what speed should a good kernel reach?",
         "It does about four flops per element (square, add, two multiplies) while moving four "
         "bytes of bfloat16 (two read, two written): about one flop per byte. An H100 does some "
-        "300 bf16 tensor-core flops, and over 20 on its plain fp32 units, in the time HBM moves "
+        "300 bf16 tensor-core flops, and about 20 on its plain fp32 units, in the time HBM moves "
         "one byte, so the arithmetic hides under the memory traffic and the time is bytes / "
         "bandwidth. The bar is a device-to-device copy of the same bytes: 90-100% of it.",
     ),
