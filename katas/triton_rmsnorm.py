@@ -42,8 +42,8 @@ The contract (interview core)
 
 Torch parity (stretch)
 ----------------------
-* Nothing to add here: every check is interview core. F.rms_norm's extras (several normalized
-  dims, eps=None) are out of scope.
+* A single vector x of shape (N,) is one row, as F.rms_norm takes it. F.rms_norm's other
+  extras (several normalized dims, eps=None) are out of scope.
 * On a GPU (``--device cuda``) the grader also reports the bandwidth your kernel reaches, as a
   fraction of a copy of the same bytes and next to F.rms_norm's. That report is never graded.
 

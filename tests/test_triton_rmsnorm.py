@@ -39,7 +39,14 @@ import torch
 import torch.nn.functional as F
 from torch.utils._pytree import tree_flatten
 
-from grader.checks import expect_close, expect_like, expect_tensor, fail, shape_of
+from grader.checks import (
+    PerfCase,
+    expect_close,
+    expect_like,
+    expect_tensor,
+    fail,
+    shape_of,
+)
 from grader.torch_compat import DispatchMode
 
 KATA = "triton-rmsnorm"
@@ -469,7 +476,7 @@ def test_output_like_input(kata, device):
     x2d = x.reshape(-1, N); y = torch.empty_like(x2d) (or torch.empty(..., dtype=x.dtype));
     launch on x2d's rows; return y.view(x.shape).
     """
-    for shape in ((8, 64), (2, 3, 64)):  # (N,) is in test_leading_dims, with the values
+    for shape in ((8, 64), (2, 3, 64)):  # (N,) is a parity check of its own
         x, weight = make(shape, device=device)
         given = described(x)
         out, _, _ = run(kata, x, weight, given=given)
@@ -548,14 +555,14 @@ def test_wide_rows(kata, device):
 
 
 def test_leading_dims(kata, device):
-    """any number of leading dims: x of shape (N,), (B, T, N) or (A, B, T, N)
+    """any number of leading dims: x of shape (B, T, N) or (A, B, T, N)
 
     The kernel normalizes rows; the leading dims only say how many rows there are, which is
     their product, not x.shape[0].
 
     x2d = x.reshape(-1, N); grid = (x2d.shape[0],); return y.view(x.shape).
     """
-    for shape in ((2, 3, 64), (2, 2, 3, 64), (64,)):
+    for shape in ((2, 3, 64), (2, 2, 3, 64)):
         x, weight = make(shape, device=device)
         given = described(x)
         out, _, _ = run(kata, x, weight, given=given)
@@ -618,6 +625,21 @@ def test_half_precision(kata, device, dtype):
     rounds once, at the end.
     """
     x, weight = make((8, 100), dtype, device=device, scale=2.0)
+    given = described(x)
+    out, _, _ = run(kata, x, weight, given=given)
+    expect_values(out, expected(x, weight), given=given)
+
+
+@pytest.mark.parity
+def test_single_vector(kata, device):
+    """a single vector x of shape (N,) is one row, as F.rms_norm takes it
+
+    F.rms_norm accepts any x whose last dimension is N, a 1-D x included. It has no row
+    dimension, so x.shape[-2] or x.stride(-2) does not exist.
+
+    x2d = x.reshape(-1, N) gives (1, N); use x2d's shape and stride, and view y back as x.
+    """
+    x, weight = make((64,), device=device)
     given = described(x)
     out, _, _ = run(kata, x, weight, given=given)
     expect_values(out, expected(x, weight), given=given)
@@ -700,3 +722,27 @@ def _bandwidth_report(kata, device) -> str:
         f"copy of the same bytes ({moved / t_copy / 1e12:.2f} TB/s); F.rms_norm "
         f"{moved / t_torch / 1e12:.2f} TB/s, {t_copy / t_torch:.0%}{note}"
     )
+
+
+def perf_case(kata, device):
+    """What --perf times: your rms_norm and F.rms_norm, forward only (the kata has no backward).
+    On the CPU the kernel runs in Triton's interpreter, which says nothing about its speed."""
+    shape = (8192, 4096) if device.type == "cuda" else (16, 256)
+    dtype = torch.bfloat16 if device.type == "cuda" else torch.float32
+    x, weight = make(shape, dtype, device=device)
+    note = (
+        "A Triton kernel reaches a copy's speed when it reads x once and writes y once: the "
+        "whole row in registers (one block, or two loops over blocks), enough warps for wide "
+        "rows (num_warps = min(max(BLOCK // 256, 1), 8)), and no torch op on x outside it. "
+        "The bandwidth check (-- --device cuda) compares it with a copy of the same bytes."
+        if device.type == "cuda"
+        else "On the CPU your kernel runs in Triton's interpreter, one program at a time with "
+        "numpy: these figures say nothing about its speed on a GPU. Grade with "
+        "-- --device cuda on a machine with an NVIDIA GPU to time the compiled kernel."
+    )
+    where = "" if device.type == "cuda" else " (interpreted)"
+    return PerfCase(
+        given=f"rms_norm on x {shape_of(x)}{where}", mine=lambda: kata.rms_norm(x, weight),
+        builtin=lambda: F.rms_norm(x, (shape[-1],), weight, 1e-6), builtin_name="F.rms_norm",
+        bytes_moved=2 * x.nbytes, note=note,
+    )  # fmt: skip
