@@ -66,6 +66,8 @@ class Keys:
             return None
         if self.raw:
             text = os.read(sys.stdin.fileno(), 64).decode(errors="replace")
+            if "\x03" in text:  # Ctrl-C as a byte: a terminal that does not turn it into SIGINT
+                raise KeyboardInterrupt
             if "q" in text.lower():
                 return "q"
             return "\n" if ("\n" in text or "\r" in text) else text

@@ -208,7 +208,7 @@ def test_stub_docstring_puts_the_core_contract_before_the_stretch(kata: registry
     assert 0 < core < parity < pitfalls, "sections: core contract, then parity, then pitfalls"
     handed_out, section = workspace.split_pitfalls(text)
     assert workspace.PITFALLS not in handed_out and section.strip()
-    assert "The contract (interview core)" in handed_out and "class " in handed_out
+    assert "The contract (interview core)" in handed_out and "NotImplementedError" in handed_out
 
 
 def test_hints_come_in_steps() -> None:
