@@ -83,9 +83,24 @@ def build_env(
         session.log(f"Installing {', '.join(missing)} into the grading environment (once)")
         pip = [str(python), "-m", "pip", "install", "--disable-pip-version-check", "-q"]
         session.run(*pip, *missing, external=True)
+        _numpy_for_old_triton(session, python)
         have["extras"] = sorted({*have.get("extras", []), *missing})
         stamp.write_text(json.dumps(have))
     return str(python)
+
+
+def _numpy_for_old_triton(session: nox.Session, python: Path) -> None:
+    """Triton 3.0 and 3.1 (what torch 2.4 and 2.5 pin) interpret kernels wrongly with numpy 2."""
+    probe = (
+        "import importlib.metadata as m\n"
+        "try: t = tuple(int(p) for p in m.version('triton').split('.')[:2])\n"
+        "except m.PackageNotFoundError: t = (99, 0)\n"
+        "print(int(t < (3, 2) and int(m.version('numpy').split('.')[0]) >= 2))"
+    )
+    if session.run(str(python), "-c", probe, external=True, silent=True).strip() == "1":
+        session.log("Triton < 3.2 interprets kernels wrongly with numpy 2: installing numpy<2")
+        pip = [str(python), "-m", "pip", "install", "--disable-pip-version-check", "-q"]
+        session.run(*pip, "numpy<2", external=True)
 
 
 def grader_python(session: nox.Session, extras: tuple[str, ...] = ()) -> str:

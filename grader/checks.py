@@ -86,6 +86,15 @@ def fail(message: str) -> NoReturn:
     pytest.fail(message, pytrace=False)
 
 
+class CannotGrade(Exception):
+    """This environment cannot grade the kata (a package missing or broken): the grader's
+    failure, reported with exit code 3 and this message, never a failed check."""
+
+
+def cannot_grade(message: str) -> NoReturn:
+    raise CannotGrade(message)
+
+
 class Hung(pytest.fail.Exception):
     """A check that stopped the learner's code because it never finished (a rank in an
     endless loop): it counts as a timeout, so that the run stops after a few instead of

@@ -19,6 +19,7 @@ import pytest
 import torch
 
 from grader import registry
+from grader.checks import CannotGrade
 from grader.loader import LearnerModule, LoadError, display_path, load_file
 from grader.report import CORE, PARITY, TIMEOUT, Check, Printer, Report, describe, explain
 
@@ -201,6 +202,13 @@ class Grading:
         report = outcome.get_result()
         if check is None or check.outcome in ("failed", "skipped"):
             return
+        if call.excinfo is not None and call.excinfo.errisinstance(CannotGrade):
+            message = str(call.excinfo.value)
+            if message not in self.grader_errors:  # a module fixture fails every check alike
+                self.grader_errors.append(message)
+            if self.session is not None:
+                self.session.shouldstop = "the grader cannot grade here"
+            return
         if report.failed and call.excinfo is not None:
             check.outcome = "failed"
             check.kind, check.message = explain(call.excinfo, self.learner)
@@ -217,7 +225,7 @@ class Grading:
 
     def pytest_runtest_logfinish(self, nodeid: str) -> None:
         check = self.checks.get(nodeid)
-        if self.printer and check is not None:
+        if self.printer and check is not None and not self.grader_errors:
             self.printer.check(check, self.report)
 
     def _count_timeout(self) -> None:
@@ -235,7 +243,7 @@ class Grading:
             self._write_json()
             return
         self.report.finished = True
-        if self.printer:
+        if self.printer and not self.grader_errors:  # the runner says why nothing was graded
             self.printer.verdict(self.report)
         if self.config.getoption("perf"):
             self._perf(session)

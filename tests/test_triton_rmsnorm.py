@@ -41,6 +41,7 @@ from torch.utils._pytree import tree_flatten
 
 from grader.checks import (
     PerfCase,
+    cannot_grade,
     expect_close,
     expect_like,
     expect_tensor,
@@ -174,16 +175,18 @@ def engine(device):
         import triton
         import triton.language as tl
     except Exception as e:  # an ImportError, or a broken install
-        fail(
+        cannot_grade(
             f"The {KATA} kata needs Triton (triton>=3.0), which is not installed for this Python "
             f"({sys.executable}; importing it raised {type(e).__name__}: {e}). Install it with "
             "pip install 'triton>=3.0' (Linux; no GPU needed: without one the grader runs your "
             "kernel in Triton's interpreter), then grade again."
         )
     if _version(triton.__version__) < (3, 0):
-        fail(f"The {KATA} kata needs Triton 3.0 or later; this Python has {triton.__version__}.")
+        cannot_grade(
+            f"The {KATA} kata needs Triton 3.0 or later; this Python has {triton.__version__}."
+        )
     if problem := _library_mode_problem() or _engine_problem(device):
-        fail(problem)
+        cannot_grade(problem)
     if INTERPRETED:
         _index_loop_bounds()
 
