@@ -10,6 +10,7 @@ python -m practice solution <kata>                           nox -s solution
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
 
 from grader import registry, runner
@@ -108,6 +109,10 @@ def main(argv: list[str]) -> int:
     if not argv or argv[0] not in COMMANDS:
         print(f"usage:\n{USAGE}", file=sys.stderr)
         return runner.USAGE
+    if sys.stdin is not None and sys.stdin.isatty():
+        # On a terminal Ctrl-C must stop a watch or a mock, even when this process inherited
+        # SIGINT ignored (a job started with & from a script): Python then installs no handler.
+        signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         return COMMANDS[argv[0]](argv[1:])
     except KeyError as e:  # an unknown kata name

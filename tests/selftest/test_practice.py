@@ -268,10 +268,16 @@ def test_solution_peek_is_recorded() -> None:
 # -- the mock interview, in a pseudo-terminal ---------------------------------------------
 
 
+def _sigint_ignored() -> None:
+    # As in a job started with & from a script: Ctrl-C must still leave watch mode and the mock.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 def spawn(*args: str) -> pexpect.spawn:
     return pexpect.spawn(
         sys.executable, ["-m", "practice", *args], cwd=str(registry.ROOT),
         env={**os.environ, "NO_COLOR": "1"}, encoding="utf-8", timeout=90, dimensions=(50, 140),
+        preexec_fn=_sigint_ignored,
     )  # fmt: skip
 
 
