@@ -86,6 +86,21 @@ def fail(message: str) -> NoReturn:
     pytest.fail(message, pytrace=False)
 
 
+def expect_through_function(cls: Any, name: str, run: Callable[[], Any], *, caller: str) -> None:
+    """cls must be a torch.autograd.Function, and run() (the learner's wrapper, `caller`) must
+    return the output of cls.apply, so that the learner's backward computes the gradient."""
+    if not (isinstance(cls, type) and issubclass(cls, torch.autograd.Function)):
+        fail(f"{name} should be a subclass of torch.autograd.Function.")
+    y = expect_tensor(run(), caller)
+    node = type(y.grad_fn).__name__ if y.grad_fn is not None else "no grad_fn"
+    if node != f"{cls.__name__}Backward":
+        fail(
+            f"{caller}(x, weight, bias) produced an output whose grad_fn is {node}, not "
+            f"{cls.__name__}Backward: it must return {name}.apply(x, weight, bias, eps), so "
+            "that your backward computes the gradient."
+        )
+
+
 class CannotGrade(Exception):
     """This environment cannot grade the kata (a package missing or broken): the grader's
     failure, reported with exit code 3 and this message, never a failed check."""
