@@ -11,6 +11,13 @@ import pytest
 
 from grader import server
 
+# Each test worker grades in processes of its own. Left to torch's default (a thread per core
+# each), N workers start N x cores OpenMP threads that spin against each other: twice as slow.
+# Only in a worker: the controller's environment, set at its import, would reach every worker.
+if _workers := int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "0")):
+    _cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    os.environ.setdefault("OMP_NUM_THREADS", str(max(1, (_cores or 1) // _workers)))
+
 INTERNAL = ("Traceback (most recent call last)", "INTERNALERROR")
 Grade = Callable[..., tuple[dict, str, int]]
 
