@@ -205,7 +205,10 @@ class Grading:
         outcome = yield
         check = self.checks.get(item.nodeid)
         report = outcome.get_result()
-        if check is None or check.outcome in ("failed", "skipped"):
+        if check is None:
+            return
+        check.seconds = round(check.seconds + report.duration, 4)
+        if check.outcome in ("failed", "skipped"):
             return
         if call.excinfo is not None and call.excinfo.errisinstance(CannotGrade):
             message = str(call.excinfo.value)

@@ -32,6 +32,7 @@ class Check:
     outcome: str = "not run"  # passed | failed | skipped | not run
     kind: str = ""  # for failures: todo | fail | crash | timeout
     message: str = ""
+    seconds: float = 0.0  # setup, call and teardown: where a grading spends its time
 
     @property
     def function(self) -> str:
