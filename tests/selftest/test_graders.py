@@ -140,7 +140,7 @@ def test_catalogue_entry(name: str, path: Path, grade) -> None:
 @pytest.mark.parametrize("path", sorted((CATALOGUE / "broken").glob("*.py")), ids=lambda p: p.stem)
 def test_broken_file_gets_a_clean_report(path: Path, grade) -> None:
     says = markers(path)["SAYS"]
-    _, output, code = grade("layernorm", path, "--timeout=3")
+    _, output, code = grade("layernorm", path, "--timeout=1.5")  # a loop stops after two
     assert code == 1, output
     assert says in output, f"expected {says!r} in the report:\n{output}"
 
@@ -262,7 +262,7 @@ def test_a_rank_that_hangs_is_stopped_and_leaves_no_process(tmp_path: Path) -> N
         "syncbatchnorm",
         "--impl",
         str(loop),
-        env={**os.environ, "NORM_KATAS_SELFTEST": mark},
+        env={**os.environ, "NORM_KATAS_SELFTEST": mark, "NORM_KATAS_RANK_WAIT_S": "1"},
     )
     assert run.returncode == 1, run.stdout + run.stderr
     assert "rank 1 did not finish within" in run.stdout, run.stdout
