@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import importlib.util
 import sys
 import traceback
@@ -28,6 +29,7 @@ def load_file(path: Path, module_name: str) -> ModuleType:
     spec = importlib.util.spec_from_file_location(module_name, path)
     if spec is None or spec.loader is None:
         raise LoadError(f"{shown} is not a Python file that can be imported.")
+    _no_reference_imports(path)
     module = importlib.util.module_from_spec(spec)
     sys.modules[module_name] = module  # dataclasses and pickling look the module up here
     try:
@@ -58,38 +60,77 @@ def load_file(path: Path, module_name: str) -> ModuleType:
     return module
 
 
-def _expect_own_code(module: ModuleType, path: Path) -> None:
-    """A name the file exports must not be the reference solution's own object, re-exported.
-
-    `from solutions.layernorm import LayerNorm` would pass every check without a line of the
-    learner's code. Subclassing the reference under another name is how the catalogue builds
-    its mutants, so only re-exports under the reference's own name count.
-    """
+def _builds_on_the_reference(path: Path) -> bool:
+    """Whether this file may use solutions/: the reference itself, and the self-tests' wrong
+    and broken files, which subclass it to make one mistake each (tests/catalogue/, but for
+    uses_reference/ there: the files that prove this rule)."""
     from grader.registry import ROOT
 
-    solutions = ROOT / "solutions"
-    if path.resolve().is_relative_to(solutions):
-        return  # grading the reference itself
-    for name, value in vars(module).items():
-        if name.startswith("_") or getattr(value, "__name__", None) != name:
+    path, catalogue = path.resolve(), ROOT / "tests" / "catalogue"
+    if path.is_relative_to(ROOT / "solutions"):
+        return True
+    return path.is_relative_to(catalogue) and not path.is_relative_to(catalogue / "uses_reference")
+
+
+def _no_reference_imports(path: Path) -> None:
+    """The learner's file must not import the reference solution, anywhere in it.
+
+    `from solutions.layernorm import LayerNorm`, a subclass of it, or a forward that calls it
+    would pass every check without a line of the learner's own code.
+    """
+    if _builds_on_the_reference(path):
+        return
+    try:
+        tree = ast.parse(path.read_bytes())
+    except (SyntaxError, ValueError):
+        return  # importing the file reports it, with the line
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.level == 0:
+            modules = [node.module or ""]
+        elif isinstance(node, ast.Import):
+            modules = [alias.name for alias in node.names]
+        else:
             continue
-        source = _defined_in(value)
-        if source is not None and source.is_relative_to(solutions):
-            sys.modules.pop(module.__name__, None)
-            raise LoadError(
-                f"{display_path(path)} does not define {name}: it imports it from "
-                f"{display_path(source)}, the reference solution. Write your own {name}; "
-                "the grader checks your code, not the reference."
-            )
+        for name in modules:
+            if name == "solutions" or name.startswith("solutions."):
+                raise LoadError(
+                    f"{display_path(path)} line {node.lineno} imports the reference solution "
+                    f"({ast.unparse(node)}). Write your own; the grader checks your code, "
+                    "not the reference."
+                )
+
+
+def _expect_own_code(module: ModuleType, path: Path) -> None:
+    """Nothing the file holds may come from the reference solution: the import check above
+    misses a module imported by a computed name (importlib)."""
+    from grader.registry import ROOT
+
+    if _builds_on_the_reference(path):
+        return
+    for name, value in vars(module).items():
+        if name.startswith("__"):
+            continue
+        for part in value.__mro__ if isinstance(value, type) else (value,):
+            source = _defined_in(part)
+            if source is not None and source.is_relative_to(ROOT / "solutions"):
+                sys.modules.pop(module.__name__, None)
+                raise LoadError(
+                    f"{display_path(path)} uses the reference solution: its {name} comes from "
+                    f"{display_path(source)}. Write your own; the grader checks your code, "
+                    "not the reference."
+                )
 
 
 def _defined_in(value: object) -> Path | None:
-    """The file a class or function was defined in, if it has one."""
-    module = sys.modules.get(getattr(value, "__module__", None) or "")
-    file = getattr(module, "__file__", None)
-    if file is None or not (isinstance(value, type) or callable(value)):
+    """The file a module, class or function was defined in, if it has one."""
+    if isinstance(value, ModuleType):
+        file = getattr(value, "__file__", None)
+    elif isinstance(value, type) or callable(value):
+        module = sys.modules.get(getattr(value, "__module__", None) or "")
+        file = getattr(module, "__file__", None)
+    else:
         return None
-    return Path(file).resolve()
+    return Path(file).resolve() if file else None
 
 
 def display_path(path: Path) -> str:

@@ -8,7 +8,10 @@ grader (one per test worker, see conftest.py), with `--device` passed through:
   the interview core: it is solved (exit 0), though not under --strict. ALSO names broad
   checks (safety nets behind the specific ones) that the file must fail as well;
 - each ok_*.py there (correct, written differently) passes every check;
-- each broken file in tests/catalogue/broken/ gets a clean failing report saying SAYS;
+- each broken file in tests/catalogue/broken/ gets a clean failing report saying SAYS, and so
+  does each file in uses_reference/ there, which builds on the reference solution (only the
+  catalogue's own files may);
+- a file in tests/catalogue/hangs/ loops in one SyncBatchNorm rank: the run stops, no process stays;
 - every check of every suite is named by at least one wrong implementation.
 The command line itself, and a grader broken on purpose, are tested in fresh interpreters.
 """
@@ -137,7 +140,12 @@ def test_catalogue_entry(name: str, path: Path, grade) -> None:
         assert code == 1 and not report["solved"], output
 
 
-@pytest.mark.parametrize("path", sorted((CATALOGUE / "broken").glob("*.py")), ids=lambda p: p.stem)
+BROKEN = sorted(
+    [*(CATALOGUE / "broken").glob("*.py"), *(CATALOGUE / "uses_reference").glob("*.py")]
+)
+
+
+@pytest.mark.parametrize("path", BROKEN, ids=lambda p: p.stem)
 def test_broken_file_gets_a_clean_report(path: Path, grade) -> None:
     says = markers(path)["SAYS"]
     _, output, code = grade("layernorm", path, "--timeout=1.5")  # a loop stops after two
@@ -246,16 +254,7 @@ def test_command_line_strict_asks_for_parity_too() -> None:
 def test_a_rank_that_hangs_is_stopped_and_leaves_no_process(tmp_path: Path) -> None:
     # One rank loops forever in forward: the check says so, the run stops after two such
     # checks, and every rank is gone when the grader exits (none left holding a port).
-    loop = tmp_path / "syncbatchnorm.py"
-    loop.write_text(
-        "import torch.distributed as dist\n"
-        "from solutions.syncbatchnorm import SyncBatchNorm as Reference\n\n\n"
-        "class SyncBatchNorm(Reference):\n"
-        "    def forward(self, x):\n"
-        "        while self.training and dist.is_initialized() and dist.get_rank() == 1:\n"
-        "            pass\n"
-        "        return super().forward(x)\n"
-    )
+    loop = CATALOGUE / "hangs" / "syncbatchnorm_rank_loops.py"
     mark = f"norm-katas-selftest-{os.getpid()}-{tmp_path.name}"
     run = cli(
         "grade",

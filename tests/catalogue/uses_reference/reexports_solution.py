@@ -1,3 +1,3 @@
 # Broken on purpose: no code of its own, the reference solution re-exported under its name.
-# EXPECT = "broken"; SAYS = "Write your own LayerNorm"
+# EXPECT = "broken"; SAYS = "line 3 imports the reference solution (from solutions.layernorm"
 from solutions.layernorm import LayerNorm  # noqa: F401
