@@ -654,12 +654,13 @@ def divergence(reports: list[Report]) -> str | None:
                 instead: dict[str, list[int]] = {}  # what they did instead -> those ranks
                 for r in missing:
                     other = here[r]
-                    did = (
-                        f"went on to {_call(other, shape=False)}"
-                        if other
-                        else "finished the step in "
-                        f"{next(x.phase for x in reports if x.rank == r) or 'setup'} without it"
-                    )
+                    last = next(x.phase for x in reports if x.rank == r) or "setup"
+                    if other:
+                        did = f"went on to {_call(other, shape=False)}"
+                    elif last == "done":  # the suite's name for after the last step
+                        did = "finished every step without it"
+                    else:
+                        did = f"finished the step in {last} without it"
                     instead.setdefault(did, []).append(r)
                 went = [f"{_ranks(rs)} {did}" for did, rs in instead.items()]
                 return (
