@@ -211,12 +211,12 @@ def test_stub_docstring_puts_the_core_contract_before_the_stretch(kata: registry
     assert "The contract (interview core)" in handed_out and "NotImplementedError" in handed_out
 
 
-def test_hints_come_in_steps() -> None:
+def test_hints_come_in_steps(grade) -> None:
     # Without --hints there is none: test_gradings_are_recorded_but_not_the_reference_solution.
-    wrong = str(registry.ROOT / "tests" / "catalogue" / "layernorm" / "eps_outside_sqrt.py")
-    idea = cli("grade", "layernorm", "--impl", wrong, "--hints").stdout
+    wrong = registry.ROOT / "tests" / "catalogue" / "layernorm" / "eps_outside_sqrt.py"
+    _, idea, _ = grade("layernorm", wrong, "--hints")
     assert "Hint (idea)" in idea and "Hint (formula)" not in idea
-    both = cli("grade", "layernorm", "--impl", wrong, "--hints", "2").stdout
+    _, both, _ = grade("layernorm", wrong, "--hints", "2")
     assert "Hint (idea)" in both and "Hint (formula)" in both
 
 
@@ -288,8 +288,13 @@ def spawn_mock(*args: str) -> pexpect.spawn:
 
 
 def save(path: Path, text: str) -> None:
-    time.sleep(1.1)  # a visibly newer mtime on every filesystem
-    path.write_text(text)
+    """Save as an editor may (write aside, then rename over), with an mtime a second newer:
+    visibly newer on every filesystem, without waiting for the clock."""
+    stamp = max(time.time_ns(), path.stat().st_mtime_ns + 1_000_000_000)
+    aside = path.with_name(path.name + ".saving")
+    aside.write_text(text)
+    os.utime(aside, ns=(stamp, stamp))
+    os.replace(aside, path)
 
 
 def answer_follow_ups(child: pexpect.spawn, kata: registry.Kata) -> None:
