@@ -128,6 +128,7 @@ class Grading:
         self.printer: Printer | None = None
         self.grader_errors: list[str] = []  # the grader's own failures, never the learner's
         self.perf: dict | None = None  # --perf's measurements
+        self._deselected: list[pytest.Item] = []  # by -k or -m
         if config.getoption("checklist"):
             self.printer = Printer(
                 hints=config.getoption("hints"), expand=config.getoption("expand")
@@ -174,6 +175,11 @@ class Grading:
         self.grader_errors.append(str(excrepr))
         self._write_json()
 
+    def pytest_deselected(self, items: list[pytest.Item]) -> None:
+        self._deselected.extend(items)
+
+    # Last, so that -k and -m have deselected what they leave out: the checklist is the rest.
+    @pytest.hookimpl(trylast=True)
     def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
         modules = {getattr(item.module, "KATA", None) for item in items if hasattr(item, "module")}
         modules.discard(None)
@@ -182,6 +188,8 @@ class Grading:
         entry = registry.get(modules.pop())
         self.learner = registry.resolve_impl(entry, self.config.getoption("impl"), self.base)
         self.report = Report(entry.name, entry.title, display_path(self.learner), str(self.target))
+        for item in self._deselected:
+            self.report.deselected[_tier(item)] += 1
         # The interview core runs (and is listed) first, then torch parity, each in suite order.
         tiers = {item.nodeid: _tier(item) for item in items}
         items.sort(key=lambda item: tiers[item.nodeid] != CORE)
@@ -261,6 +269,8 @@ class Grading:
             # Solved means the interview core passes; --strict asks for parity too.
             strict = self.config.getoption("strict_parity")
             solved = self.report.strict_solved if strict else self.report.solved
+            if self.report.partial:  # -k or -m: as pytest, whether the selected checks pass
+                solved = self.report.selection_passes(strict)
             session.exitstatus = 0 if solved else 1
 
     def _perf(self, session: pytest.Session) -> None:

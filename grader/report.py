@@ -49,6 +49,9 @@ class Report:
     load_error: str | None = None
     stopped: str | None = None  # why the run stopped early, if it did
     finished: bool = False  # False in a report left behind by a run that died
+    # Checks left out by -k or -m, per tier: they are not listed, and a tier with any left
+    # out cannot be called solved.
+    deselected: dict[str, int] = field(default_factory=lambda: {CORE: 0, PARITY: 0})
 
     def tier(self, tier: str) -> list[Check]:
         return [c for c in self.checks if c.tier == tier]
@@ -60,17 +63,27 @@ class Report:
         return sum(c.outcome == "passed" for c in counted), len(counted)
 
     def tier_solved(self, tier: str) -> bool:
+        """Every check of the tier that ran passed (solved, if none was left out)."""
         passed, counted = self.tally(tier)
         return self.load_error is None and passed == counted
 
     @property
     def solved(self) -> bool:
-        """The interview core passes: the kata is solved."""
-        return self.tally(CORE)[1] > 0 and self.tier_solved(CORE)
+        """The whole interview core ran and passes: the kata is solved."""
+        return self.tally(CORE)[1] > 0 and self.tier_solved(CORE) and not self.deselected[CORE]
 
     @property
     def strict_solved(self) -> bool:
-        return self.solved and self.tier_solved(PARITY)
+        return self.solved and self.tier_solved(PARITY) and not self.deselected[PARITY]
+
+    @property
+    def partial(self) -> bool:
+        """Some checks were left out (-k, -m): no verdict on the kata."""
+        return any(self.deselected.values())
+
+    def selection_passes(self, strict: bool) -> bool:
+        """A partial run passes when every selected check of the core (and parity) passes."""
+        return self.tier_solved(CORE) and (not strict or self.tier_solved(PARITY))
 
     @property
     def failed(self) -> list[Check]:
@@ -99,6 +112,7 @@ class Report:
             parity={"passed": parity[0], "total": parity[1]},
             solved=self.solved,
             strict_solved=self.strict_solved,
+            partial=self.partial,
             headline=headline.name if headline else None,
         )
         return data
@@ -208,6 +222,11 @@ class Printer:
         not_run = sum(c.outcome == "not run" for c in report.checks)
         if not_run:
             self.write(f"{self.dim}{not_run} check(s) did not run.{self.reset}")
+        if left_out := sum(report.deselected.values()):
+            self.write(
+                f"{self.dim}Only the selected checks ran ({left_out} left out by -k or -m): "
+                f"grade without a selection for the verdict on the kata.{self.reset}"
+            )
         self._score(report)
         headline = report.headline
         if report.strict_solved:
@@ -220,9 +239,8 @@ class Printer:
     def _headline(self, report: Report, failed: list[Check]) -> None:
         head = failed[0]
         if head.tier == PARITY:
-            self.write(
-                f"\n{self.bold}Interview core solved.{self.reset} Stretch goal, torch parity:"
-            )
+            core = "Interview core solved." if report.solved else "The selected core checks pass."
+            self.write(f"\n{self.bold}{core}{self.reset} Stretch goal, torch parity:")
         else:
             self.write("")
         self._failure(head)

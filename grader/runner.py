@@ -214,6 +214,8 @@ def _verdict(
     if status not in (SOLVED, NOT_SOLVED, PYTEST_INTERRUPTED):
         say(grader_failed(f"pytest ended with status {status} inside the grader."))
         return GRADER_FAILED
+    if report.get("partial"):  # -k or -m: the plugin's code says whether the selection passes
+        return SOLVED if status == SOLVED else NOT_SOLVED
     solved = report.get("strict_solved" if strict else "solved")
     return SOLVED if solved else NOT_SOLVED
 

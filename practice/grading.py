@@ -11,12 +11,15 @@ from practice import history
 def grade(
     kata: registry.Kata, args: list[str], mode: str = "practice", **mock: object
 ) -> runner.Outcome:
-    """runner.grade(), then record the attempt (never the reference solution's)."""
+    """runner.grade(), then record the attempt: never the reference solution's, nor a run of
+    some checks only (-k, -m), which says nothing about the kata as a whole."""
     outcome = runner.grade(kata, args)
     impl, _ = runner.pop_option(args, "--impl")
-    if outcome.report is not None and outcome.code != runner.GRADER_FAILED and impl != "solutions":
+    report = outcome.report
+    recorded = report is not None and not report.get("partial")
+    if recorded and outcome.code != runner.GRADER_FAILED and impl != "solutions":
         try:
-            history.record_report(outcome.report, mode, **mock)
+            history.record_report(report, mode, **mock)  # type: ignore[arg-type]
         except Exception as e:  # the history must never cost the learner a verdict
             print(f"(could not record this attempt in {history.db_path()}: {e})", file=sys.stderr)
     return outcome

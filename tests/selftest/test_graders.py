@@ -187,6 +187,21 @@ def test_strict_requires_torch_parity(grade) -> None:
     assert code == 0 and "raised ValueError('p must be a probability')" in output, output
 
 
+def test_a_selection_lists_only_its_checks_and_claims_no_verdict(grade) -> None:
+    report, output, code = grade("layernorm", "solutions", "-k", "eps")
+    names = [c["name"] for c in report["checks"]]
+    assert names and all("eps" in n for n in names), names
+    assert code == 0 and report["partial"] and not report["solved"], summary(report, output)
+    assert "Only the selected checks ran" in output and "solved" not in output, output
+    wrong = CATALOGUE / "layernorm" / "eps_outside_sqrt.py"
+    report, output, code = grade("layernorm", wrong, "-k", "eps")
+    assert code == 1 and report["headline"] == "test_eps_inside_sqrt", summary(report, output)
+    # Parity left out, the whole core run: the core is solved, strictly nothing is.
+    report, output, code = grade("layernorm", "solutions", "-m", "not parity")
+    assert code == 0 and report["solved"] and not report["strict_solved"], summary(report)
+    assert re.search(r"Interview core (\d+)/\1 ✓ solved", output), output
+
+
 def test_headline_folds_failures_and_all_expands_them(grade) -> None:
     path = CATALOGUE / "dropout" / "no_scaling.py"
     report, output, code = grade("dropout", path)

@@ -133,6 +133,8 @@ def test_gradings_are_recorded_but_not_the_reference_solution(tmp_path: Path) ->
     parity_only = registry.ROOT / "tests" / "catalogue" / "dropout" / "wrong_error_message.py"
     run = cli("grade", "dropout", "--impl", str(parity_only))
     assert run.returncode == 0 and "Interview core solved." in run.stdout
+    run = cli("grade", "layernorm", "--impl", str(wrong), "-k", "eps")  # some checks: no record
+    assert run.returncode == 1 and "Only the selected checks ran" in run.stdout
     first, second = history.events()
     assert first.mode == "practice" and first.kata == "layernorm"
     assert "test_eps_inside_sqrt" in first.failed and 0 < first.passed < first.total
