@@ -317,6 +317,8 @@ def rank_main(
     groups: dict[str, list[int]], log: str, parent: int,
 ) -> None:  # fmt: skip
     """A rank: join the group, load the learner's file, then run what the parent sends."""
+    if hasattr(signal, "SIGPIPE"):  # as Python sets it: a write to a rank that died raises
+        signal.signal(signal.SIGPIPE, signal.SIG_IGN)
     try:
         _die_with_parent(parent)
         _quiet(log)

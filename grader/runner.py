@@ -186,6 +186,8 @@ def _verdict(
     def say(text: str) -> None:
         print(text, file=out, flush=True)
 
+    if hasattr(signal, "SIGPIPE") and status == -signal.SIGPIPE:
+        return NOT_SOLVED  # whoever read the checklist stopped reading: nothing to say
     if status is None:
         say(
             f"\nGrading did not finish within {limit:.0f} s and was stopped. Does your code "
@@ -244,6 +246,10 @@ def child_main(kata: registry.Kata, args: list[str], report: Path) -> int:
     import pytest
 
     os.chdir(registry.ROOT)
+    if hasattr(signal, "SIGPIPE"):
+        # Output closed by its reader (`| head`): end quietly, as Unix tools do, rather than
+        # report a BrokenPipeError as the grader's failure.
+        signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     # Only the plugins grading needs. Others installed beside pytest are not part of the verdict
     # (pytest-randomly would reorder the checks), and looking them all up costs every grading.
     os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"

@@ -315,6 +315,20 @@ def test_a_rank_that_hangs_is_stopped_and_leaves_no_process(tmp_path: Path) -> N
     assert not left, f"processes left behind by the grading: {left}"
 
 
+def test_a_reader_that_stops_early_gets_no_error() -> None:
+    # `nox -s kata-... | head`: the grading ends quietly when its output is closed.
+    run = subprocess.Popen(
+        [sys.executable, "-m", "grader", "grade", "layernorm", "--impl", "solutions"],
+        cwd=registry.ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    assert run.stdout is not None and run.stderr is not None
+    assert "LayerNorm" in run.stdout.readline()
+    run.stdout.close()
+    errors = run.stderr.read()
+    assert run.wait(timeout=300) == 1, errors
+    assert not errors.strip(), errors
+
+
 def test_the_supported_torch_range_is_stated_once() -> None:
     from grader import torch_compat
 
