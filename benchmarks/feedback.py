@@ -25,6 +25,9 @@ from grader import registry  # noqa: E402
 
 KATA = "layernorm"
 VERDICT = r"Interview core \d+/\d+"
+# Saved as the learner's file in watch mode and the mock, so it must be self-contained (a file
+# that imports solutions/ is refused outside the catalogue); a self-test grades it that way.
+WRONG = ROOT / "tests" / "catalogue" / KATA / "eps_outside_sqrt.py"
 
 
 def timed(run: Callable[[], object], runs: int) -> float:
@@ -86,7 +89,7 @@ def main(argv: list[str]) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         data = Path(tmp) / "data"
         env = {**os.environ, "NORM_KATAS_DATA": str(data)}
-        wrong = ROOT / "tests" / "catalogue" / KATA / "eps_outside_sqrt.py"
+        wrong = WRONG
         rows: list[tuple[str, float, str]] = []
         base = timed(command(sys.executable, "-c", "import torch"), args.runs)
         rows.append(("import torch", base, ""))

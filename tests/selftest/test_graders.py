@@ -225,6 +225,17 @@ def test_a_selection_lists_only_its_checks_and_claims_no_verdict(grade) -> None:
     assert re.search(r"Interview core (\d+)/\1 ✓ solved", output), output
 
 
+def test_the_benchmarks_wrong_file_grades_as_a_learners_file(grade, tmp_path: Path) -> None:
+    # nox -s benchmark (not run by CI) saves it outside the catalogue and waits for a verdict.
+    from benchmarks import feedback
+
+    mine = tmp_path / KATAS[feedback.KATA].file
+    shutil.copyfile(feedback.WRONG, mine)
+    report, output, code = grade(feedback.KATA, mine)
+    assert code == 1 and re.search(feedback.VERDICT, output), output
+    assert report["headline"] == markers(feedback.WRONG)["EXPECT"], summary(report, output)
+
+
 def test_headline_folds_failures_and_all_expands_them(grade) -> None:
     path = CATALOGUE / "dropout" / "no_scaling.py"
     report, output, code = grade("dropout", path)
