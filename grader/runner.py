@@ -177,6 +177,10 @@ def grade(
         details = crash.read_text() if crash.exists() else ""
         if wanted and path.exists():
             shutil.copyfile(path, wanted)
+    if hasattr(signal, "SIGPIPE") and status == -signal.SIGPIPE:
+        # Whoever read the checklist stopped reading (`| head`): nothing to say, and an
+        # unfinished report that is no attempt to record.
+        return Outcome(NOT_SOLVED, None)
     return Outcome(_verdict(status, report, strict, details, out, limit), report)
 
 
@@ -186,8 +190,6 @@ def _verdict(
     def say(text: str) -> None:
         print(text, file=out, flush=True)
 
-    if hasattr(signal, "SIGPIPE") and status == -signal.SIGPIPE:
-        return NOT_SOLVED  # whoever read the checklist stopped reading: nothing to say
     if status is None:
         say(
             f"\nGrading did not finish within {limit:.0f} s and was stopped. Does your code "
