@@ -395,7 +395,7 @@ def test_mock_solved_by_the_core_offers_torch_parity() -> None:
 
 
 def test_mock_interview_time_up_and_stop() -> None:
-    child = spawn_mock("--kata", "rmsnorm", "--minutes", "0.05")
+    child = spawn_mock("--kata", "rmsnorm", "--minutes", "0.02")
     child.expect("Final grading")
     child.expect("Scorecard")
     child.expect("not solved")
