@@ -16,6 +16,10 @@ class LoadError(Exception):
     """The learner's file could not be imported; str() is the learner-facing message."""
 
 
+class MissingName(pytest.fail.Exception):
+    """The learner's file lacks a name the kata needs: the check's own hints do not apply."""
+
+
 def _learner_frame(tb: traceback.StackSummary, path: Path) -> traceback.FrameSummary | None:
     frames = [f for f in tb if Path(f.filename).resolve() == path.resolve()]
     return frames[-1] if frames else None
@@ -158,8 +162,8 @@ class LearnerModule:
         try:
             return getattr(self._module, name)
         except AttributeError:
-            pytest.fail(
+            raise MissingName(
                 f"{display_path(self.path)} defines no `{name}`. "
                 f"The kata expects {name} by that name; check its spelling.",
                 pytrace=False,
-            )
+            ) from None

@@ -15,7 +15,7 @@ from typing import Any, TextIO
 
 import pytest
 
-from grader.loader import display_path
+from grader.loader import MissingName, display_path
 
 TODO, FAIL, CRASH, TIMEOUT = "todo", "fail", "crash", "timeout"
 CORE, PARITY = "core", "parity"
@@ -133,6 +133,8 @@ def explain(excinfo: pytest.ExceptionInfo[BaseException], learner: Path | None) 
     if isinstance(e, pytest.fail.Exception):
         if type(e).__name__ == "Hung":  # grader.checks.Hung: the check says what hung
             return TIMEOUT, text
+        if isinstance(e, MissingName):  # not this check's mistake: no hint for it
+            return CRASH, text
         if text.startswith("Timeout"):
             return TIMEOUT, (
                 "this check did not finish in time: an infinite loop, or a very slow "
