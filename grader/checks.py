@@ -30,10 +30,12 @@ from grader import fake_cuda, tracing
 from grader.perf import PerfCase  # noqa: F401  (for suites: what --perf times)
 
 # (rtol, atol) per dtype for forward outputs on the CPU. Two correct formulas differ by a few
-# ulps; the mistakes the checks hunt for are orders of magnitude larger. float64 stays tight
-# on purpose: statistics computed in float32 for a float64 input are off by ~1e-7 and more.
+# ulps; the mistakes the checks hunt for are orders of magnitude larger. float64 gets float32's
+# bounds: which dtype a layer computes a float64 input in is dtype policy (LLaMA's RMSNorm
+# computes in float32 whatever it is given), torch parity, and expect_float64_arithmetic checks
+# it without any tolerance. A value check must not fail such a layer for its rounding.
 TOLERANCE: dict[torch.dtype, tuple[float, float]] = {
-    torch.float64: (1e-7, 1e-7),
+    torch.float64: (1e-5, 1e-5),
     torch.float32: (1e-5, 1e-5),
     torch.float16: (1e-3, 1e-3),
     torch.bfloat16: (1.6e-2, 1e-2),
@@ -42,8 +44,9 @@ TOLERANCE: dict[torch.dtype, tuple[float, float]] = {
 DEVICE_TOLERANCE: dict[str, dict[torch.dtype, tuple[float, float]]] = {
     # CUDA accumulates float32 reductions in float32, in a tree order, where the CPU kernels
     # accumulate in double: two correct float32 formulas then differ by up to ~log2(n) ulps
-    # more. float64 and half keep the CPU's bounds, which already exceed what order changes.
-    "cuda": {torch.float32: (2e-5, 2e-5)},
+    # more. float64 follows float32 (a float64 input may be computed in float32, see above);
+    # half keeps the CPU's bounds, which already exceed what order changes.
+    "cuda": {torch.float32: (2e-5, 2e-5), torch.float64: (2e-5, 2e-5)},
     # Metal computes rsqrt and reductions with fast-math approximations; no float64 there.
     "mps": {torch.float32: (1e-4, 1e-4), torch.float16: (2e-3, 2e-3)},
 }
@@ -396,14 +399,11 @@ def expect_float64_arithmetic(
 
     Whatever the formula, a float64 computation answers a change of x by one part in 1e9;
     one that rounds to float32 inside (x.float(), a float32 constant tensor) cannot see it.
+    Which dtype a layer computes in is dtype policy: use this in torch-parity checks only.
     """
-    if x.dtype != torch.float64:
-        raise ValueError("expect_float64_arithmetic needs a float64 input")
-    nudge = x * (1 + 1e-9 * torch.randn(x.shape, dtype=x.dtype, generator=_generator()).to(x))
-    first, second = expect_tensor(run(x.clone())), expect_tensor(run(nudge))
+    first, changed = _answer_to_nudge(run, x)
     if first.dtype != torch.float64:
         fail(f"{given}: the output is {_fmt(first.dtype)}, expected float64 like the input.")
-    changed = (first.detach() != second.detach()).double().mean().item()
     if changed < 0.5:
         fail(
             f"{given}: changing x by one part in 1e9 left {1 - changed:.0%} of the output "
@@ -411,6 +411,21 @@ def expect_float64_arithmetic(
             "Upcast only float16/bfloat16 inputs (x.float() also rounds float64), and keep "
             "tensors you create in x's dtype."
         )
+
+
+def computes_in_float64(run: Callable[[torch.Tensor], Any], x: torch.Tensor) -> bool:
+    """Whether run(x) on a float64 x computes in float64 (see expect_float64_arithmetic)."""
+    first, changed = _answer_to_nudge(run, x)
+    return first.dtype == torch.float64 and changed >= 0.5
+
+
+def _answer_to_nudge(run: Callable[[torch.Tensor], Any], x: torch.Tensor) -> tuple[Any, float]:
+    """run(x), and the share of its elements that change when x changes by one part in 1e9."""
+    if x.dtype != torch.float64:
+        raise ValueError("a float64 arithmetic probe needs a float64 input")
+    nudge = x * (1 + 1e-9 * torch.randn(x.shape, dtype=x.dtype, generator=_generator()).to(x))
+    first, second = expect_tensor(run(x.clone())), expect_tensor(run(nudge))
+    return first, (first.detach() != second.detach()).double().mean().item()
 
 
 def _generator() -> torch.Generator:
@@ -667,9 +682,27 @@ def expect_saves_only_what_backward_needs(
 def expect_gradcheck(
     fn: Callable[..., Any], inputs: tuple[torch.Tensor, ...], *, given: str
 ) -> None:
-    """torch.autograd.gradcheck(fn, inputs) passes: backward is the derivative of forward."""
+    """torch.autograd.gradcheck(fn, inputs) passes: backward is the derivative of forward.
+
+    Finite differences in float64 need a forward that computes in float64: one that computes a
+    float64 input in float32 (a dtype policy, judged in torch parity) has steps of float32's
+    size, which gradcheck's tiny eps cannot see past. Such a forward is skipped, saying so;
+    its gradients are still compared with autograd's at float32's tolerance.
+    """
     from torch.autograd.gradcheck import GradcheckError
 
+    x, rest = inputs[0], inputs[1:]
+    try:
+        rounded = x.dtype == torch.float64 and not computes_in_float64(
+            lambda v: fn(v, *rest), x.detach()
+        )
+    except (Exception, pytest.fail.Exception):  # gradcheck below reports it, as it always has
+        rounded = False
+    if rounded:
+        pytest.skip(
+            "your forward computes a float64 input in float32, so gradcheck's float64 finite "
+            "differences cannot judge backward (the float64 check in torch parity says more)"
+        )
     try:
         torch.autograd.gradcheck(fn, inputs)
     except GradcheckError as e:
