@@ -1,14 +1,15 @@
 """Mistake: always computes in float32 (x.float()), also for a float64 input.
 
 Meant as the half-precision upcast, it also rounds float64 inputs to float32: the output then
-has float32 accuracy, far from what nn.RMSNorm computes in float64.
+has float32 accuracy, where nn.RMSNorm computes in float64. A dtype policy, not a formula
+mistake: the interview core passes.
 """
 
 import torch
 
 from solutions.rmsnorm import RMSNorm as Reference
 
-EXPECT = "test_to_dtype"
+EXPECT = "test_computes_in_float64"
 
 
 class RMSNorm(Reference):

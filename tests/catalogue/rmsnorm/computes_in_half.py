@@ -1,4 +1,5 @@
-"""Mistake: squares and averages in float16 itself, so x² overflows to inf above |x| ≈ 256."""
+"""Mistake: squares and averages in float16 itself, so x² overflows to inf above
+|x| ≈ 256. Whether a layer upcasts half precision is dtype policy: the interview core passes."""
 
 import torch
 
