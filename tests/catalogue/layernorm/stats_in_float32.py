@@ -1,14 +1,15 @@
 """Mistake: always computes the statistics in float32, also for a float64 input.
 
 Meant as the half-precision upcast, x.float() also rounds a float64 input to float32: its
-output then has float32 accuracy, far from what nn.LayerNorm computes in float64.
+output then has float32 accuracy, where nn.LayerNorm computes in float64. A dtype policy, not a
+formula mistake: the interview core passes.
 """
 
 import torch
 
 from solutions.layernorm import LayerNorm as Reference
 
-EXPECT = "test_to_dtype"
+EXPECT = "test_computes_in_float64"
 
 
 class LayerNorm(Reference):
