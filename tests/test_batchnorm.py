@@ -1,7 +1,10 @@
 """Hidden checks for the BatchNorm kata, each compared with torch.nn.BatchNorm1d/2d.
 
-Interview core first, then torch parity (@pytest.mark.parity): momentum=None, no tracking,
-torch's error messages, an empty batch and half-precision inputs.
+Interview core first, then torch parity (@pytest.mark.parity): float64 computed in float64,
+momentum=None, no tracking, torch's error messages, an empty batch and half-precision inputs.
+Which dtype a layer computes in is dtype policy, so the core compares float64 outputs and running
+statistics at float32's tolerance: a BatchNorm that computes in float32 whatever it is given
+solves the core.
 """
 
 import pytest
@@ -287,23 +290,17 @@ def test_vectorized(kata, device):
 
 
 def test_to_dtype(kata, device):
-    """after .to(torch.float64) the module computes in float64, running statistics included
+    """after .to(torch.float64) parameters and running statistics are float64: all registered
 
-    .to() moves only registered tensors, parameters and buffers, not plain tensor attributes;
-    and a float64 input must not be rounded to float32 on the way (x.float() is for half).
+    .to() moves only registered tensors, parameters and buffers, not plain tensor attributes:
+    those stay behind, in their old dtype and on their old device.
 
     self.register_buffer("running_mean", torch.zeros(C)), not self.running_mean = torch.zeros(C);
-    upcast only float16/bfloat16 inputs.
+    keep eps and momentum Python floats.
     """
     mine, _ = pair(kata, "BatchNorm2d", 3, stats=True)
     mine = mine.to(device, torch.float64)
-    given = "BatchNorm2d(3).to(float64)"
-    expect_registered_state(mine, dtype=torch.float64, given=given)
-    x = torch.randn(4, 3, 5, 5, dtype=torch.float64, device=device)
-    for mode in ("training", "eval"):
-        mine.train(mode == "training")
-        given_x = f"{given} in {mode} mode on x {shape_of(x)}"
-        expect_float64_arithmetic(mine, x, given=given_x)
+    expect_registered_state(mine, dtype=torch.float64, given="BatchNorm2d(3).to(float64)")
 
 
 def test_biased_variance_in_training(kata, device):
@@ -709,6 +706,24 @@ def test_several_steps_then_eval(kata, device):
             x = torch.randn(x_shape, device=device) * 2 + 1
             given = f"{name} in eval mode after 3 training steps, on x {shape_of(x)}"
             expect_close(mine(x), ref(x).detach(), given=given)
+
+
+@pytest.mark.parity
+def test_computes_in_float64(kata, device):
+    """a float64 input is computed in float64, as torch does, in training and eval mode
+
+    torch computes the statistics in float32 only for float16 and bfloat16 inputs; x.float()
+    also rounds a float64 input to float32, and with it the running statistics.
+
+    compute dtype = float32 for float16/bfloat16 inputs, x.dtype otherwise: upcast only those.
+    """
+    mine, _ = pair(kata, "BatchNorm2d", 3, stats=True)
+    mine = mine.to(device, torch.float64)
+    x = torch.randn(4, 3, 5, 5, dtype=torch.float64, device=device)
+    for mode in ("training", "eval"):
+        mine.train(mode == "training")
+        given = f"BatchNorm2d(3).to(float64) in {mode} mode on x {shape_of(x)}"
+        expect_float64_arithmetic(mine, x, given=given)
 
 
 @pytest.mark.parity
