@@ -4,7 +4,7 @@ DropPath is random, so "matches timm" means: in training every sample (dim 0) is
 zeros (dropped) or x / (1 - p) (kept; x when scale_by_keep is False), the kept fraction of
 samples is 1 - p within 6σ, and eval mode is the identity. Inputs have no zeros (|x| in
 [0.5, 1.5)), so a zero in the output always means a drop. Interview core first, then torch
-parity (@pytest.mark.parity): half precision.
+parity (@pytest.mark.parity): the dtype policy, float64 computed in float64 and half precision.
 """
 
 import pytest
@@ -388,21 +388,15 @@ def test_follows_torch_seed(kata, device):
 
 
 def test_to_dtype(kata, device):
-    """float64 inputs are computed in float64
+    """after .to(torch.float64) the module holds no float32 tensor: it has no state at all
 
-    A mask or scale kept as a float32 tensor rounds what it touches; the module has no state,
-    so everything it uses must come from x.
+    DropPath has no parameters or buffers; a mask or scale kept as a tensor attribute is not
+    moved by .to() and stays float32 on the CPU.
 
-    Build the mask from x (its device and dtype) inside forward; keep drop_prob a Python float.
+    Keep drop_prob a Python float and build the mask from x inside forward.
     """
     mine = kata.DropPath(0.1).to(device, torch.float64)
     expect_registered_state(mine, dtype=torch.float64, given="DropPath(0.1).to(float64)")
-    x = _nonzero(64, 8, device=device, dtype=torch.float64)
-    # The same seed for both runs: the same samples dropped, so only the arithmetic differs;
-    # at p = 0.1 far more than half of 64 samples survive (the probe needs half to move).
-    expect_float64_arithmetic(
-        lambda v: (torch.manual_seed(7), mine(v))[1], x, given=f"DropPath(0.1) on x {shape_of(x)}"
-    )
 
 
 def test_follows_device(kata, device):
@@ -435,6 +429,24 @@ def test_forward_matches_timm(kata, device):
             given = f"drop_path(x, 0.5, training=True) on x {shape_of(x)}"
             kept_samples(kata.drop_path(x, 0.5, True), x, 0.5, given=given)
             expect_close(mine.eval()(x), x, given=f"DropPath(0.5) in eval mode on x {shape_of(x)}")
+
+
+@pytest.mark.parity
+def test_computes_in_float64(kata, device):
+    """a float64 input is computed in float64, as timm's DropPath does, not through float32
+
+    A scale applied to x.float(), or a float32 tensor that x is rounded through, loses what
+    float64 holds beyond float32's 7 significant digits.
+
+    Build the mask in x's dtype (x.new_empty(shape).bernoulli_(keep_prob)) and multiply x by it.
+    """
+    mine = kata.DropPath(0.1).to(device, torch.float64)
+    x = _nonzero(64, 8, device=device, dtype=torch.float64)
+    # The same seed for both runs: the same samples dropped, so only the arithmetic differs;
+    # at p = 0.1 far more than half of 64 samples survive (the probe needs half to move).
+    expect_float64_arithmetic(
+        lambda v: (torch.manual_seed(7), mine(v))[1], x, given=f"DropPath(0.1) on x {shape_of(x)}"
+    )
 
 
 @pytest.mark.parity
