@@ -362,10 +362,10 @@ def test_follows_torch_seed(kata, device):
 
 
 def test_to_dtype(kata, device):
-    """after .to(torch.float64) the module computes in float64
+    """after .to(torch.float64) it holds no float32 tensor, and drops float64 inputs right
 
     Dropout needs no tensor state; a tensor kept as a plain attribute is not converted by
-    .to() and drags its own dtype into forward.
+    .to() and drags its own dtype and device into forward.
 
     Keep p as a Python float and build the mask from x inside forward (torch.rand_like(x)).
     """
