@@ -4,7 +4,10 @@ The residual wrappers are compared with their formulas, written out with F.layer
 deterministic sublayers (a Linear, a small MLP). The encoder block is compared with
 nn.TransformerEncoderLayer(..., batch_first=True) after loading its state_dict. Torch's layer
 is always run with autograd enabled: that keeps it off its fused inference path, which returns
-zeros at padded positions and would not be a like-for-like comparison.
+zeros at padded positions and would not be a like-for-like comparison. Which dtype the norms
+compute in is dtype policy: the core compares float64 outputs at float32's tolerance, so norms
+that compute in float32 whatever they are given (fairseq's Fp32LayerNorm) solve it, and
+test_computes_in_float64 (torch parity) asks for float64 arithmetic.
 """
 
 import inspect
@@ -599,27 +602,24 @@ def test_vectorized(kata, device):
 
 
 def test_to_dtype(kata, device):
-    """after .to(torch.float64) the block and the wrappers compute in float64
+    """after .to(torch.float64) every tensor the block and the wrappers hold is float64
 
-    Let the module's dtype flow through forward: .to() moves parameters and buffers, and
-    forward should not pick a dtype of its own.
+    .to() moves parameters and buffers, in the submodules too; a tensor kept as a plain
+    attribute stays behind, in its old dtype and on its old device.
 
-    No x.float() or .to(torch.float32) inside forward, and no tensors kept as plain
-    attributes.
+    No tensors kept as plain attributes: nn.Parameter, register_buffer, or a Python float.
     """
     for norm_first in NORM_FIRST:
         block, _ = block_pair(kata, norm_first)
-        double = block.to(device, torch.float64).eval()
-        given = f"{block_name(norm_first)}.to(float64)"
-        expect_registered_state(double, dtype=torch.float64, given=given)
-        x = torch.randn(2, 5, D, device=device, dtype=torch.float64)
-        expect_float64_arithmetic(double, x, given=f"{given} on x {shape_of(x)}")
+        double = block.to(device, torch.float64)
+        expect_registered_state(
+            double, dtype=torch.float64, given=f"{block_name(norm_first)}.to(float64)"
+        )
     for kind in ("PreNormResidual", "PostNormResidual"):
         double = getattr(kata, kind)(8, nn.Linear(8, 8)).to(device, torch.float64)
-        given = f"{kind}(8, nn.Linear).to(float64)"
-        expect_registered_state(double, dtype=torch.float64, given=given)
-        x = torch.randn(3, 8, device=device, dtype=torch.float64)
-        expect_float64_arithmetic(double, x, given=f"{given} on x {shape_of(x)}")
+        expect_registered_state(
+            double, dtype=torch.float64, given=f"{kind}(8, nn.Linear).to(float64)"
+        )
 
 
 def test_attention_over_sequence(kata, device):
@@ -791,6 +791,29 @@ def test_gradients_match(kata, device):
             grads["input"] = xi.grad
             grads.update({n: p.grad for n, p in unit.named_parameters()})
         expect_grads_close(got, want, given=f"{kind}(8, nn.Linear) on x {shape_of(x)}")
+
+
+@pytest.mark.parity
+def test_computes_in_float64(kata, device):
+    """a float64 input is computed in float64 by the block and the wrappers, as torch's layer is
+
+    Let the module's dtype flow through forward: torch computes a float64 layer in float64,
+    and x.float() or a norm that computes in float32 (fairseq's Fp32LayerNorm) rounds it to
+    float32's 7 significant digits.
+
+    No x.float() or .to(torch.float32) inside forward: the dtype comes from x and the weights.
+    """
+    for norm_first in NORM_FIRST:
+        block, _ = block_pair(kata, norm_first)
+        double = block.to(device, torch.float64).eval()
+        x = torch.randn(2, 5, D, device=device, dtype=torch.float64)
+        given = f"{block_name(norm_first)}.to(float64) on x {shape_of(x)}"
+        expect_float64_arithmetic(double, x, given=given)
+    for kind in ("PreNormResidual", "PostNormResidual"):
+        double = getattr(kata, kind)(8, nn.Linear(8, 8)).to(device, torch.float64)
+        x = torch.randn(3, 8, device=device, dtype=torch.float64)
+        given = f"{kind}(8, nn.Linear).to(float64) on x {shape_of(x)}"
+        expect_float64_arithmetic(double, x, given=given)
 
 
 @pytest.mark.parity
