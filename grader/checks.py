@@ -700,8 +700,8 @@ def expect_gradcheck(
         rounded = False
     if rounded:
         pytest.skip(
-            "your forward computes a float64 input in float32, so gradcheck's float64 finite "
-            "differences cannot judge backward (the float64 check in torch parity says more)"
+            "your forward rounds a float64 input to float32, which float64 finite differences "
+            "cannot see past; torch parity's float64 check names it"
         )
     try:
         torch.autograd.gradcheck(fn, inputs)

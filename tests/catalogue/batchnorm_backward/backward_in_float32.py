@@ -1,9 +1,13 @@
-"""Mistake: backward always works in float32 (.float()), rounding float64 gradients."""
+"""Mistake: backward always works in float32 (.float()), rounding float64 gradients.
+
+A dtype policy, not a wrong derivative: the interview core passes, gradcheck included (its
+forward computes in float64, and float32 rounding is far inside gradcheck's tolerance).
+"""
 
 from solutions.batchnorm_backward import BatchNormFunction as Reference
 from solutions.batchnorm_backward import _layout
 
-EXPECT = "test_to_dtype"
+EXPECT = "test_computes_in_float64"
 
 
 class BatchNormFunction(Reference):
