@@ -6,8 +6,10 @@ ranks at once (processes joined by torch.distributed over gloo on 127.0.0.1, see
 and is compared with torch's BatchNorm on the concatenation of the ranks' batches, computed in
 float64 here. nn.SyncBatchNorm itself only runs on GPUs, and its formulas are BatchNorm's over
 the global batch: the gradients of weight and bias are each rank's own share (DDP sums them),
-torch/nn/modules/_functions.py. Torch parity last: an empty rank, momentum=None,
-track_running_stats=False.
+torch/nn/modules/_functions.py. Torch parity last: float64 computed in float64, an empty rank,
+momentum=None, track_running_stats=False. Which dtype a layer computes in is dtype policy, so the
+core holds float64 values, and the statistics read off them, to float32's tolerance: a
+SyncBatchNorm that computes and communicates in float32 whatever it is given solves the core.
 """
 
 from __future__ import annotations
@@ -24,9 +26,11 @@ from grader.checks import (
     BUILTIN_NORM_MODULES,
     BUILTIN_NORMS,
     FROM_SCRATCH,
+    TOLERANCE,
     PerfCase,
     describe_call,
     expect_close,
+    expect_float64_arithmetic,
     expect_follows_device,
     expect_from_scratch,
     expect_state_dict_round_trip,
@@ -83,6 +87,11 @@ RANKS = 4
 GROUPS = {"0-1": [0, 1], "2-3": [2, 3], "1-3": [1, 2, 3]}
 STATS = ("running_mean", "running_var", "num_batches_tracked")
 MISSING = object()
+# Statistics read off a rank's float64 output, that output's distance from a straight line, and
+# the known wrong values a result is matched with: float32's bounds, like every float64 value in
+# the core (computing float64 in float32 is dtype policy, torch parity); the wrong statistics
+# the checks tell apart are off by far more.
+READ_RTOL, READ_ATOL = TOLERANCE[torch.float64]
 # The distributed building blocks of torch's own SyncBatchNorm, off limits beside the norms.
 SYNC_BUILTINS = frozenset({
     "batch_norm_stats", "batch_norm_gather_stats", "batch_norm_gather_stats_with_counts",
@@ -391,13 +400,13 @@ def local_stats(x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
 def expect_statistic(have, want, *, given, rank, what, suspects=()):
     """One rank's per-channel statistic (read off its output) against the expected one;
     on failure, say which well-known wrong value it matches, if any."""
-    close = torch.isclose(have, want, rtol=1e-7, atol=1e-7)
+    close = torch.isclose(have, want, rtol=READ_RTOL, atol=READ_ATOL)
     if close.all():
         return
     c = int((~close).nonzero()[0])
     why = ""
     for value, explanation in suspects:
-        if torch.isclose(have, value, rtol=1e-6, atol=1e-6).all():
+        if torch.isclose(have, value, rtol=READ_RTOL, atol=READ_ATOL).all():
             why = f" That is {explanation}."
             break
     fail(
@@ -412,7 +421,7 @@ def expect_normalized(x, y, *, given, rank):
         shown = tuple(y.shape) if isinstance(y, torch.Tensor) else type(y).__name__
         fail(f"{given}: rank {rank}'s output has shape {shown}, expected {tuple(x.shape)}.")
     *_, residual = used_statistics(x, y)
-    if not math.isfinite(residual) or residual > 1e-6:
+    if not math.isfinite(residual) or residual > READ_ATOL:
         fail(
             f"{given}: rank {rank}'s output is not (x - mean) / sqrt(var + eps) with one mean "
             "and one variance per channel: the statistics must be shared by every value of a "
@@ -867,7 +876,7 @@ def test_running_stats_global_and_identical(kata, device):
                         ],
                     }[name]  # fmt: skip
                     for value, why in suspects:
-                        if torch.allclose(got.double(), value, rtol=1e-6, atol=1e-6):
+                        if torch.allclose(got.double(), value, READ_RTOL, READ_ATOL):
                             fail(f"{given}: {name} {when} is {_short(got)}, expected "
                                  f"{_short(want[name])}: that is {why}.")  # fmt: skip
                 expect_close(got, want[name].to(got.dtype) if got is not None else want[name],
@@ -914,7 +923,9 @@ def test_input_gradients(kata, device):
             (invstd * g, "the gradient with the mean and variance treated as constants: they "
              "depend on x, keep them in the graph"),
         ):  # fmt: skip
-            if have.shape == value.shape and torch.allclose(have.double(), value, 1e-6, 1e-6):
+            if have.shape == value.shape and torch.allclose(
+                have.double(), value, READ_RTOL, READ_ATOL
+            ):
                 fail(f"{given}: the gradient of x is {why}.")
         expect_close(have, want, given=given, what="gradient of x")
 
@@ -940,7 +951,9 @@ def test_parameter_gradients_are_local(kata, device):
             if got is None:
                 fail(f"{given}: {name}.grad is None after backward. Is {name} used in forward?")
             total = want[f"grad_{name}_all"]
-            if got.shape == total.shape and torch.allclose(got.double(), total, 1e-6, 1e-6):
+            if got.shape == total.shape and torch.allclose(
+                got.double(), total, READ_RTOL, READ_ATOL
+            ):
                 fail(
                     f"{given}: {name}.grad is the sum over all ranks. torch leaves it local, "
                     "and DDP all-reduces parameter gradients after backward: reduced here too, "
@@ -1071,6 +1084,26 @@ def test_matches_batchnorm_on_the_global_batch(kata, device):
 
 
 # -- torch parity -----------------------------------------------------------------------------
+
+
+@pytest.mark.parity
+def test_computes_in_float64(kata, device):
+    """float64 inputs are computed in float64 on every rank, as torch does, collectives included
+
+    torch computes in float32 only for float16 and bfloat16 inputs; x.float(), or statistics
+    sent in float32, round a float64 batch to float32's 7 significant digits on every rank.
+
+    Let x's dtype flow through: statistics, collectives and the output all in x.dtype.
+    """
+    xs = rank_data((6,) * RANKS, 3, 4, means=SHIFTS)
+    sizes = [x.size(0) for x in xs]
+
+    def outputs(everything):
+        values = Scenario(3, [list(everything.split(sizes))]).run(kata, device)
+        return torch.cat([values[r]["steps"][0]["y"] for r in range(RANKS)])
+
+    given = f"{Scenario(3, [xs]).given}, the ranks' outputs together"
+    expect_float64_arithmetic(outputs, torch.cat(xs), given=given)
 
 
 @pytest.mark.parity
