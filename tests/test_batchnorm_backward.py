@@ -180,11 +180,15 @@ def test_vectorized(kata, device):
     """
     small, large = inputs(2, 2, 3, 3, device=device), inputs(16, 32, 8, 8, device=device)
 
-    def both(t):
-        return run(kata, *t, 1e-5, torch.ones_like(t[0]), given=describe(t[0]))
+    def both(x, w, b, grad_out):
+        return run(kata, x, w, b, 1e-5, grad_out, given=describe(x))
 
-    given = "(2, 2, 3, 3) vs (16, 32, 8, 8) inputs"
-    expect_vectorized(lambda: both(small), lambda: both(large), given=given)
+    expect_vectorized(
+        both,
+        (*small, torch.ones_like(small[0])),
+        (*large, torch.ones_like(large[0])),
+        given="BatchNormFunction",
+    )
 
 
 def test_backward_by_hand(kata, device):

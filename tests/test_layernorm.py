@@ -157,9 +157,7 @@ def test_vectorized(kata, device):
     small, large = small.to(device), large.to(device)
     xs, xl = torch.randn(2, 16, device=device), torch.randn(64, 128, device=device)
     expect_vectorized(
-        lambda: small(xs),
-        lambda: large(xl),
-        given="LayerNorm(16) on (2, 16) vs LayerNorm(128) on (64, 128)",
+        lambda ln, x: ln(x), (small, xs), (large, xl), given="LayerNorm(16) vs LayerNorm(128)"
     )
 
 

@@ -172,13 +172,16 @@ def test_vectorized(kata, device):
 
     x.mean(-1, keepdim=True) in forward; g.mean(-1, keepdim=True) and .sum(rows) in backward.
     """
-    small, large = inputs(2, 8, device=device), inputs(64, 8, 32, device=device)
+    small, large = inputs(2, 3, 8, device=device), inputs(16, 12, 32, device=device)
 
-    def both(t):
-        return run(kata, *t, 1e-5, torch.ones_like(t[0]), given=describe(t[0]))
+    def both(x, w, b, grad_out):
+        return run(kata, x, w, b, 1e-5, grad_out, given=describe(x))
 
     expect_vectorized(
-        lambda: both(small), lambda: both(large), given="(2, 8) vs (64, 8, 32) inputs"
+        both,
+        (*small, torch.ones_like(small[0])),
+        (*large, torch.ones_like(large[0])),
+        given="LayerNormFunction",
     )
 
 

@@ -226,9 +226,7 @@ def test_vectorized(kata, device):
     small, large = small.to(device), large.to(device)
     xs, xl = torch.randn(2, 16, device=device), torch.randn(64, 128, device=device)
     expect_vectorized(
-        lambda: small(xs),
-        lambda: large(xl),
-        given="RMSNorm(16) on (2, 16) vs RMSNorm(128) on (64, 128)",
+        lambda rms, x: rms(x), (small, xs), (large, xl), given="RMSNorm(16) vs RMSNorm(128)"
     )
 
 
