@@ -311,8 +311,23 @@ def count_python_lines(run: Callable[[], Any]) -> int:
     return count
 
 
-def expect_vectorized(small: Callable[[], Any], large: Callable[[], Any], *, given: str) -> None:
-    """`large` (many more elements, same rank) must do no more work than `small`.
+def expect_vectorized(
+    run: Callable[..., Any],
+    small: torch.Tensor | tuple[Any, ...],
+    large: torch.Tensor | tuple[Any, ...],
+    *,
+    given: str,
+) -> None:
+    """run(*large) must do no more work than run(*small): the same code on a larger input.
+
+    `small` and `large` are run's arguments (one tensor, or a tuple: a module and its input, x
+    with its weight, ...). They must compare like with like: their tensors pair up in order,
+    each of large's with the rank of small's and no dimension shorter, and large's first has
+    at least 16 times as many elements. A loop over the dimensions themselves (for d in
+    range(x.dim()), as torch's own decompositions write) then runs as often on both, and only
+    a loop over rows, channels or elements grows. Grow every dimension the layer lets grow,
+    and give both calls the same configuration but for sizes (LayerNorm(16) and LayerNorm(128),
+    not LayerNorm((4, 4))), so that a loop over any of them shows.
 
     Work is counted twice, deterministically and without timing: the tensor operations
     dispatched, and the Python lines executed in the learner's code. A Python loop over rows
@@ -320,22 +335,59 @@ def expect_vectorized(small: Callable[[], Any], large: Callable[[], Any], *, giv
     (a mask built element by element with Python's random module); operations over whole
     dimensions keep both constant.
     """
-    n_small, n_large = count_ops(small), count_ops(large)
+    small_args = small if isinstance(small, tuple) else (small,)
+    large_args = large if isinstance(large, tuple) else (large,)
+    x_small, x_large = _like_with_like(small_args, large_args)
+    given = f"{given} on {_fmt(x_small.shape)} vs {_fmt(x_large.shape)} inputs"
+    n_small, n_large = count_ops(lambda: run(*small_args)), count_ops(lambda: run(*large_args))
     if n_large > n_small + 2:  # slack for a size-dependent branch, far below any loop
         fail(
-            f"{given}: forward ran {n_small} tensor operations on the small input but "
+            f"{given}: your code ran {n_small} tensor operations on the small input but "
             f"{n_large} on the large one. A Python loop over rows or elements? "
             "Use operations over whole dimensions (x.mean(dim=..., keepdim=True), ...)."
         )
-    lines_small, lines_large = count_python_lines(small), count_python_lines(large)
+    lines_small = count_python_lines(lambda: run(*small_args))
+    lines_large = count_python_lines(lambda: run(*large_args))
     if lines_large > lines_small + 4:  # a few lines of size-dependent branching, no loop
         fail(
             f"{given}: your code executed {lines_small} Python lines on the small input but "
             f"{lines_large} on the large one: a Python loop over rows or elements (a list "
             "comprehension counts), even if it calls no tensor operation per element. Build "
             "the result with tensor operations over whole dimensions (torch.rand_like(x), "
-            "x.mean(dim=..., keepdim=True), ...)."
+            "x.mean(dim=..., keepdim=True), ...). A loop over the dimensions themselves is "
+            "fine: it runs as often on both inputs, which have the same rank."
         )
+
+
+def _like_with_like(
+    small: tuple[Any, ...], large: tuple[Any, ...]
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """The first tensors of two argument lists that expect_vectorized may compare (else the
+    suite's own error: a probe of another rank would count a loop over dims as a loop)."""
+    pairs = [
+        (s, g)
+        for s, g in zip(small, large, strict=True)
+        if isinstance(s, torch.Tensor) or isinstance(g, torch.Tensor)
+    ]
+    for s, g in pairs:
+        if not (isinstance(s, torch.Tensor) and isinstance(g, torch.Tensor)):
+            raise TypeError(
+                "expect_vectorized: small and large must hold tensors in the same places"
+            )
+        if s.dim() != g.dim() or any(a > b for a, b in zip(s.shape, g.shape, strict=True)):
+            raise ValueError(
+                f"expect_vectorized compares like with like: {_fmt(g.shape)} is not "
+                f"{_fmt(s.shape)} grown (the same rank, no dimension shorter)"
+            )
+    if not pairs:
+        raise TypeError("expect_vectorized needs the input tensors among run's arguments")
+    x_small, x_large = pairs[0]
+    if x_large.numel() < 16 * max(x_small.numel(), 1):
+        raise ValueError(
+            f"expect_vectorized: {_fmt(x_large.shape)} has fewer than 16 times the elements of "
+            f"{_fmt(x_small.shape)}, too few for a loop to show"
+        )
+    return x_small, x_large
 
 
 def expect_follows_torch_seed(run: Callable[[], torch.Tensor], *, given: str) -> None:

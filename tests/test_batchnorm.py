@@ -280,11 +280,12 @@ def test_vectorized(kata, device):
             small.train(mode)
             large.train(mode)
             expect_vectorized(
-                lambda small=small, xs=xs: small(xs),
-                lambda large=large, xl=xl: large(xl),
+                lambda bn, x: bn(x),
+                (small, xs),
+                (large, xl),
                 given=(
-                    f"{cls}({small_shape[1]}) on {small_shape} vs {cls}({large_shape[1]}) on "
-                    f"{large_shape} in {'training' if mode else 'eval'} mode"
+                    f"{cls}({small_shape[1]}) vs {cls}({large_shape[1]}) in "
+                    f"{'training' if mode else 'eval'} mode"
                 ),
             )
 

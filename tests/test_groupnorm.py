@@ -204,9 +204,7 @@ def test_vectorized(kata, device):
     small, large = small.to(device), large.to(device)
     xs, xl = torch.randn(2, 4, 3, device=device), torch.randn(16, 64, 9, device=device)
     expect_vectorized(
-        lambda: small(xs),
-        lambda: large(xl),
-        given="GroupNorm(2, 4) on (2, 4, 3) vs GroupNorm(16, 64) on (16, 64, 9)",
+        lambda gn, x: gn(x), (small, xs), (large, xl), given="GroupNorm(2, 4) vs GroupNorm(16, 64)"
     )
 
 
@@ -471,22 +469,41 @@ def test_indivisible_channels_message(kata):
             )
 
 
+# An offset whose spacing in each dtype is a quarter of randn's spread: a mean of such values
+# rounded to the dtype is off by up to an eighth of the spread; in float32, by 1e-7 of it.
+HALF_OFFSET = {torch.float16: 384.0, torch.bfloat16: 48.0}
+
+
 @pytest.mark.parity
 @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16], ids=["float16", "bfloat16"])
 def test_half_precision(kata, device, dtype):
     """half-precision inputs work, computed in float32 and returned in the input's dtype
 
-    float16 and bfloat16 have few mantissa bits and float16 overflows above 65504: torch
-    computes the statistics in float32 and gives the caller back the dtype it passed in.
+    float16 and bfloat16 have few mantissa bits and float16 overflows above 65504: a group mean
+    of x = 384 + randn rounded to float16 shifts every value. torch computes the statistics in
+    float32 and gives the caller back the dtype it passed in.
 
     Compute on g.float(), then return y.to(x.dtype).
     """
+    name = str(dtype).removeprefix("torch.")
     mine, ref = pair(kata, 2, 8)
     mine = mine.to(device, dtype)
     x = (torch.randn(4, 8, 16, device=device) * 3).to(dtype)
     expected = group_norm_f64(x, 2, 1e-5, ref.weight.to(dtype), ref.bias.to(dtype)).to(dtype)
-    given = f"GroupNorm(2, 8).to({str(dtype).removeprefix('torch.')}) on x {shape_of(x)}"
+    given = f"GroupNorm(2, 8).to({name}) on x {shape_of(x)}"
     expect_close(mine(x), expected, given=given, rtol=2e-2, atol=2e-2)
+    # Far from zero, with the initial weight and bias (exact in any precision, so that only the
+    # statistics show): the float64 formula rounded once, which float32 statistics rounded once
+    # meet within an ulp. 2 ulps is the bound; statistics in half precision miss it many times.
+    offset = HALF_OFFSET[dtype]
+    mine, ref = kata.GroupNorm(2, 8), nn.GroupNorm(2, 8)
+    load_torch_state(mine, ref, given="GroupNorm(2, 8)")
+    mine = mine.to(device, dtype)
+    x = (offset + torch.randn(4, 8, 16, device=device)).to(dtype)
+    expected = group_norm_f64(x, 2, 1e-5).to(dtype)
+    tol = 2 * torch.finfo(dtype).eps
+    given = f"GroupNorm(2, 8).to({name}) on x = {offset:g} + randn {shape_of(x)}"
+    expect_close(mine(x), expected, given=given, rtol=tol, atol=tol)
 
 
 @pytest.mark.parity

@@ -595,9 +595,7 @@ def test_vectorized(kata, device):
         small, large = small.to(device).eval(), large.to(device).eval()
         xs, xl = torch.randn(2, 4, D, device=device), torch.randn(8, 64, D, device=device)
         expect_vectorized(
-            lambda small=small, xs=xs: small(xs),
-            lambda large=large, xl=xl: large(xl),
-            given=f"{block_name(norm_first)} on (2, 4, {D}) vs (8, 64, {D})",
+            lambda block, x: block(x), (small, xs), (large, xl), given=block_name(norm_first)
         )
 
 

@@ -204,6 +204,44 @@ def test_every_kata_has_both_tiers_in_order(name: str) -> None:
     assert any(not parity for parity in checks.values()), f"{name} has no interview-core check"
 
 
+# Learner code as the grader counts it: compiled under a file name of its own, not a suite's.
+LOOPS = """
+import torch
+
+def over_dims(x):
+    # rank-polymorphic, as torch's decompositions are: Python loops over the dims only
+    reduce, shape = [], []
+    for d in range(x.dim()):
+        if d == 1:
+            shape.append(x.shape[d])
+        else:
+            reduce.append(d)
+            shape.append(1)
+    return x - x.mean(reduce).reshape(shape)
+
+def over_rows(x):
+    return torch.stack([row - row.mean() for row in x])
+"""
+
+
+def test_the_vectorization_probe_compares_like_with_like() -> None:
+    # A loop over x's dims runs as often on a larger input of the same rank; a loop over rows
+    # does not. Inputs of another rank, or with a shorter dim, are the suite's mistake.
+    import torch
+
+    from grader.checks import expect_vectorized
+
+    learner: dict = {}
+    exec(compile(LOOPS, "<learner>", "exec"), learner)
+    small, large = torch.randn(2, 3, 4), torch.randn(16, 12, 32)
+    expect_vectorized(learner["over_dims"], small, large, given="over_dims")
+    with pytest.raises(pytest.fail.Exception, match="on the small input but"):
+        expect_vectorized(learner["over_rows"], small, large, given="over_rows")
+    for other in ((64, 8), (64, 8, 32, 2), (16, 2, 32), (2, 3, 8)):
+        with pytest.raises(ValueError, match="expect_vectorized"):
+            expect_vectorized(learner["over_dims"], small, torch.randn(other), given="over_dims")
+
+
 def test_strict_requires_torch_parity(grade) -> None:
     path = CATALOGUE / "dropout" / "wrong_error_message.py"
     _, output, code = grade("dropout", path, "--strict")

@@ -1,4 +1,5 @@
-"""Correct, written differently: per-dimension tuple reductions and a plain division."""
+"""Correct, written differently: per-dimension tuple reductions and a plain division; half
+inputs get float32 statistics, and the affine step runs in the input's dtype after the cast."""
 
 import torch
 from torch import nn
@@ -28,9 +29,10 @@ class LayerNorm(nn.Module):
                 f"LayerNorm{self.normalized_shape} got input of shape {tuple(x.shape)}"
             )
         dims = [-(i + 1) for i in range(k)]
-        centred = x - x.mean(dim=dims, keepdim=True)
+        xs = x.to(torch.float32) if x.dtype in (torch.float16, torch.bfloat16) else x
+        centred = xs - xs.mean(dim=dims, keepdim=True)
         std = torch.sqrt(torch.mean(centred * centred, dim=dims, keepdim=True) + self.eps)
-        out = centred / std
+        out = (centred / std).to(x.dtype)
         if self.elementwise_affine:
             out = out * self.weight
             if self.bias is not None:
