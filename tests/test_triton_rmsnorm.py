@@ -6,23 +6,45 @@ any machine without the learner setting anything. The `engine` fixture sets TRIT
 (on for the CPU, off for CUDA) and only then imports Triton, before the learner's file is
 imported: @triton.jit reads it when a kernel is defined, Triton's library kernels (tl.sum) when
 triton.language is first imported. If something imported Triton earlier (torch._dynamo does),
-the fixture reconciles the library with the mode. It then proves the engine on a 4-element
-kernel of its own. The interpreter runs one program at a time with numpy, so the inputs here
-are small: about 150 programs in all.
+the fixture reconciles the library with the mode. The interpreter runs one program at a time
+with numpy, so the inputs here are small: about 150 programs in all.
+
+How the engine is proven: before the learner's file loads, a probe runs small kernels of its
+own on what the checks exercise, in float32, float16 and bfloat16: loads and stores (masked,
+with `other`), casts to and from float32, products and sums in each dtype and mixed with
+float32, tl.sum, sqrt and rsqrt, programs at int64 row offsets. A float32 case gone wrong means
+nothing can be graded: the grader says so (exit 3). A half-precision one is noted as a fault:
+Triton's interpreter computes bfloat16 x bfloat16 and bfloat16 + bfloat16 on the raw bits
+(every release from 3.0 to 3.9), and from 3.3 tl.sum of bfloat16 too. The interpreter runs a
+kernel's operations as methods of one builder object: each is recorded with its operand types,
+and a fault is blamed on the operations only its failing case ran. A check whose call ran one
+is skipped with a note that names the engine and suggests --device cuda, never failed, and does
+not count (report.py): the kata is solved on the checks the engine can grade. Compiled, where
+operations cannot be seen, a fault would affect every call in its dtype.
 
 Where the expected value comes from: F.rms_norm for float32, where every supported torch
 agrees; for float16 and bfloat16 the contract written out in float64 (x · rsqrt(mean(x²) + eps)
 · weight, then cast to x's dtype), because torch 2.4 computed half inputs in half precision and
 later releases in float32 (see tests/test_rmsnorm.py).
 
-How memory accesses are made safe and visible: rms_norm gets copies of x and weight whose
-storage runs on past their last element (NaN after x, 2.0 after weight), and every float tensor
-it allocates is placed in such a storage too, filled with SENTINEL. A kernel that reads past a
-row sees NaN or wrong numbers instead of crashing the grader, a store past the end of the output
-lands in the fence and is reported, and an element no program wrote still holds SENTINEL.
-
-The torch operations rms_norm runs outside Triton's own code are recorded at the ATen level,
-and Triton launches are counted, for the check that the kernel does the work.
+How every call is overseen (run(), through which every check calls rms_norm):
+- Memory. rms_norm gets copies of x and weight whose storage runs on past their last element
+  (NaN after x, 2.0 after weight), and every float tensor it allocates is placed in such a
+  storage too, filled with SENTINEL: a kernel that reads past a row never crashes the grader, a
+  store past the end of the output lands in the fence and is reported, and an element no program
+  wrote still holds SENTINEL. Interpreted, every load and store (atomics too) is checked by
+  address against the tensors its launch was given, from first element to last: an access
+  outside them all, the weight's included, fails whatever the values there would have given,
+  and is turned off so that it touches nothing. Compiled, Triton cannot be watched so: a read
+  past the weight's end goes unseen on a GPU (its catalogue file says COMPILED = "pass").
+- Torch work. The ATen operations rms_norm runs outside Triton's own code are recorded. Work
+  on the activations (x, what rms_norm allocates, and anything computed from them) fails,
+  copies of x included (.contiguous(), .clone(), .to(), .copy_()); views, allocation, and work
+  on the weight alone (a float32 copy of its N elements) do not. A call that launches no
+  kernel fails too.
+Each such failure belongs to the check named for it (test_masked_last_block for memory,
+test_kernel_does_the_work for torch work), which the report ranks it as: whichever check runs
+into a mistake first, the headline names it.
 """
 
 import math
@@ -124,6 +146,17 @@ def _version(text: str) -> tuple[int, int]:
         return int(parts[0]), int(parts[1])
     except (IndexError, ValueError):
         return (0, 0)
+
+
+def device_note(device: torch.device) -> str | None:
+    """What grading on this device cannot see, under the report's title."""
+    if device.type != "cuda":
+        return None
+    return (
+        "Compiled on the GPU, the kernel's memory accesses cannot be watched: x and the output "
+        "are fenced, but a read past the end of the weight goes unseen. Grade on the CPU too "
+        "(Triton's interpreter), where every load and store is checked by address."
+    )
 
 
 # -- the engine, proven on what the checks exercise -------------------------------------------
@@ -537,7 +570,12 @@ class _Audit:
             return
         named = [*zip(arg_names, args, strict=False), *kwargs.items()]
         regions: dict[int, _Region] = {}
-        for name, value in named:
+        while named:
+            name, value = named.pop(0)
+            if isinstance(value, tuple):  # a tuple of tensors (newer Triton)
+                named += [(f"{name}[{i}]", v) for i, v in enumerate(value)]
+                continue
+            value = getattr(value, "base", value)  # triton.reinterpret, a TensorDescriptor
             if not isinstance(value, torch.Tensor):
                 continue
             storage = value.untyped_storage()
