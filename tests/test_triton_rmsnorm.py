@@ -359,11 +359,16 @@ def _short(t: torch.Tensor) -> str:
 
 
 def _fault_note(fault: Fault, device: torch.device) -> str:
+    elsewhere = (
+        "Grade with --device cuda on an NVIDIA GPU, where Triton compiles the kernel (or with a "
+        "Triton whose interpreter gets it right)."
+        if INTERPRETED
+        else "Grade on the CPU too, in Triton's interpreter, or with another Triton."
+    )
     return (
-        f"{_engine_name(device)} computes {fault.what} wrongly (a test kernel: it "
-        f"{fault.detail}), and your kernel does that here, so the grader cannot tell whether its "
-        "values are right. Grade with --device cuda on an NVIDIA GPU, where Triton compiles "
-        "the kernel (or with a Triton whose interpreter gets it right)."
+        f"{_engine_name(device)} gets {fault.what} wrong (its test kernel {fault.detail}), and "
+        "your kernel does that here, so the grader cannot tell whether its values are right. "
+        + elsewhere
     )
 
 
