@@ -123,6 +123,21 @@ def fail_hung(message: str) -> NoReturn:
     raise Hung(message, pytrace=False)
 
 
+class Belongs(pytest.fail.Exception):
+    """A failure of the property another check is named for, met first by this one (a suite
+    that oversees every call, say): the report ranks it as that check's, so that the headline
+    names the mistake rather than whichever check happened to run into it."""
+
+    check: str = ""  # the test function named for the mistake
+
+
+def fail_for(check: str, message: str) -> NoReturn:
+    """Fail this check with `message`, a mistake that the check function `check` is named for."""
+    error = Belongs(message, pytrace=False)
+    error.check = check
+    raise error
+
+
 def shape_of(x: torch.Tensor) -> str:
     """'(4, 8) float32', the way inputs are described in messages."""
     return f"({', '.join(map(str, x.shape))}) {str(x.dtype).removeprefix('torch.')}"

@@ -19,7 +19,7 @@ import pytest
 import torch
 
 from grader import registry
-from grader.checks import CannotGrade
+from grader.checks import Belongs, CannotGrade
 from grader.loader import LearnerModule, LoadError, display_path, load_file
 from grader.report import CORE, PARITY, TIMEOUT, Check, Printer, Report, describe, explain
 
@@ -228,6 +228,8 @@ class Grading:
         if report.failed and call.excinfo is not None:
             check.outcome = "failed"
             check.kind, check.message = explain(call.excinfo, self.learner)
+            if call.excinfo.errisinstance(Belongs):
+                check.belongs = call.excinfo.value.check
             if check.kind == TIMEOUT:
                 self._count_timeout()
         elif report.skipped:

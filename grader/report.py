@@ -33,6 +33,7 @@ class Check:
     kind: str = ""  # for failures: todo | fail | crash | timeout
     message: str = ""
     seconds: float = 0.0  # setup, call and teardown: where a grading spends its time
+    belongs: str = ""  # for a failure of another check's property: that check's function
 
     @property
     def function(self) -> str:
@@ -91,9 +92,19 @@ class Report:
 
     def ranked_failures(self) -> list[Check]:
         """Failures, most specific first: core before parity, broad checks after the others,
-        then suite order. The first is the headline."""
+        then suite order, a failure that belongs to another check taking that check's place
+        (after it). The first is the headline."""
         order = {id(c): i for i, c in enumerate(self.checks)}
-        return sorted(self.failed, key=lambda c: (c.tier != CORE, c.broad, order[id(c)]))
+        first: dict[str, int] = {}
+        for i, c in enumerate(self.checks):
+            first.setdefault(c.function, i)
+
+        def rank(c: Check) -> tuple[bool, bool, int, bool, int]:
+            at = order[id(c)]
+            owner = at if c.belongs in ("", c.function) else first.get(c.belongs, at)
+            return (c.tier != CORE, c.broad, owner, owner != at, at)
+
+        return sorted(self.failed, key=rank)
 
     @property
     def headline(self) -> Check | None:

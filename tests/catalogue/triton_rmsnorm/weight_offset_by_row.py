@@ -5,7 +5,9 @@ import torch
 import triton
 import triton.language as tl
 
-EXPECT = "test_formula"
+EXPECT = "test_masked_last_block"
+SAYS = "after the end of the weight"
+COMPILED = "test_formula"  # compiled, the reads past the weight show as wrong values
 
 
 @triton.jit

@@ -1,0 +1,33 @@
+"""Mistake: masks x and the store but not the weight's load, so every program reads the weight
+past its end. The lanes it reads there are masked out of the store, so the values are right:
+on a GPU it is an out-of-bounds read all the same."""
+
+import torch
+import triton
+import triton.language as tl
+
+EXPECT = "test_masked_last_block"
+SAYS = "right after the end of the weight"
+COMPILED = "pass"  # a compiled kernel cannot be watched: only the interpreter sees the read
+
+
+@triton.jit
+def _rms_norm_fwd(X, Y, W, stride_x, stride_y, N, eps, BLOCK_N: tl.constexpr):
+    row = tl.program_id(0).to(tl.int64)
+    cols = tl.arange(0, BLOCK_N)
+    mask = cols < N
+    x = tl.load(X + row * stride_x + cols, mask=mask, other=0.0).to(tl.float32)
+    rstd = tl.rsqrt(tl.sum(x * x, axis=0) / N + eps)
+    w = tl.load(W + cols).to(tl.float32)
+    tl.store(Y + row * stride_y + cols, (x * rstd * w).to(Y.dtype.element_ty), mask=mask)
+
+
+def rms_norm(x, weight, eps=1e-6):
+    n = x.shape[-1]
+    x2d = x.reshape(-1, n)
+    y = torch.empty_like(x2d)
+    block = triton.next_power_of_2(n)
+    _rms_norm_fwd[(x2d.shape[0],)](
+        x2d, y, weight, x2d.stride(0), y.stride(0), n, eps, BLOCK_N=block
+    )
+    return y.view(x.shape)
