@@ -98,7 +98,7 @@ def test_reference_solution_passes(name: str, grade) -> None:
 
 @pytest.mark.parametrize("name", KATAS)
 def test_untouched_stub_gets_the_friendly_report(name: str, grade, tmp_path: Path) -> None:
-    # The committed stub, not katas/ as it is now: a learner's edits must not fail this test.
+    # The pristine stub, not katas/ as it is now: a learner's edits must not fail this test.
     kata = KATAS[name]
     stub = tmp_path / "stub" / kata.file
     stub.parent.mkdir()
@@ -367,10 +367,13 @@ def test_usage_errors_exit_2() -> None:
 
 @pytest.fixture
 def repo_copy(tmp_path: Path) -> Path:
-    """This working tree copied, so the grader can be broken on purpose."""
+    """This working tree copied, so the grader can be broken on purpose; its katas/ holds the
+    pristine stubs, whatever the learner's katas/ holds."""
     copy = tmp_path / "repo"
     ignore = shutil.ignore_patterns(".git", ".nox", "__pycache__", "*.pyc", "catalogue")
     shutil.copytree(registry.ROOT, copy, ignore=ignore)
+    for kata in KATAS.values():
+        (copy / "katas" / kata.file).write_text(workspace.pristine_stub(kata))
     return copy
 
 
