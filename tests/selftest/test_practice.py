@@ -313,6 +313,9 @@ def test_reset_needs_no_git(tmp_path: Path) -> None:
     mine.write_text(registry.get("dropout").solution.read_text() + HELPER)
     assert cli("reset", "dropout", cwd=copy).returncode == 0
     assert mine.read_text() == workspace.pristine_stub(registry.get("dropout"))
+    mine.unlink()
+    assert "katas/dropout.py was missing" in cli("reset", "dropout", cwd=copy).stdout
+    assert mine.read_text() == workspace.pristine_stub(registry.get("dropout"))
 
 
 def test_a_changed_copy_in_stubs_is_not_trusted(repo_copy: Path, tmp_path: Path) -> None:
