@@ -2,11 +2,12 @@
 `compat` proves them on another torch release, `benchmark` measures the feedback loop.
 
 Every kata session and `tests` share one environment (.nox/grader) holding torch, built on
-first use and reused while its stamp matches. Choose the torch build with environment
-variables (see the README):
+first use and reused while its stamp matches; a rebuild is made beside it and takes its place
+only when complete. Choose the torch build with environment variables (see the README):
   NORM_KATAS_TORCH        requirement for torch (default "torch>=2.4,<3"), or "system" to use
                           the torch already installed for the Python that runs nox
   NORM_KATAS_TORCH_INDEX  an index URL for torch only, e.g. PyTorch's CPU-only wheels
+  NORM_KATAS_ENV          where the shared environment is (default .nox/grader)
 """
 
 from __future__ import annotations
@@ -14,12 +15,15 @@ from __future__ import annotations
 import json
 import logging
 import os
+import shutil
 import signal
 import subprocess
 import sys
+from datetime import datetime
 from pathlib import Path
 
 import nox
+from nox.command import CommandFailed
 
 sys.path.insert(0, str(Path(__file__).parent))
 from grader import registry
@@ -39,7 +43,8 @@ class _QuietUv(logging.Filter):
 logging.getLogger("nox").addFilter(_QuietUv())
 
 ROOT = Path(__file__).parent
-ENV = ROOT / ".nox" / "grader"
+ENV = Path(os.environ.get("NORM_KATAS_ENV") or ROOT / ".nox" / "grader").expanduser().absolute()
+STAMP = "norm-katas-stamp.json"
 # The supported range; torch_compat.MIN_TORCH and the README state the same floor.
 TORCH_RANGE = "torch>=2.4,<3"
 OLDEST_TORCH = "2.4.1"  # the oldest supported release: `nox -s compat` proves it by default
@@ -47,6 +52,7 @@ TORCH = os.environ.get("NORM_KATAS_TORCH", TORCH_RANGE)
 TORCH_INDEX = os.environ.get("NORM_KATAS_TORCH_INDEX", "")
 DEPS = ["numpy", "pytest>=8", "pytest-timeout>=2.3", "pytest-xdist>=3", "pexpect>=4.8"]
 RUFF = "ruff==0.17.6"
+CPU_INDEX = "https://download.pytorch.org/whl/cpu"  # PyTorch's CPU-only wheels
 
 
 def _python(env: Path) -> Path:
@@ -56,28 +62,23 @@ def _python(env: Path) -> Path:
 def build_env(
     session: nox.Session, env: Path, torch: str, index: str = "", extras: tuple[str, ...] = ()
 ) -> str:
-    """A grading environment at `env` with `torch` (or "system"), built once per stamp."""
+    """A grading environment at `env` with `torch` (or "system"), built once per stamp.
+
+    A rebuild is made beside the environment in use, which grades on until the new one is
+    complete, and after that if the rebuild fails (see _rebuild).
+    """
     python = _python(env)
-    stamp = env / "norm-katas-stamp.json"
-    wanted = {"torch": torch, "index": index, "deps": DEPS, "python": sys.version}
+    stamp = env / STAMP
     have = json.loads(stamp.read_text()) if python.exists() and stamp.exists() else {}
-    # Without an explicit choice, keep whichever torch the shared environment was built with.
+    # Without an explicit choice, keep whichever torch the shared environment was built with,
+    # when it is reused and when it is rebuilt (for new DEPS, say).
     explicit = env != ENV or {"NORM_KATAS_TORCH", "NORM_KATAS_TORCH_INDEX"} & set(os.environ)
+    if have and not explicit:
+        torch, index = have.get("torch", torch), have.get("index", index)
+    wanted = {"torch": torch, "index": index, "deps": DEPS, "python": sys.version}
     keys = list(wanted) if explicit else ["deps", "python"]
     if not (have and all(have.get(k) == wanted[k] for k in keys)):
-        use_system = torch == "system"
-        session.log(f"Building the grading environment in {env} (once; torch: {torch})")
-        venv = [sys.executable, "-m", "venv", "--clear", str(env)]
-        session.run(*venv, *(["--system-site-packages"] if use_system else []), external=True)
-        pip = [str(python), "-m", "pip", "install", "--disable-pip-version-check", "-q"]
-        if use_system:
-            probe = "import torch; print('using torch', torch.__version__, 'from', torch.__file__)"
-            session.run(str(python), "-c", probe, external=True)
-        else:
-            session.run(*pip, torch, *(["--index-url", index] if index else []), external=True)
-        session.run(*pip, *DEPS, external=True)
-        have = {**wanted, "extras": []}
-        stamp.write_text(json.dumps(have))
+        return _rebuild(session, env, wanted, have, extras)
     missing = [r for r in extras if r not in have.get("extras", [])]
     if missing:  # a kata's own extras (Triton), installed the first time that kata needs them
         session.log(f"Installing {', '.join(missing)} into the grading environment (once)")
@@ -87,6 +88,129 @@ def build_env(
         have["extras"] = sorted({*have.get("extras", []), *missing})
         stamp.write_text(json.dumps(have))
     return str(python)
+
+
+def _rebuild(
+    session: nox.Session, env: Path, wanted: dict, have: dict, extras: tuple[str, ...]
+) -> str:
+    """Build the environment anew beside `env`; it takes `env`'s place once every install
+    (torch, DEPS, `extras`) has succeeded. Returns the Python to grade with.
+
+    A venv cannot be moved (pip writes its path into each script), so the build stays where it
+    was made, <env>.build-<time>, and `env` becomes a symlink to it. Where symlinks are not
+    allowed (Windows without Developer Mode) the finished build is renamed to `env`: its Python
+    works there, not its scripts (pip, pytest), which nox never runs. A failed or interrupted
+    build is removed and the environment in use is not touched: it grades on, or, when there
+    is none, the session fails saying what failed.
+    """
+    old = _python(env) if _python(env).exists() else None
+    build = env.with_name(f"{env.name}.build-{datetime.now():%Y%m%d-%H%M%S}-{os.getpid()}")
+    _remove_stale_builds(env)
+    keeps = f"; the one in {env} grades on until it is ready" if old else ""
+    session.log(f"Building the grading environment in {build} (torch: {wanted['torch']}{keeps})")
+    try:
+        _install(session, build, wanted)
+        build_env(session, build, wanted["torch"], wanted["index"], extras)  # the extras
+        _swap_in(env, build)
+    except (CommandFailed, OSError) as e:
+        shutil.rmtree(build, ignore_errors=True)
+        why = f"Building the grading environment failed ({e}: the output above says why)"
+        if old is None:
+            session.error(f"{why}. Nothing is left behind: fix the cause and run again.")
+        session.warn(
+            f"{why}. The environment you had is kept, unchanged, and grades this run: {env} "
+            f"(built for torch: {have.get('torch', '?')}). Fix the cause and run again to "
+            "rebuild; see 'Choosing the torch build' in the README."
+        )
+        return str(old)
+    except BaseException:  # Ctrl-C: leave no half-built environment behind
+        shutil.rmtree(build, ignore_errors=True)
+        raise
+    session.log(f"The grading environment is ready: {env}")
+    return str(_python(env))
+
+
+def _install(session: nox.Session, build: Path, wanted: dict) -> None:
+    """Create the venv at `build` and install torch and DEPS; the stamp is written last."""
+    torch, index = wanted["torch"], wanted["index"]
+    use_system = torch == "system"
+    venv = [sys.executable, "-m", "venv", str(build)]
+    session.run(*venv, *(["--system-site-packages"] if use_system else []), external=True)
+    python = _python(build)
+    pip = [str(python), "-m", "pip", "install", "--disable-pip-version-check"]
+    if use_system:
+        probe = "import torch; print('using torch', torch.__version__, 'from', torch.__file__)"
+        session.run(str(python), "-c", probe, external=True)
+    else:
+        session.log(_torch_download(torch, index))  # then pip's own progress, not -q
+        session.run(*pip, torch, *(["--index-url", index] if index else []), external=True)
+    session.run(*pip, "-q", *DEPS, external=True)
+    (build / STAMP).write_text(json.dumps({**wanted, "extras": []}))
+
+
+def _torch_download(torch: str, index: str) -> str:
+    """What pip is about to download for torch, said before it starts."""
+    if index:
+        cpu = index.rstrip("/").endswith("/cpu")
+        return f"Installing {torch} from {index}" + (
+            ": the CPU-only build, about 200 MB to download." if cpu else "."
+        )
+    if sys.platform.startswith("linux"):
+        return (
+            f"Installing {torch} from PyPI, whose Linux build is the CUDA one: torch and about 16 "
+            "nvidia-* packages, about 3 GB to download and 5.5 GB on disk (it runs on a CPU "
+            "too). For the CPU-only build, about 200 MB, stop now (Ctrl-C) and run again with "
+            f"NORM_KATAS_TORCH_INDEX={CPU_INDEX}"
+        )
+    return f"Installing {torch} from PyPI: the CPU build here, at most about 250 MB to download."
+
+
+def _swap_in(env: Path, build: Path) -> None:
+    """Put the finished `build` in `env`'s place; remove the build it replaces, if any."""
+    link = env.with_name(f".{env.name}.link-{os.getpid()}")
+    link.unlink(missing_ok=True)
+    try:
+        link.symlink_to(build.name, target_is_directory=True)
+    except OSError:
+        link = None  # no symlinks here: the build itself is renamed into place
+    previous = _target(env)
+    aside = None
+    if env.exists() and not env.is_symlink():  # built in place or renamed: move it aside first
+        aside = previous = env.rename(env.with_name(f"{env.name}.build-old-{os.getpid()}"))
+    try:
+        if link is not None:
+            os.replace(link, env)
+        else:
+            env.unlink(missing_ok=True)  # the symlink to the build it replaces
+            build.rename(env)
+    except OSError:
+        if aside is not None:
+            aside.rename(env)
+        raise
+    if previous is not None and _is_build(env, previous):
+        shutil.rmtree(previous, ignore_errors=True)
+
+
+def _target(env: Path) -> Path | None:
+    """Where the symlink `env` points (None if `env` is no symlink)."""
+    return env.parent / os.readlink(env) if env.is_symlink() else None
+
+
+def _is_build(env: Path, path: Path) -> bool:
+    """One of our builds beside `env`: never a folder a user linked `env` to themselves."""
+    return path.parent == env.parent and path.name.startswith(f"{env.name}.build-")
+
+
+def _remove_stale_builds(env: Path) -> None:
+    """Builds left by an interrupted run (a killed nox), never the one `env` points to."""
+    if not env.parent.is_dir():
+        return
+    current = _target(env)
+    for path in env.parent.iterdir():
+        if path.name.startswith(f".{env.name}.link-"):
+            path.unlink(missing_ok=True)
+        elif _is_build(env, path) and path != current and not path.is_symlink():
+            shutil.rmtree(path, ignore_errors=True)
 
 
 def _numpy_for_old_triton(session: nox.Session, python: Path) -> None:

@@ -2,6 +2,7 @@
 
 python -m grader grade <kata> [options]   grade a file once; exit 0 when the interview core passes
 python -m grader list [--markdown]        the katas (--markdown: the README's table)
+python -m grader stubs [--record]         check the pristine stubs (--record: after editing one)
 python -m grader serve                    grade requests from stdin in a warm process (self-tests)
 """
 
@@ -32,6 +33,28 @@ def cmd_list(argv: list[str]) -> int:
     for k in registry.load():
         print(f"{k.name:20} {k.difficulty:7} {k.minutes:3} min  {k.title}")
     return 0
+
+
+def cmd_stubs(argv: list[str]) -> int:
+    """Check stubs/ against stubs/hashes.txt, or (--record) record it: authors only."""
+    from grader import stubs
+
+    if argv not in ([], ["--record"]):
+        print("usage: python -m grader stubs [--record]", file=sys.stderr)
+        return runner.USAGE
+    if argv:
+        try:
+            done = stubs.record()
+        except stubs.StubError as e:
+            print(e, file=sys.stderr)
+            return 1
+        print("\n".join(done) or "every stub was recorded already: nothing to do")
+    problems = stubs.problems()
+    for problem in problems:
+        print(problem, file=sys.stderr)
+    if not problems:
+        print(f"{len(stubs.recorded())} pristine stubs in stubs/, each as recorded")
+    return 1 if problems else 0
 
 
 def cmd_grade(argv: list[str]) -> int:
@@ -67,7 +90,10 @@ def cmd_child(argv: list[str]) -> int:
     return runner.child_main(kata, argv[2:], Path(argv[1]))
 
 
-COMMANDS = {"grade": cmd_grade, "list": cmd_list, "serve": cmd_serve, "_child": cmd_child}
+COMMANDS = {
+    "grade": cmd_grade, "list": cmd_list, "stubs": cmd_stubs, "serve": cmd_serve,
+    "_child": cmd_child,
+}  # fmt: skip
 
 
 def main(argv: list[str]) -> int:

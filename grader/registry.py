@@ -13,13 +13,14 @@ else:  # pragma: no cover - Python 3.10 needs `pip install tomli` beside nox
 
 ROOT = Path(__file__).resolve().parent.parent
 REGISTRY = ROOT / "katas" / "katas.toml"
+STUBS = ROOT / "stubs"  # the pristine stubs: the tool's copies, never the learner's (grader.stubs)
 
 
 @dataclass(frozen=True)
 class Kata:
     name: str  # nox session is kata-<name>
     title: str
-    file: str  # same file name in katas/ and solutions/
+    file: str  # same file name in katas/, stubs/ and solutions/
     difficulty: str
     minutes: int
     # Extra packages this kata's grading needs (pip requirement strings), installed into the
@@ -28,7 +29,13 @@ class Kata:
 
     @property
     def stub(self) -> Path:
+        """The learner's working file: whatever they made of the stub."""
         return ROOT / "katas" / self.file
+
+    @property
+    def pristine(self) -> Path:
+        """The tool's copy of the untouched stub (read it through grader.stubs.text)."""
+        return STUBS / self.file
 
     @property
     def solution(self) -> Path:

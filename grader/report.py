@@ -15,6 +15,7 @@ from typing import Any, TextIO
 
 import pytest
 
+from grader import registry, stubs
 from grader.loader import MissingName, display_path
 
 TODO, FAIL, CRASH, TIMEOUT = "todo", "fail", "crash", "timeout"
@@ -222,7 +223,7 @@ class Printer:
             self.write(_indent(report.load_error, 2))
             self.write(f"\n{self.red}{self.bold}Not graded.{self.reset}")
             return
-        if failed and all(c.kind == TODO for c in failed):
+        if failed and all(c.kind == TODO for c in failed) and untouched(report):
             self.write(
                 f"\n{self.bold}Not started yet?{self.reset} {report.file} still raises "
                 "NotImplementedError. Read its docstring, write the code it asks for, "
@@ -316,6 +317,17 @@ class Printer:
         skipped = len(report.checks) - report.tally()[1]
         extra = f"  {self.dim}({skipped} skipped){self.reset}" if skipped else ""
         self.write(f"\n{self.bold}{' · '.join(parts)}{self.reset}{extra}")
+
+
+def untouched(report: Report) -> bool:
+    """Whether the graded file is the kata's stub as handed out, decided by its content's hash:
+    a file that merely still raises NotImplementedError somewhere has been started."""
+    path = Path(report.file)
+    try:
+        content = (path if path.is_absolute() else registry.ROOT / path).read_text("utf-8")
+        return stubs.untouched(registry.get(report.kata), content)
+    except (KeyError, OSError, UnicodeDecodeError):
+        return False
 
 
 def _indent(text: str, n: int) -> str:

@@ -76,8 +76,11 @@ def cmd_reset(argv: list[str]) -> int:
     if not katas:
         parser.error("name a kata (e.g. nox -s reset -- layernorm) or pass --all")
     for kata in katas:
+        existed = kata.stub.exists()
         backup = workspace.reset(kata)
-        if backup is None:
+        if not existed:
+            print(f"katas/{kata.file} was missing: it is the stub again.")
+        elif backup is None:
             print(f"katas/{kata.file} is already the untouched stub: nothing to do.")
         else:
             print(

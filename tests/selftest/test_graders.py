@@ -112,7 +112,7 @@ def test_reference_solution_passes(name: str, grade) -> None:
 
 @pytest.mark.parametrize("name", KATAS)
 def test_untouched_stub_gets_the_friendly_report(name: str, grade, tmp_path: Path) -> None:
-    # The committed stub, not katas/ as it is now: a learner's edits must not fail this test.
+    # The pristine stub, not katas/ as it is now: a learner's edits must not fail this test.
     kata = KATAS[name]
     stub = tmp_path / "stub" / kata.file
     stub.parent.mkdir()
@@ -121,6 +121,17 @@ def test_untouched_stub_gets_the_friendly_report(name: str, grade, tmp_path: Pat
     assert code == 1, output
     assert "Not started yet?" in output, output
     assert report["passed"] == 0, summary(report)
+
+
+def test_a_started_stub_is_not_called_untouched(grade, tmp_path: Path) -> None:
+    # "Not started" is decided by the file's hash, not by NotImplementedError: a stub with one
+    # line of the learner's in it has been started, though every check still meets a TODO.
+    kata = KATAS["layernorm"]
+    mine = tmp_path / kata.file
+    mine.write_text(workspace.pristine_stub(kata) + "# mean and variance over the last dims\n")
+    report, output, code = grade("layernorm", mine)
+    assert code == 1 and "Not started yet?" not in output, output
+    assert "not implemented yet" in output and report["passed"] == 0, summary(report, output)
 
 
 def deciding_checks(kata: registry.Kata, expect: str, also: list[str]) -> list[str]:
@@ -473,10 +484,13 @@ def test_usage_errors_exit_2() -> None:
 
 @pytest.fixture
 def repo_copy(tmp_path: Path) -> Path:
-    """This working tree copied, so the grader can be broken on purpose."""
+    """This working tree copied, so the grader can be broken on purpose; its katas/ holds the
+    pristine stubs, whatever the learner's katas/ holds."""
     copy = tmp_path / "repo"
     ignore = shutil.ignore_patterns(".git", ".nox", "__pycache__", "*.pyc", "catalogue")
     shutil.copytree(registry.ROOT, copy, ignore=ignore)
+    for kata in KATAS.values():
+        (copy / "katas" / kata.file).write_text(workspace.pristine_stub(kata))
     return copy
 
 

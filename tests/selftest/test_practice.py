@@ -225,40 +225,115 @@ def test_hints_come_in_steps(grade) -> None:
 # -- reset and solution -------------------------------------------------------------------
 
 
+GIT = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"]
+
+
+def fresh_copy(dest: Path) -> Path:
+    """This working tree as a learner gets it, without git: the machinery as it is now, and
+    katas/ holding the pristine stubs whatever the real katas/ holds."""
+    ignore = shutil.ignore_patterns(".git", ".nox", "__pycache__", "*.pyc", "catalogue")
+    shutil.copytree(registry.ROOT, dest, ignore=ignore)
+    for kata in KATAS:
+        (dest / "katas" / kata.file).write_text(workspace.pristine_stub(kata))
+    return dest
+
+
 @pytest.fixture
 def repo_copy(tmp_path: Path) -> Path:
-    """This working tree as a fresh git repository, so a reset cannot touch the real katas/."""
-    copy = tmp_path / "repo"
-    ignore = shutil.ignore_patterns(".git", ".nox", "__pycache__", "*.pyc")
-    shutil.copytree(registry.ROOT, copy, ignore=ignore)
-    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"]
+    """A learner's fresh clone: fresh_copy() committed to a new git repository, so a reset
+    cannot touch the real katas/ and runs this tree's machinery, uncommitted changes too."""
+    copy = fresh_copy(tmp_path / "repo")
     subprocess.run(["git", "init", "-q"], cwd=copy, check=True)
     subprocess.run(["git", "add", "-A"], cwd=copy, check=True)
-    subprocess.run([*git, "commit", "-qm", "stubs", "--no-verify"], cwd=copy, check=True)
+    subprocess.run([*GIT, "commit", "-qm", "stubs", "--no-verify"], cwd=copy, check=True)
     return copy
 
 
 def test_reset_backs_up_the_learner_file_first(repo_copy: Path, data_dir: Path) -> None:
     stub_path = repo_copy / "katas" / "layernorm.py"
-    stub = stub_path.read_text()
     stub_path.write_text("# my half-finished LayerNorm\n")
     run = cli("reset", "layernorm", cwd=repo_copy)
     assert run.returncode == 0, run.stderr
     backups = list((data_dir / "backups").glob("*/layernorm.py"))
     assert [b.read_text() for b in backups] == ["# my half-finished LayerNorm\n"]
     assert str(backups[0]) in run.stdout
-    assert stub_path.read_text() == stub
+    assert stub_path.read_text() == workspace.pristine_stub(registry.get("layernorm"))
     assert "already the untouched stub" in cli("reset", "layernorm", cwd=repo_copy).stdout
 
 
-def test_reset_finds_the_stub_even_after_the_learner_commits(repo_copy: Path) -> None:
-    stub_path = repo_copy / "katas" / "rmsnorm.py"
-    stub = stub_path.read_text()
-    stub_path.write_text("class RMSNorm: pass  # my attempt\n")
-    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t"]
-    subprocess.run([*git, "commit", "-qam", "my attempt", "--no-verify"], cwd=repo_copy, check=True)
-    assert cli("reset", "--all", cwd=repo_copy).returncode == 0
-    assert stub_path.read_text() == stub
+# A helper left raising NotImplementedError, as the BatchNorm stub lays out its own: an attempt
+# that keeps one looked like the stub to a reset that searched for that line.
+HELPER = """
+
+def _check_input_dim(x):
+    raise NotImplementedError
+"""
+
+HANDED_OUT = """
+import sys
+from grader import registry
+from practice import workspace
+for name in sys.argv[1:]:
+    print(workspace.scratch_copy(registry.get(name)))
+"""
+
+
+def test_committed_attempts_are_never_taken_for_the_stub(repo_copy: Path, data_dir: Path) -> None:
+    attempts = {kata.file: kata.solution.read_text() + HELPER for kata in KATAS}
+    for file, attempt in attempts.items():
+        (repo_copy / "katas" / file).write_text(attempt)
+    subprocess.run(
+        [*GIT, "commit", "-qam", "my attempts", "--no-verify"], cwd=repo_copy, check=True
+    )
+    # The mock hands out the stub, without its pitfalls, never the learner's solution.
+    names = [kata.name for kata in KATAS]
+    run = subprocess.run(
+        [sys.executable, "-c", HANDED_OUT, *names], cwd=repo_copy, capture_output=True,
+        text=True, timeout=300,
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    for kata, path in zip(KATAS, run.stdout.split(), strict=True):
+        stub = workspace.pristine_stub(kata)
+        assert Path(path).read_text() == workspace.split_pitfalls(stub)[0], kata.name
+    # Reset restores every stub and keeps every attempt in a backup.
+    run = cli("reset", "--all", cwd=repo_copy)
+    assert run.returncode == 0, run.stderr
+    assert "already the untouched stub" not in run.stdout, run.stdout
+    for kata in KATAS:
+        assert (repo_copy / "katas" / kata.file).read_text() == workspace.pristine_stub(kata)
+        (backup,) = (data_dir / "backups").glob(f"*-{kata.name}/{kata.file}")
+        assert backup.read_text() == attempts[kata.file]
+    run = cli("reset", "batchnorm", cwd=repo_copy)
+    assert "katas/batchnorm.py is already the untouched stub" in run.stdout, run.stdout
+
+
+def test_reset_needs_no_git(tmp_path: Path) -> None:
+    copy = fresh_copy(tmp_path / "download")
+    mine = copy / "katas" / "dropout.py"
+    mine.write_text(registry.get("dropout").solution.read_text() + HELPER)
+    assert cli("reset", "dropout", cwd=copy).returncode == 0
+    assert mine.read_text() == workspace.pristine_stub(registry.get("dropout"))
+    mine.unlink()
+    assert "katas/dropout.py was missing" in cli("reset", "dropout", cwd=copy).stdout
+    assert mine.read_text() == workspace.pristine_stub(registry.get("dropout"))
+
+
+def test_a_changed_copy_in_stubs_is_not_trusted(repo_copy: Path, tmp_path: Path) -> None:
+    # stubs/ is the tool's: edited by mistake, it no longer matches its recorded hash, and git
+    # still has the recorded text; without git, reset refuses and says how to restore it.
+    kata = registry.get("rmsnorm")
+    mine, theirs = repo_copy / "katas" / kata.file, repo_copy / "stubs" / kata.file
+    mine.write_text("# my RMSNorm\n")
+    theirs.write_text("# my RMSNorm, in the wrong file\n")
+    assert cli("reset", "rmsnorm", cwd=repo_copy).returncode == 0
+    assert mine.read_text() == workspace.pristine_stub(kata)
+    copy = fresh_copy(tmp_path / "download")
+    mine, theirs = copy / "katas" / kata.file, copy / "stubs" / kata.file
+    mine.write_text("# my RMSNorm\n")
+    theirs.write_text("# my RMSNorm, in the wrong file\n")
+    run = cli("reset", "rmsnorm", cwd=copy)
+    assert run.returncode == 1 and "git checkout stubs/rmsnorm.py" in run.stderr, run.stderr
+    assert mine.read_text() == "# my RMSNorm\n"
 
 
 def test_solution_peek_is_recorded() -> None:

@@ -1,0 +1,224 @@
+"""The pristine stubs: the tool's own copies, identified by their content.
+
+katas/<file> is the learner's. They edit it, commit it (`git commit -am`), keep a helper that
+raises NotImplementedError in it, as the BatchNorm stub suggests; nothing the tool decides may
+rest on what that file contains. The untouched stub of each kata is stubs/<file>, and
+stubs/hashes.txt records each one's content hash:
+- reset and the mock hand out stubs/<file> once its hash is the recorded one, with or without
+  git; if that copy was edited by mistake, the recorded content is taken from git's objects;
+- "is this file the untouched stub?" (reset's "nothing to do", the grader's "Not started yet?")
+  compares hashes, which an attempt does not match by accident;
+- a self-test fails when stubs/<file> and its record differ: an author who edits a stub records
+  it with `python -m grader stubs --record`, which also refreshes katas/<file>.
+
+Why a copy beside the machinery and not only hashes with the text found in git: an author's
+edit of katas/<file> cannot be told from a learner's, so the stub an author edits must live
+where learners do not write; and the copy serves an installed norm-katas without git. The cost
+is two copies of each stub in a clone, kept equal by the record command.
+
+The hash is git's blob id of the text with LF line endings (what `git hash-object` prints for
+the file), so `git cat-file blob <id>` finds that content in a clone, whatever its path.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+
+from grader import registry
+
+RECORD = registry.STUBS / "hashes.txt"
+RECORD_COMMAND = "python -m grader stubs --record"
+# The stub's section that gives the answers away: hidden in a mock, shown after it.
+PITFALLS = "Pitfalls interviewers probe"
+HEADER = f"""\
+# The pristine stubs: git's blob id of each stubs/<file> (its text with LF line endings),
+# as `git hash-object stubs/<file>` prints it. Written by `{RECORD_COMMAND}`;
+# a self-test fails when a stub and its record differ. See grader/stubs.py.
+"""
+
+
+class StubError(Exception):
+    """str() is the message for the learner."""
+
+
+def blob_id(text: str) -> str:
+    """git's blob id of `text` with LF line endings: the same for a checkout with CRLF."""
+    data = text.replace("\r\n", "\n").encode("utf-8")
+    return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
+
+
+def recorded() -> dict[str, str]:
+    """File name -> the recorded blob id of its pristine stub."""
+    try:
+        lines = RECORD.read_text(encoding="utf-8").splitlines()
+    except FileNotFoundError:
+        return {}
+    pairs = (line.split(maxsplit=1) for line in lines if line.strip() and line[0] != "#")
+    return {name.strip(): digest for digest, name in pairs}
+
+
+def text(kata: registry.Kata) -> str:
+    """The kata's untouched stub: the tool's copy if it is the recorded one, else git's."""
+    digest = recorded().get(kata.file)
+    if digest is None:
+        raise StubError(f"stubs/hashes.txt records no stub for {kata.file}: run `{RECORD_COMMAND}`")
+    shipped = _read(kata.pristine)
+    if shipped is not None and blob_id(shipped) == digest:
+        return shipped
+    found = _git_blob(digest)
+    if found is not None:
+        return found
+    raise StubError(
+        f"stubs/{kata.file}, norm-katas' own copy of the untouched stub, has been changed, and "
+        f"git has no copy of the original either. Restore it: `git checkout stubs/{kata.file}` "
+        f"in a clone, or take stubs/{kata.file} from a fresh download of norm-katas. "
+        f"(katas/{kata.file} is the copy that is yours to edit.)"
+    )
+
+
+def split_pitfalls(stub: str) -> tuple[str, str]:
+    """(the stub without its pitfalls section, that section's text) from a stub's docstring.
+
+    A section is a title line underlined with dashes; it runs to the next such title.
+    """
+    lines = stub.splitlines(keepends=True)
+
+    def is_title(i: int) -> bool:
+        under = lines[i + 1].strip() if i + 1 < len(lines) else ""
+        return bool(lines[i].strip()) and len(under) >= 3 and set(under) == {"-"}
+
+    start = next((i for i in range(len(lines)) if is_title(i) and PITFALLS in lines[i]), None)
+    if start is None:
+        return stub, ""
+    end = next((i for i in range(start + 2, len(lines)) if is_title(i)), len(lines))
+    section = "".join(lines[start + 2 : end]).strip("\n")
+    return "".join(lines[:start] + lines[end:]), section
+
+
+def untouched(kata: registry.Kata, content: str) -> bool:
+    """Whether `content` is the kata's stub as the tool hands it out: as reset restores it, or
+    as the mock gives it (without its pitfalls). Decided by hash, never by what it contains."""
+    digest = recorded().get(kata.file)
+    if digest is None:
+        return False
+    mine = blob_id(content)
+    if mine == digest:
+        return True
+    try:
+        return mine == blob_id(split_pitfalls(text(kata))[0])
+    except StubError:
+        return False
+
+
+def problems() -> list[str]:
+    """What is wrong with the pristine stubs and their record, each with what to do."""
+    record = recorded()
+    katas = registry.load()
+    found = []
+    for kata in katas:
+        shipped, digest = _read(kata.pristine), record.get(kata.file)
+        if shipped is None:
+            found.append(f"stubs/{kata.file} is missing: every kata needs its pristine stub there.")
+        elif digest is None:
+            found.append(f"stubs/{kata.file} has no recorded hash: run `{RECORD_COMMAND}`.")
+        elif blob_id(shipped) != digest:
+            found.append(
+                f"stubs/{kata.file} is not the stub recorded in stubs/hashes.txt. If you changed "
+                f"the stub on purpose, record it: `{RECORD_COMMAND}` (it refreshes "
+                f"katas/{kata.file} too). If not, restore it: `git checkout stubs/{kata.file}`."
+            )
+        elif _held_in_katas(kata, digest) is False:
+            found.append(
+                f"katas/{kata.file} has never held the stub in stubs/{kata.file}, not now and "
+                f"not in any commit, so a fresh clone would start from another text. Run `nox -s "
+                f"reset -- {kata.name}` (your file is backed up first), then commit "
+                f"katas/{kata.file}."
+            )
+    if extra := sorted(set(record) - {k.file for k in katas}):
+        names = ", ".join(extra)
+        found.append(f"stubs/hashes.txt records files of no kata ({names}): `{RECORD_COMMAND}`.")
+    return found
+
+
+def record() -> list[str]:
+    """Record every stubs/<file> as its kata's pristine stub; refresh katas/<file> where it is
+    still the stub recorded before. Returns what it did, one line each."""
+    before = recorded()
+    katas = registry.load()
+    if missing := [k.file for k in katas if not k.pristine.exists()]:
+        raise StubError(f"no stubs/ copy of {', '.join(missing)}: write the stub there first")
+    texts = {k.file: k.pristine.read_text(encoding="utf-8") for k in katas}
+    lines = [f"{blob_id(texts[name])}  {name}\n" for name in sorted(texts)]
+    _write(RECORD, HEADER + "".join(lines))
+    done = []
+    for kata in katas:
+        new, old = blob_id(texts[kata.file]), before.get(kata.file)
+        if new == old:
+            continue
+        done.append(f"recorded stubs/{kata.file}")
+        current = _read(kata.stub)
+        if current is not None and blob_id(current) == new:
+            continue
+        if current is None or blob_id(current) == old:
+            _write(kata.stub, texts[kata.file])
+            done.append(f"  katas/{kata.file} is the new stub too: commit both")
+        else:
+            done.append(
+                f"  katas/{kata.file} holds other work, left as it is: `nox -s reset -- "
+                f"{kata.name}` makes it the new stub (backing it up first); commit both"
+            )
+    return done
+
+
+def _read(path: os.PathLike[str]) -> str | None:
+    try:
+        with open(path, encoding="utf-8") as f:
+            return f.read()
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def _write(path: os.PathLike[str], content: str) -> None:
+    tmp = f"{os.fspath(path)}.{os.getpid()}.tmp"
+    with open(tmp, "w", encoding="utf-8", newline="\n") as f:
+        f.write(content)
+    os.replace(tmp, path)
+
+
+def _git(*args: str, stdin: str | None = None) -> bytes | None:
+    try:
+        return subprocess.run(
+            ["git", *args], cwd=registry.ROOT, input=None if stdin is None else stdin.encode(),
+            capture_output=True, check=True, timeout=60,
+        ).stdout  # fmt: skip
+    except (OSError, subprocess.SubprocessError):
+        return None  # no git, not a clone, or no such object
+
+
+def _git_blob(digest: str) -> str | None:
+    """The content with this blob id from git's objects, if this is a clone that has it."""
+    data = _git("cat-file", "blob", digest)
+    if data is None:
+        return None
+    try:
+        content = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    return content if blob_id(content) == digest else None
+
+
+def _held_in_katas(kata: registry.Kata, digest: str) -> bool | None:
+    """Whether katas/<file> holds the stub now or did in some commit (None: no git history)."""
+    current = _read(kata.stub)
+    if current is not None and blob_id(current) == digest:
+        return True
+    rel = f"katas/{kata.file}"
+    commits = (_git("log", "--format=%H", "--", rel) or b"").decode().split()
+    if not commits:
+        return None
+    out = _git(
+        "cat-file", "--batch-check=%(objectname)", stdin="".join(f"{c}:{rel}\n" for c in commits)
+    )
+    return None if out is None else digest in out.decode().split()

@@ -1,0 +1,68 @@
+"""Self-tests for the pristine stubs (grader/stubs.py): stubs/<file> is the tool's copy of each
+untouched stub, recorded by hash in stubs/hashes.txt; the learner's katas/ is never read for it."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from grader import registry, stubs
+
+KATAS = registry.load()
+
+
+def test_every_stub_is_as_recorded() -> None:
+    problems = stubs.problems()
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize("kata", KATAS, ids=lambda k: k.name)
+def test_untouched_is_decided_by_content(kata: registry.Kata) -> None:
+    stub = stubs.text(kata)
+    assert stubs.untouched(kata, stub)
+    assert stubs.untouched(kata, stubs.split_pitfalls(stub)[0])  # as the mock hands it out
+    assert stubs.untouched(kata, stub.replace("\n", "\r\n"))  # a checkout with CRLF
+    assert not stubs.untouched(kata, stub + "# a note of mine\n")
+    # The learner's solution keeping a helper that raises, as the BatchNorm stub lays out.
+    attempt = kata.solution.read_text() + "\n\ndef _todo():\n    raise NotImplementedError\n"
+    assert not stubs.untouched(kata, attempt)
+
+
+def grader_cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "grader", *args], cwd=cwd, capture_output=True, text=True,
+        timeout=120,
+    )  # fmt: skip
+
+
+def test_an_edited_stub_fails_until_it_is_recorded(tmp_path: Path) -> None:
+    # An author edits stubs/<file>: the check names the command that records it, and that
+    # command refreshes katas/<file> where it is still the old stub, never a learner's work.
+    copy = tmp_path / "repo"
+    ignore = shutil.ignore_patterns(".git", ".nox", "__pycache__", "*.pyc", "catalogue")
+    shutil.copytree(registry.ROOT, copy, ignore=ignore)
+    for kata in KATAS:
+        (copy / "katas" / kata.file).write_text(stubs.text(kata))
+    (copy / "katas" / "rmsnorm.py").write_text("# my RMSNorm\n")
+    for name in ("layernorm.py", "rmsnorm.py"):
+        stub = copy / "stubs" / name
+        stub.write_text(stub.read_text().replace("The contract", "The whole contract", 1))
+    run = grader_cli("stubs", cwd=copy)
+    assert run.returncode == 1, run.stdout + run.stderr
+    assert "stubs/layernorm.py is not the stub recorded" in run.stderr, run.stderr
+    assert stubs.RECORD_COMMAND in run.stderr, run.stderr
+    run = grader_cli("stubs", "--record", cwd=copy)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "katas/layernorm.py is the new stub too" in run.stdout, run.stdout
+    assert "katas/rmsnorm.py holds other work" in run.stdout, run.stdout
+    layernorm = (copy / "stubs" / "layernorm.py").read_text()
+    assert (copy / "katas" / "layernorm.py").read_text() == layernorm
+    assert (copy / "katas" / "rmsnorm.py").read_text() == "# my RMSNorm\n"
+    assert (
+        f"{stubs.blob_id(layernorm)}  layernorm.py" in (copy / "stubs" / "hashes.txt").read_text()
+    )
+    assert grader_cli("stubs", cwd=copy).returncode == 0
