@@ -48,6 +48,8 @@ The contract (interview core)
 
 Torch parity (stretch)
 ----------------------
+* A float64 input is computed in float64, running statistics included: torch computes in
+  float32 only for half inputs.
 * ``momentum=None``: the factor is 1/num_batches_tracked (read after the increment), a
   cumulative average that weighs every batch equally.
 * ``track_running_stats=False``: the three buffers are ``None`` and batch statistics are used

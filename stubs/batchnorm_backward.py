@@ -37,7 +37,8 @@ The contract (interview core)
 * ``backward`` computes the gradients by hand, with tensor operations: no
   ``torch.autograd.grad``, no ``.backward()``, no forward re-run under ``torch.enable_grad()``.
   The grader detects those at run time, and compares with autograd through the built-in
-  ``F.batch_norm(..., training=True)``, including ``torch.autograd.gradcheck`` in float64.
+  ``F.batch_norm(..., training=True)``, including ``torch.autograd.gradcheck`` in float64
+  (skipped for a forward that computes a float64 input in float32).
 * ``forward`` saves only what ``backward`` needs with ``ctx.save_for_backward``: x̂ (or x with
   the channel means) and the per-channel 1/σ, plus the weight; not the input's autograd graph,
   and not two copies of a tensor the size of x.
@@ -45,6 +46,8 @@ The contract (interview core)
 
 Torch parity (stretch)
 ----------------------
+* float64 inputs are computed in float64, in forward and in backward: torch computes in
+  float32 only for half inputs.
 * A ``grad_out`` that is not contiguous works: no ``.view()`` on it.
 * float16/bfloat16 inputs: compute in float32 and return gradients in the input's dtype.
 

@@ -35,6 +35,7 @@ The contract (interview core)
 
 Torch parity (stretch)
 ----------------------
+* A float64 input is computed in float64, not rounded through float32.
 * float16/bfloat16 inputs give the same dtype back: the mask follows x's dtype.
 
 Pitfalls interviewers probe

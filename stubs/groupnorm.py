@@ -32,11 +32,12 @@ The contract (interview core)
 * Parameters ``weight`` (ones) and ``bias`` (zeros), one per *channel*, named as torch names
   them so that a ``torch.nn.GroupNorm`` state_dict loads into yours and back; both ``None``
   with ``affine=False`` (``self.register_parameter("weight", None)``).
-* ``forward(x)`` normalizes each sample's groups of consecutive channels as above, in x's
-  dtype and on x's device; gradients flow by plain autograd.
+* ``forward(x)`` normalizes each sample's groups of consecutive channels as above, returning
+  x's dtype on x's device; gradients flow by plain autograd.
 
 Torch parity (stretch)
 ----------------------
+* A float64 input is computed in float64: torch computes in float32 only for half inputs.
 * ``num_channels`` not divisible by ``num_groups`` raises ``ValueError`` in ``__init__``.
 * Its message is torch's: ``num_channels (6) must be divisible by num_groups (4)``.
 * float16/bfloat16 inputs: statistics in float32, the result in the input's dtype.

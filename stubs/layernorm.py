@@ -35,10 +35,11 @@ The contract (interview core)
   names them, so that a ``torch.nn.LayerNorm`` state_dict loads into yours and back. With
   ``elementwise_affine=False`` both are ``None`` (``self.register_parameter("weight", None)``).
 * ``forward(x)`` normalizes each sample over its last ``len(normalized_shape)`` dims as above,
-  in x's dtype and on x's device; gradients flow by plain autograd.
+  returning x's dtype on x's device; gradients flow by plain autograd.
 
 Torch parity (stretch)
 ----------------------
+* A float64 input is computed in float64: torch computes in float32 only for half inputs.
 * ``bias=False``: a weight but no bias (``bias`` is ``None``).
 * Trailing dims that are not ``normalized_shape`` raise ``RuntimeError`` (or ``ValueError``)
   with both shapes in the message.

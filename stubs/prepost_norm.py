@@ -51,6 +51,8 @@ The contract (interview core)
 
 Torch parity (stretch)
 ----------------------
+* A float64 block and float64 wrappers compute in float64: no ``x.float()`` and no norm that
+  computes in float32 inside.
 * The three dropouts sit where torch's are: after attention (``dropout1``), after the ReLU
   (``dropout``) and after ``linear2`` (``dropout2``).
 * ``forward(x, src_mask=None, src_key_padding_mask=None, is_causal=False)`` passes the masks

@@ -33,10 +33,13 @@ The contract (interview core)
   ``elementwise_affine`` (``self.register_parameter("weight", None)``).
 * ``forward(x)`` divides each sample by the RMS of its last ``len(normalized_shape)`` dims as
   above, then scales by weight; gradients flow by plain autograd.
-* A float16 input of magnitude 300 must not overflow (300² = 90000 > 65504, float16's max).
+* The output has x's shape, dtype and device; ``.to(dtype)`` and ``.to(device)`` move the weight.
 
 Torch parity (stretch)
 ----------------------
+* The dtype policy: a float64 input is computed in float64 (torch upcasts only float16 and
+  bfloat16; LLaMA's ``x.float()`` also rounds float64), and a float16 input of magnitude 300
+  does not overflow (300² = 90000 > 65504, float16's max).
 * ``eps=None`` (the default) means the machine epsilon of the dtype the computation runs in.
   Find out which dtype that is for float16/bfloat16 inputs: ``torch.finfo(torch.float16).eps``
   is 8192 times float32's, which visibly changes outputs with a small RMS.

@@ -59,6 +59,7 @@ The contract (interview core)
 
 Torch parity (stretch)
 ----------------------
+* A float64 input is computed in float64 on every rank, statistics and collectives included.
 * A rank with an empty batch (N = 0) still joins the collectives, adds no NaN, returns an
   empty output and updates its running statistics with the global ones.
 * ``momentum=None``: a cumulative average, factor 1 / num_batches_tracked.

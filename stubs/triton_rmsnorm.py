@@ -33,7 +33,10 @@ The contract (interview core)
 * ``rms_norm(x, weight, eps=1e-6)`` normalizes the last dimension of x and returns the result
   in x's shape and dtype (float32, float16 or bfloat16).
 * It launches your ``@triton.jit`` kernel, which does all the arithmetic. Outside the kernel,
-  torch only allocates the output and makes views (reshape, view).
+  torch only allocates the output and makes views (reshape, view): no copy of x either
+  (``x.contiguous()``, ``.to()``, ``.clone()``), for any input.
+* Every ``tl.load`` and ``tl.store`` stays inside its tensor: the block's spare lanes are
+  masked, on the weight's load too, even where the values read there would never be stored.
 * Any width N up to 16384, powers of two or not, including rows wider than a block of 1024 or
   4096 elements.
 * Strided rows: x may be a slice such as ``buffer[:, :N]``, whose rows are more than N elements
@@ -65,8 +68,10 @@ Pitfalls interviewers probe
 --------------------
 The kernel does the work. Outside it, torch may allocate the output and make views, nothing
 more on the activations: no ``x.float()``, ``x.pow(2).mean(-1)``, ``torch.rsqrt``,
-``F.rms_norm``, ``.to(x.dtype)`` after the kernel, ... The grader records the torch operations
-that ``rms_norm`` runs outside the kernel, and checks that a Triton kernel was launched.
+``F.rms_norm``, ``x.contiguous()``, ``.to(x.dtype)`` after the kernel, ... On every call any
+check makes, the grader records the torch operations that ``rms_norm`` runs outside the
+kernel, checks that a Triton kernel was launched, and (in the interpreter) checks the address
+of every load and store against the tensors the kernel was given.
 
 Triton without a GPU
 --------------------
@@ -74,6 +79,9 @@ Unless you grade with ``--device cuda`` on a GPU, the grader runs your kernel in
 interpreter: the same language, executed with numpy. It sets ``TRITON_INTERPRET=1`` itself,
 before Triton and this file are imported. Do not add ``from __future__ import annotations``
 here: Triton 3.0 and 3.1's interpreter then no longer sees ``tl.constexpr`` in the signature.
+The interpreter computes bfloat16 × bfloat16 (and + and ``tl.sum``) on the raw bits: where your
+kernel does, its bfloat16 check is skipped with a note (``--device cuda`` grades it), never
+failed. Arithmetic in float32, as above, is not affected.
 
 Grade yourself with::
 
