@@ -32,6 +32,7 @@ import json
 import multiprocessing
 import os
 import pickle
+import shutil
 import signal
 import socket
 import sys
@@ -314,14 +315,20 @@ def _recv(conn: Any) -> Any:
 
 def rank_main(
     conn: Any, rank: int, size: int, impl: str, module_name: str, backend: str,
-    groups: dict[str, list[int]], log: str, parent: int,
+    groups: dict[str, list[int]], log: str, parent: int, scratch: str,
 ) -> None:  # fmt: skip
-    """A rank: join the group, load the learner's file, then run what the parent sends."""
+    """A rank: join the group, load the learner's file, then run what the parent sends.
+
+    It works in `scratch`, the world's empty folder: relative paths the learner's code writes
+    land there, and go with the world.
+    """
     if hasattr(signal, "SIGPIPE"):  # as Python sets it: a write to a rank that died raises
         signal.signal(signal.SIGPIPE, signal.SIG_IGN)
     try:
         _die_with_parent(parent)
         _quiet(log)
+        sys.path[:] = [os.path.abspath(p) for p in sys.path]  # "" would mean scratch next
+        os.chdir(scratch)
         try:
             context, module = _setup(conn, rank, size, impl, module_name, backend, groups)
         except LoadError as e:  # the learner's file: its message says it all
@@ -435,12 +442,14 @@ class World:
         self, impl: Path, size: int, *, module_name: str, backend: str = "gloo",
         groups: dict[str, list[int]] | None = None,
     ) -> None:  # fmt: skip
-        self.impl, self.size, self.backend = impl, size, backend
+        self.impl, self.size, self.backend = Path(os.path.abspath(impl)), size, backend
         self.module_name, self.groups = module_name, groups or {}
         self.processes: list[Any] = []
         self.conns: list[Any] = []
         self.runs = 0
         self.logs = Path(tempfile.mkdtemp(prefix="norm-katas-ranks-"))
+        self.scratch = self.logs / "work"  # the ranks' working directory
+        self.scratch.mkdir()
         self.start_method = "fork" if _fork_is_safe(backend) else "spawn"
         try:
             self._start()
@@ -454,7 +463,7 @@ class World:
             mine, theirs = context.Pipe()
             log = str(self.logs / f"rank{rank}.log")
             args = (theirs, rank, self.size, str(self.impl), self.module_name, self.backend,
-                    self.groups, log, os.getpid())  # fmt: skip
+                    self.groups, log, os.getpid(), str(self.scratch))  # fmt: skip
             process = context.Process(target=rank_main, args=args, name=f"norm-katas-rank{rank}")
             with warnings.catch_warnings():  # 3.12+ warns of fork with threads: none is used
                 warnings.simplefilter("ignore", DeprecationWarning)
@@ -573,10 +582,7 @@ class World:
             with contextlib.suppress(Exception):
                 conn.close()
         self.processes, self.conns = [], []
-        for log in self.logs.glob("*.log"):
-            log.unlink(missing_ok=True)
-        with contextlib.suppress(OSError):
-            self.logs.rmdir()
+        shutil.rmtree(self.logs, ignore_errors=True)  # the logs, and what the ranks wrote
 
 
 def _status(code: int | None) -> str:
