@@ -303,6 +303,39 @@ def _loopback() -> str | None:
     return None
 
 
+def _store(conn: Any, rank: int, size: int, timeout: datetime.timedelta) -> Any:
+    """The ranks' TCPStore, its server listening on 127.0.0.1 only.
+
+    Given a host and port, torch's TCPStore server listens on every interface whatever the host
+    (libuv's and the older backend alike bind the wildcard address): another machine could
+    reach it. Handed a listening socket instead (master_listen_fd), it serves on that one, so
+    rank 0 binds it to 127.0.0.1 on a free port, and says which. The older backend takes a
+    socket on every torch from 2.4 on, so it is asked first (libuv's refuses one on 2.4, and
+    logs an error that the rank's last output would show); libuv's if a later torch drops it.
+    """
+    import torch.distributed as dist
+
+    if rank != 0:
+        return dist.TCPStore("127.0.0.1", _recv(conn), size, False, timeout)
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(size * 4)
+        port = listener.getsockname()[1]
+        for use_libuv in (False, True):
+            try:
+                store = dist.TCPStore(
+                    "127.0.0.1", port, size, True, timeout, wait_for_workers=False,
+                    master_listen_fd=listener.fileno(), use_libuv=use_libuv,
+                )  # fmt: skip
+                break
+            except Exception:
+                if use_libuv:
+                    raise
+        listener.detach()  # the store owns the descriptor now, and closes it
+    _send(conn, ("port", port))
+    return store
+
+
 def _send(conn: Any, message: Any) -> None:
     # Plain pickle: torch's reductions for multiprocessing would share tensors through file
     # descriptors and start a helper thread; these tensors are small, copies are simpler.
@@ -362,13 +395,12 @@ def _setup(
     import torch.distributed as dist
 
     timeout = datetime.timedelta(seconds=PG_TIMEOUT_S)
-    if rank == 0:  # rank 0 hosts the store on a free port, and says which
-        store = dist.TCPStore("127.0.0.1", 0, size, True, timeout, wait_for_workers=False)
-        _send(conn, ("port", store.port))
-    else:
-        store = dist.TCPStore("127.0.0.1", _recv(conn), size, False, timeout)
+    store = _store(conn, rank, size, timeout)
     if (name := _loopback()) is not None:
-        os.environ.setdefault("GLOO_SOCKET_IFNAME", name)
+        # Each process group's own sockets on the loopback interface too: left to itself, gloo
+        # (and nccl) takes the address the hostname resolves to, often a LAN address. Not
+        # setdefault: a value from the user's environment would open the ranks to the network.
+        os.environ["GLOO_SOCKET_IFNAME"] = os.environ["NCCL_SOCKET_IFNAME"] = name
     device = torch.device("cpu")
     if backend == "nccl":
         device = torch.device("cuda", rank)
