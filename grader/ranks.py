@@ -4,10 +4,12 @@
 one GPU each, with `backend="nccl"`). They are forked from the grading process where that is
 safe, so that torch is imported already and four ranks are up in a fraction of a second;
 spawned otherwise (CUDA initialised, not Linux, NORM_KATAS_SPAWN set). Each rank loads the
-learner's file by path. `World.run(fn, payloads)` runs `fn(module, ctx, payload)` on every rank
-(fn: a function at the top level of an importable module, the suite) and brings back, per rank,
-what fn returned or what went wrong there; `expect_ranks_ok` turns the latter into a failure
-written for the learner.
+learner's file by path, and works in a scratch folder of the world's. Every socket the ranks
+listen on (the store's, gloo's) is on the loopback interface: no other machine can reach them.
+`World.run(fn, payloads)` runs `fn(module, ctx, payload)` on every rank (fn: a function at the
+top level of an importable module, the suite) and brings back, per rank, what fn returned or
+what went wrong there; `expect_ranks_ok` turns the latter into a failure written for the
+learner.
 
 Every collective the learner's code calls through torch.distributed (dist.all_reduce,
 torch.distributed.nn.functional.*, ...) is stopped on its way in: the ranks first compare notes
