@@ -87,7 +87,7 @@ def cmd_child(argv: list[str]) -> int:
     except runner.GraderError as e:
         print(e, file=sys.stderr)
         return runner.GRADER_FAILED
-    return runner.child_main(kata, argv[2:], Path(argv[1]))
+    return runner.child_main(kata, argv[3:], Path(argv[1]), Path(argv[2]))
 
 
 COMMANDS = {

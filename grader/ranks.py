@@ -4,10 +4,12 @@
 one GPU each, with `backend="nccl"`). They are forked from the grading process where that is
 safe, so that torch is imported already and four ranks are up in a fraction of a second;
 spawned otherwise (CUDA initialised, not Linux, NORM_KATAS_SPAWN set). Each rank loads the
-learner's file by path. `World.run(fn, payloads)` runs `fn(module, ctx, payload)` on every rank
-(fn: a function at the top level of an importable module, the suite) and brings back, per rank,
-what fn returned or what went wrong there; `expect_ranks_ok` turns the latter into a failure
-written for the learner.
+learner's file by path, and works in a scratch folder of the world's. Every socket the ranks
+listen on (the store's, gloo's) is on the loopback interface: no other machine can reach them.
+`World.run(fn, payloads)` runs `fn(module, ctx, payload)` on every rank (fn: a function at the
+top level of an importable module, the suite) and brings back, per rank, what fn returned or
+what went wrong there; `expect_ranks_ok` turns the latter into a failure written for the
+learner.
 
 Every collective the learner's code calls through torch.distributed (dist.all_reduce,
 torch.distributed.nn.functional.*, ...) is stopped on its way in: the ranks first compare notes
@@ -32,6 +34,7 @@ import json
 import multiprocessing
 import os
 import pickle
+import shutil
 import signal
 import socket
 import sys
@@ -302,6 +305,39 @@ def _loopback() -> str | None:
     return None
 
 
+def _store(conn: Any, rank: int, size: int, timeout: datetime.timedelta) -> Any:
+    """The ranks' TCPStore, its server listening on 127.0.0.1 only.
+
+    Given a host and port, torch's TCPStore server listens on every interface whatever the host
+    (libuv's and the older backend alike bind the wildcard address): another machine could
+    reach it. Handed a listening socket instead (master_listen_fd), it serves on that one, so
+    rank 0 binds it to 127.0.0.1 on a free port, and says which. The older backend takes a
+    socket on every torch from 2.4 on, so it is asked first (libuv's refuses one on 2.4, and
+    logs an error that the rank's last output would show); libuv's if a later torch drops it.
+    """
+    import torch.distributed as dist
+
+    if rank != 0:
+        return dist.TCPStore("127.0.0.1", _recv(conn), size, False, timeout)
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(size * 4)
+        port = listener.getsockname()[1]
+        for use_libuv in (False, True):
+            try:
+                store = dist.TCPStore(
+                    "127.0.0.1", port, size, True, timeout, wait_for_workers=False,
+                    master_listen_fd=listener.fileno(), use_libuv=use_libuv,
+                )  # fmt: skip
+                break
+            except Exception:
+                if use_libuv:
+                    raise
+        listener.detach()  # the store owns the descriptor now, and closes it
+    _send(conn, ("port", port))
+    return store
+
+
 def _send(conn: Any, message: Any) -> None:
     # Plain pickle: torch's reductions for multiprocessing would share tensors through file
     # descriptors and start a helper thread; these tensors are small, copies are simpler.
@@ -314,14 +350,20 @@ def _recv(conn: Any) -> Any:
 
 def rank_main(
     conn: Any, rank: int, size: int, impl: str, module_name: str, backend: str,
-    groups: dict[str, list[int]], log: str, parent: int,
+    groups: dict[str, list[int]], log: str, parent: int, scratch: str,
 ) -> None:  # fmt: skip
-    """A rank: join the group, load the learner's file, then run what the parent sends."""
+    """A rank: join the group, load the learner's file, then run what the parent sends.
+
+    It works in `scratch`, the world's empty folder: relative paths the learner's code writes
+    land there, and go with the world.
+    """
     if hasattr(signal, "SIGPIPE"):  # as Python sets it: a write to a rank that died raises
         signal.signal(signal.SIGPIPE, signal.SIG_IGN)
     try:
         _die_with_parent(parent)
         _quiet(log)
+        sys.path[:] = [os.path.abspath(p) for p in sys.path]  # "" would mean scratch next
+        os.chdir(scratch)
         try:
             context, module = _setup(conn, rank, size, impl, module_name, backend, groups)
         except LoadError as e:  # the learner's file: its message says it all
@@ -355,13 +397,12 @@ def _setup(
     import torch.distributed as dist
 
     timeout = datetime.timedelta(seconds=PG_TIMEOUT_S)
-    if rank == 0:  # rank 0 hosts the store on a free port, and says which
-        store = dist.TCPStore("127.0.0.1", 0, size, True, timeout, wait_for_workers=False)
-        _send(conn, ("port", store.port))
-    else:
-        store = dist.TCPStore("127.0.0.1", _recv(conn), size, False, timeout)
+    store = _store(conn, rank, size, timeout)
     if (name := _loopback()) is not None:
-        os.environ.setdefault("GLOO_SOCKET_IFNAME", name)
+        # Each process group's own sockets on the loopback interface too: left to itself, gloo
+        # (and nccl) takes the address the hostname resolves to, often a LAN address. Not
+        # setdefault: a value from the user's environment would open the ranks to the network.
+        os.environ["GLOO_SOCKET_IFNAME"] = os.environ["NCCL_SOCKET_IFNAME"] = name
     device = torch.device("cpu")
     if backend == "nccl":
         device = torch.device("cuda", rank)
@@ -435,12 +476,14 @@ class World:
         self, impl: Path, size: int, *, module_name: str, backend: str = "gloo",
         groups: dict[str, list[int]] | None = None,
     ) -> None:  # fmt: skip
-        self.impl, self.size, self.backend = impl, size, backend
+        self.impl, self.size, self.backend = Path(os.path.abspath(impl)), size, backend
         self.module_name, self.groups = module_name, groups or {}
         self.processes: list[Any] = []
         self.conns: list[Any] = []
         self.runs = 0
         self.logs = Path(tempfile.mkdtemp(prefix="norm-katas-ranks-"))
+        self.scratch = self.logs / "work"  # the ranks' working directory
+        self.scratch.mkdir()
         self.start_method = "fork" if _fork_is_safe(backend) else "spawn"
         try:
             self._start()
@@ -454,7 +497,7 @@ class World:
             mine, theirs = context.Pipe()
             log = str(self.logs / f"rank{rank}.log")
             args = (theirs, rank, self.size, str(self.impl), self.module_name, self.backend,
-                    self.groups, log, os.getpid())  # fmt: skip
+                    self.groups, log, os.getpid(), str(self.scratch))  # fmt: skip
             process = context.Process(target=rank_main, args=args, name=f"norm-katas-rank{rank}")
             with warnings.catch_warnings():  # 3.12+ warns of fork with threads: none is used
                 warnings.simplefilter("ignore", DeprecationWarning)
@@ -573,10 +616,7 @@ class World:
             with contextlib.suppress(Exception):
                 conn.close()
         self.processes, self.conns = [], []
-        for log in self.logs.glob("*.log"):
-            log.unlink(missing_ok=True)
-        with contextlib.suppress(OSError):
-            self.logs.rmdir()
+        shutil.rmtree(self.logs, ignore_errors=True)  # the logs, and what the ranks wrote
 
 
 def _status(code: int | None) -> str:

@@ -162,21 +162,28 @@ def grade(
     if (problem := usage_problem(kata, args)) is not None:
         print(problem, file=out, flush=True)
         return Outcome(USAGE, None)
+    # Paths are the user's, from where they ran the command: the child works elsewhere.
+    base = Path(os.environ.get("NORM_KATAS_INVOKED_FROM", Path.cwd()))
     wanted, args = pop_option(args, "--report-json")
+    impl, args = pop_option(args, "--impl")
+    args = ["--impl", os.path.abspath(registry.resolve_impl(kata, impl, base)), *args]
     strict = "--strict" in args
     args = ["--strict-parity" if a == "--strict" else a for a in args]
     timeout = (
         [] if any(a.startswith("--timeout") for a in args) else [f"--timeout={CHECK_TIMEOUT_S}"]
     )
     args = [*timeout, *args]
-    with tempfile.TemporaryDirectory(prefix="norm-katas-") as tmp:
+    # ignore_cleanup_errors: a rank killed with its grading may still be writing its log there.
+    with tempfile.TemporaryDirectory(prefix="norm-katas-", ignore_cleanup_errors=True) as tmp:
         path = Path(tmp) / "report.json"
-        status = _run_child(kata, args, path, out, limit)
+        scratch = Path(tmp) / "work"  # the learner's code runs here: see child_main
+        scratch.mkdir()
+        status = _run_child(kata, args, path, scratch, out, limit)
         report = json.loads(path.read_text()) if path.exists() else None
         crash = path.with_suffix(".crash")
         details = crash.read_text() if crash.exists() else ""
         if wanted and path.exists():
-            shutil.copyfile(path, wanted)
+            shutil.copyfile(path, base / Path(wanted).expanduser())
     if hasattr(signal, "SIGPIPE") and status == -signal.SIGPIPE:
         # Whoever read the checklist stopped reading (`| head`): nothing to say, and an
         # unfinished report that is no attempt to record.
@@ -243,11 +250,20 @@ def exit_process(code: int) -> NoReturn:
     os._exit(code)
 
 
-def child_main(kata: registry.Kata, args: list[str], report: Path) -> int:
-    """What runs in the child: the kata's suite with the checklist. Returns pytest's code."""
+def child_main(kata: registry.Kata, args: list[str], report: Path, scratch: Path) -> int:
+    """What runs in the child: the kata's suite with the checklist. Returns pytest's code.
+
+    The learner's code runs with `scratch`, an empty folder of this grading's, as its working
+    directory: `open("notes.txt", "w")` or `torch.save(m, "model.pt")` there, at import or in
+    forward, writes into that folder, which goes with the grading, and never into the
+    repository. What the grading needs is found by absolute paths: the suite, --rootdir, the
+    report, --impl (made absolute by the parent) and the import path.
+    """
     import pytest
 
-    os.chdir(registry.ROOT)
+    # A relative entry ("" for `python -c`) would import from the scratch folder from now on.
+    sys.path[:] = [os.path.abspath(p) for p in sys.path]
+    os.chdir(scratch)
     if hasattr(signal, "SIGPIPE"):
         # Output closed by its reader (`| head`): end quietly, as Unix tools do, rather than
         # report a BrokenPipeError as the grader's failure.
@@ -272,13 +288,16 @@ def _fork_is_safe() -> bool:
 
 
 def _run_child(
-    kata: registry.Kata, args: list[str], report: Path, out: TextIO, limit: float
+    kata: registry.Kata, args: list[str], report: Path, scratch: Path, out: TextIO, limit: float
 ) -> int | None:
     """The child's exit code (negative: killed by that signal); None if it ran past `limit`."""
     for stream in (sys.stdout, sys.stderr, out):
         stream.flush()
     if not _fork_is_safe():
-        command = [sys.executable, "-m", "grader", "_child", kata.name, str(report), *args]
+        command = [
+            sys.executable, "-m", "grader", "_child", kata.name, str(report), str(scratch), *args
+        ]  # fmt: skip
+        # Started in the repository, so that `-m grader` imports; child_main then moves to scratch.
         child = subprocess.Popen(
             command, cwd=registry.ROOT, stdin=subprocess.DEVNULL, stdout=_fd(out),
             stderr=_fd(out), start_new_session=True,
@@ -295,7 +314,7 @@ def _run_child(
             os.setpgid(0, 0)  # its own process group, so it can be stopped with all it started
             signal.signal(signal.SIGINT, signal.default_int_handler)
             _redirect(out)
-            code = child_main(kata, args, report)
+            code = child_main(kata, args, report, scratch)
         except BaseException as e:  # the grader's own failure: the parent reports it
             report.with_suffix(".crash").write_text(_where(e))
         finally:
