@@ -17,6 +17,9 @@ One core, not all of them: the other test workers keep the rest of the machine. 
 are selections (-k), each with the device check and the kata's costliest checks: every check
 of every kata would take minutes under this load. A selection's usual verdict: exit 0, every
 selected check passes.
+
+Then the evidence a limit's verdict rests on: where a stuck process is (a faulthandler dump),
+and whose code a stack is in.
 """
 
 from __future__ import annotations
@@ -25,10 +28,12 @@ import os
 import subprocess
 import sys
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
+import torch
 
-from grader import registry, server
+from grader import limits, registry, runner, server
 
 CATALOGUE = registry.ROOT / "tests" / "catalogue"
 BUSY = 6  # the report's machine had a load of 6 on 2 cores; here 6 on the grader's one core
@@ -105,3 +110,66 @@ def test_a_loop_is_caught_where_signals_are_not_used(grade) -> None:
     assert f"{loop.name} line" in output and report["stopped"], output
     report, output, code = grade("layernorm", "solutions", method)
     assert code == 0 and report["strict_solved"], output
+
+
+# -- the evidence: whose code a stack is in -------------------------------------------------
+
+
+def test_a_stuck_process_says_where_it_is(tmp_path: Path) -> None:
+    # What the runner and the SyncBatchNorm ranks ask a process before they stop it.
+    loop = tmp_path / "mine.py"  # outside the grader, the suites and the libraries: a learner's
+    loop.write_text(
+        "import sys\nfrom pathlib import Path\nfrom grader.limits import register_dump\n"
+        "dump = register_dump(Path(sys.argv[1]))\nprint('ready', flush=True)\n"
+        "while True:\n    pass\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(registry.ROOT)}
+    stack = tmp_path / "stack.txt"
+    process = subprocess.Popen(
+        [sys.executable, str(loop), str(stack)], stdout=subprocess.PIPE, text=True, env=env
+    )
+    try:
+        assert process.stdout is not None and process.stdout.readline() == "ready\n"
+        frames = limits.dump_stack(process.pid, stack, wait_s=60)
+    finally:
+        process.kill()
+        process.wait()
+    assert frames is not None, "no faulthandler dump"
+    site = limits.learner_site(frames)
+    assert site is not None and Path(site.file) == loop and site.line in (6, 7), frames
+
+
+def test_time_in_an_import_torch_makes_is_not_the_learners(tmp_path: Path) -> None:
+    mine = str(tmp_path / "mine.py")
+    torch_py = str(Path(torch.__file__).parent / "_subclasses" / "fake_tensor.py")
+    frozen = "<frozen importlib._bootstrap>"
+    learner = limits.Frame(mine, 12, "forward")
+    # Running the learner's code, directly or through torch: theirs.
+    assert limits.learner_site([learner]) == limits.Site(mine, 12)
+    assert limits.learner_site([limits.Frame(torch_py, 40, "dispatch"), learner])
+    # Importing what the learner's own line imports: theirs too.
+    assert limits.learner_site([limits.Frame(frozen, 1, "_find_and_load"), learner])
+    # torch importing a module on first use, under the learner's call: the grader's setting up.
+    lazy = [limits.Frame(frozen, 1, "_find_and_load"), limits.Frame(torch_py, 40, "dispatch")]
+    assert limits.learner_site([*lazy, learner]) is None
+    # Only the grader, the suites and torch on the stack: not the learner's.
+    suite = str(registry.ROOT / "tests" / "test_layernorm.py")
+    assert (
+        limits.learner_site([limits.Frame(torch_py, 40, "x"), limits.Frame(suite, 9, "t")]) is None
+    )
+
+
+def test_a_grading_that_stalls_is_told_by_where_it_was(tmp_path: Path) -> None:
+    import io
+
+    mine = tmp_path / "layernorm.py"
+    mine.write_text("def forward(x):\n    return torch_op_that_never_returns(x)\n")
+    suite = limits.Frame(str(registry.ROOT / "tests" / "test_layernorm.py"), 9, "test_x")
+    out = io.StringIO()
+    stalled = runner.Stalled(300, [limits.Frame(str(mine), 2, "forward"), suite])
+    assert runner._stalled(stalled, out) == runner.NOT_SOLVED
+    assert f"{mine.name} line 2: return torch_op_that_never_returns(x)" in out.getvalue()
+    for frames in ([suite], None):  # the grader's own work, or nowhere known
+        out = io.StringIO()
+        assert runner._stalled(runner.Stalled(300, frames), out) == runner.GRADER_FAILED
+        assert "not with your code" in out.getvalue(), out.getvalue()
