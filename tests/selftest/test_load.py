@@ -136,7 +136,8 @@ def test_a_stuck_process_says_where_it_is(tmp_path: Path) -> None:
         process.wait()
     assert frames is not None, "no faulthandler dump"
     site = limits.learner_site(frames)
-    assert site is not None and Path(site.file) == loop and site.line in (6, 7), frames
+    # At the loop, or just after announcing itself (line 5).
+    assert site is not None and Path(site.file) == loop and site.line in (5, 6, 7), frames
 
 
 def test_time_in_an_import_torch_makes_is_not_the_learners(tmp_path: Path) -> None:
