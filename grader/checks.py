@@ -27,6 +27,7 @@ import torch
 from torch import nn
 
 from grader import fake_cuda, tracing
+from grader.limits import TimedOut
 from grader.perf import PerfCase  # noqa: F401  (for suites: what --perf times)
 
 # (rtol, atol) per dtype for forward outputs on the CPU. Two correct formulas differ by a few
@@ -113,14 +114,14 @@ def cannot_grade(message: str) -> NoReturn:
     raise CannotGrade(message)
 
 
-class Hung(pytest.fail.Exception):
+class Hung(TimedOut):
     """A check that stopped the learner's code because it never finished (a rank in an
     endless loop): it counts as a timeout, so that the run stops after a few instead of
     waiting out every remaining check."""
 
 
 def fail_hung(message: str) -> NoReturn:
-    raise Hung(message, pytrace=False)
+    raise Hung(message)
 
 
 class Belongs(pytest.fail.Exception):

@@ -6,19 +6,23 @@ pytest's output with the learner-facing checklist), --report-json (write the ver
 Fixtures: `kata` (the learner's module) and `device`. Every check runs with torch seeded.
 Markers: `parity` (a torch-parity check, graded after the interview core) and `broad` (a
 catch-all check that many mistakes fail, so never the headline while a specific one fails).
+Time limits: pytest-timeout's --timeout and `timeout` marker give each check its budget, which
+grader.limits measures as CPU time of this process's main thread (see there), not wall-clock.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import pytest
 import torch
 
-from grader import registry
+from grader import limits, registry
 from grader.checks import Belongs, CannotGrade
 from grader.loader import LearnerModule, LoadError, display_path, load_file
 from grader.report import CORE, PARITY, TIMEOUT, Check, Printer, Report, describe, explain
@@ -129,6 +133,12 @@ class Grading:
         self.grader_errors: list[str] = []  # the grader's own failures, never the learner's
         self.perf: dict | None = None  # --perf's measurements
         self._deselected: list[pytest.Item] = []  # by -k or -m
+        self.budget: limits.Budget | None = None  # the running check's time limit
+        self._in_phase = False  # inside a check's setup, call or teardown
+        self._dump: IO[str] | None = None
+        if report := config.getoption("report_json"):
+            # The runner asks for this process's stack when a grading stops making progress.
+            self._dump = limits.register_dump(Path(report).with_suffix(".stack"))
         if config.getoption("checklist"):
             self.printer = Printer(
                 hints=config.getoption("hints"), expand=config.getoption("expand")
@@ -145,11 +155,9 @@ class Grading:
             try:
                 module = load_file(path, f"norm_katas_learner_{Path(entry.file).stem}")
                 self.loaded[path] = LearnerModule(module, path)
-            except pytest.fail.Exception as e:  # pytest-timeout fired during the import
-                if not str(e).startswith("Timeout"):
-                    raise
+            except limits.TimedOut as e:  # the check's time limit ran out during the import
                 self.loaded[path] = LoadError(
-                    f"importing {display_path(path)} did not finish in time. "
+                    f"importing {display_path(path)} did not finish in time: {e.detail}\n"
                     "Does top-level code loop forever?"
                 )
                 if self.report is not None:
@@ -162,6 +170,51 @@ class Grading:
         if isinstance(result, LoadError):
             pytest.fail(str(result), pytrace=False)
         return result
+
+    # -- time limits ----------------------------------------------------------------------
+    # pytest-timeout reads --timeout and the `timeout` marker and asks for a timer per check;
+    # in a grading, the timer is a limits.Budget. Elsewhere (the self-tests) its own timer runs.
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_timeout_set_timer(self, item: pytest.Item, settings: Any) -> bool | None:
+        if self.report is None:
+            return None
+        self.budget = limits.Budget(float(settings.timeout), item.name, settings.method)
+        if self._in_phase:  # timeout_func_only: set from inside the call
+            self.budget.start()
+        return True
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_timeout_cancel_timer(self, item: pytest.Item) -> bool | None:
+        if self.budget is None:
+            return None
+        self.budget.close()
+        self.budget = None
+        return True
+
+    # The budget counts a check's setup, call and teardown: not pytest's report of a failure
+    # (which reads source files), nor the checklist.
+    @pytest.hookimpl(hookwrapper=True, tryfirst=True)
+    def pytest_runtest_setup(self, item: pytest.Item) -> Iterator[None]:
+        yield from self._counted()
+
+    @pytest.hookimpl(hookwrapper=True, tryfirst=True)
+    def pytest_runtest_call(self, item: pytest.Item) -> Iterator[None]:
+        yield from self._counted()
+
+    @pytest.hookimpl(hookwrapper=True, tryfirst=True)
+    def pytest_runtest_teardown(self, item: pytest.Item) -> Iterator[None]:
+        yield from self._counted()
+
+    def _counted(self) -> Iterator[None]:
+        self._in_phase = True
+        if self.budget is not None:
+            self.budget.start()
+        try:
+            yield
+        finally:
+            self._in_phase = False
+            if self.budget is not None:
+                self.budget.stop()
 
     # -- the checklist --------------------------------------------------------------------
     def pytest_sessionstart(self, session: pytest.Session) -> None:
@@ -218,7 +271,9 @@ class Grading:
         check.seconds = round(check.seconds + report.duration, 4)
         if check.outcome in ("failed", "skipped"):
             return
-        if call.excinfo is not None and call.excinfo.errisinstance(CannotGrade):
+        if call.excinfo is not None and call.excinfo.errisinstance(
+            (CannotGrade, limits.GraderTooSlow)
+        ):
             message = str(call.excinfo.value)
             if message not in self.grader_errors:  # a module fixture fails every check alike
                 self.grader_errors.append(message)
@@ -245,6 +300,10 @@ class Grading:
         check = self.checks.get(nodeid)
         if self.printer and check is not None and not self.grader_errors:
             self.printer.check(check, self.report)
+        # A sign of progress for the runner, which stops a grading that makes none.
+        if path := self.config.getoption("report_json"):
+            with contextlib.suppress(OSError):
+                os.utime(path)
 
     def _count_timeout(self) -> None:
         self.timeouts += 1

@@ -18,8 +18,15 @@ shape), and only when all of them are there with the same call does the real one
 that skips a collective, or calls another one, is then reported at once as the deadlock it
 would be ("rank 1 never joined the all_reduce that rank 0 called in forward ..."), instead of
 hanging, and the process group stays usable for the next step. A rank that is stuck for good
-(an endless loop) is killed with the others after WAIT_S + a margin, and its successors start
-afresh. Ranks die with the grading process (PR_SET_PDEATHSIG) and are killed by pid on close.
+(an endless loop) is killed with the others, and its successors start afresh. Ranks die with the
+grading process (PR_SET_PDEATHSIG) and are killed by pid on close.
+
+Waiting is measured in the CPU time of the rank waited for, not in wall-clock time, so that a
+busy machine, which slows a rank down, never makes it look stuck: a rank that computes for
+WAIT_S seconds of CPU without reaching the collective loops. One that uses no CPU is waited
+for NET_S (it waits for something itself). Before a stuck rank is killed, its stack says where
+it was: in the learner's code, it is the learner's endless loop; anywhere else, the grader's
+problem. (Where a process's CPU time cannot be read, not on Linux, WAIT_S is wall-clock time.)
 """
 
 from __future__ import annotations
@@ -50,15 +57,18 @@ from typing import Any
 
 import torch
 
-from grader.checks import fail, fail_hung
+from grader.checks import cannot_grade, fail, fail_hung
+from grader.limits import Watch, dump_stack, learner_site, register_dump
 from grader.loader import LoadError, display_path, load_file
 from grader.tracing import _is_learner_code
 
-# A rank waits this long at a collective for a peer that is neither there nor done (the
-# self-tests, which loop a rank on purpose, shorten it); after it and a margin, the parent kills
-# the ranks.
+# A rank waits at a collective for a peer that is neither there nor done until that peer has
+# used this much CPU time meanwhile (the self-tests, which loop a rank on purpose, shorten it);
+# after it and a margin of CPU time in one run, the parent stops a rank. NET_S: the same for a
+# rank that uses no CPU, in wall-clock time.
 WAIT_S = float(os.environ.get("NORM_KATAS_RANK_WAIT_S", "4"))
 MARGIN_S = min(3.0, WAIT_S)
+NET_S = max(30.0, 4 * WAIT_S)
 SETUP_S = 60.0  # starting the ranks: spawned ones import torch first
 PG_TIMEOUT_S = 30.0  # the process group's own timeout: a real collective that hangs anyway
 
@@ -117,6 +127,8 @@ class Tracker:
         self.seq: dict[str, int] = {}
         self.stuck: str | None = None
         self.inside = False  # a collective running another (all_gather_object): pass through
+        self.pids: dict[int, int] = {}
+        store.set(f"pid/{rank}", str(os.getpid()))  # so that peers can see it compute
 
     def begin(self, tag: str) -> None:
         self.tag, self.phase_name = tag, "setup"
@@ -181,7 +193,8 @@ class Tracker:
         k = self.seq[key] = self.seq.get(key, 0) + 1
         self.store.set(f"{self.tag}/call/{key}/{k}/{self.rank}", json.dumps(call))
         pending = [r for r in members if r != self.rank]
-        deadline = time.monotonic() + WAIT_S
+        watches = {peer: Watch(self._pid(peer)) for peer in pending}
+        pause = 0.0005  # short at first, as peers usually arrive within milliseconds
         while pending:
             for peer in list(pending):
                 if self.store.check([f"{self.tag}/call/{key}/{k}/{peer}"]):
@@ -191,16 +204,21 @@ class Tracker:
                         self._stop(f"rank {peer} made another call as collective #{k}")
                 elif self.store.check([f"{self.tag}/end/{peer}"]):
                     self._stop(f"rank {peer} finished without collective #{k}")
-            if pending and time.monotonic() > deadline:
-                peer = pending[0]
-                where = self._peer_phase(peer)
-                self._stop(
-                    f"rank {peer} neither joined the {name} that rank {self.rank} called in "
-                    f"{call['phase']} nor finished its step within {WAIT_S:g} s (it was last "
-                    f"in {where}): an endless loop, or a collective outside torch.distributed's "
-                    "functions that this rank never joined?"
-                )
-            time.sleep(0.0005)
+            for peer in pending:
+                if (over := _overdue(watches[peer], WAIT_S, NET_S)) is not None:
+                    self._stop(
+                        f"rank {peer} neither joined the {name} that rank {self.rank} called in "
+                        f"{call['phase']} nor finished its step, {_meanwhile(*over)} (it was "
+                        f"last in {self._peer_phase(peer)}): an endless loop, or a collective "
+                        "outside torch.distributed's functions that this rank never joined?"
+                    )
+            time.sleep(pause)  # and longer later, leaving the CPU to the ranks that compute
+            pause = min(pause * 1.5, 0.02)
+
+    def _pid(self, peer: int) -> int:
+        if peer not in self.pids:
+            self.pids[peer] = int(self.store.get(f"pid/{peer}"))
+        return self.pids[peer]
 
     def _peer_phase(self, peer: int) -> str:
         key = f"{self.tag}/phase/{peer}"
@@ -209,6 +227,24 @@ class Tracker:
     def _stop(self, why: str) -> None:
         self.stuck = why
         raise Stuck(why)
+
+
+def _overdue(watch: Watch, cpu_s: float, wall_s: float) -> tuple[float | None, float] | None:
+    """(CPU, wall-clock) seconds of a process since the watch began, once it has used cpu_s of
+    CPU time (computing all along) or wall_s in all (waiting for something); else None. Where
+    its CPU time cannot be read (None), cpu_s of wall-clock time."""
+    cpu, wall = watch.cpu(), watch.wall()
+    if (wall >= cpu_s) if cpu is None else (cpu >= cpu_s or wall >= wall_s):
+        return cpu, wall
+    return None
+
+
+def _meanwhile(cpu: float | None, wall: float) -> str:
+    if cpu is None:
+        return f"within {wall:.0f} s"
+    if wall < NET_S:
+        return f"though it ran for {cpu:.1f} s of CPU time in the meantime"
+    return f"in {wall:.0f} s, though it was not computing ({cpu:.1f} s of CPU time)"
 
 
 def _what(call: dict) -> tuple:
@@ -364,6 +400,7 @@ def rank_main(
         _quiet(log)
         sys.path[:] = [os.path.abspath(p) for p in sys.path]  # "" would mean scratch next
         os.chdir(scratch)
+        dump = register_dump(Path(log).with_suffix(".stack"))  # noqa: F841 (kept open)
         try:
             context, module = _setup(conn, rank, size, impl, module_name, backend, groups)
         except LoadError as e:  # the learner's file: its message says it all
@@ -461,6 +498,8 @@ class Report:
     calls: list[dict] = field(default_factory=list)
     phase: str = ""
     died: str | None = None  # the process ended, or did not answer in time
+    # For a rank stopped as stuck: how it spent its time, and where it was (World._stop).
+    hang: dict | None = None
 
 
 def _fork_is_safe(backend: str) -> bool:
@@ -560,16 +599,13 @@ class World:
         where = (fn.__module__, fn.__qualname__)
         reports = {}
         try:
+            watches = {rank: Watch(process.pid) for rank, process in enumerate(self.processes)}
             for rank, conn in enumerate(self.conns):
                 _send(conn, ("run", tag, where, payloads[rank]))
-            deadline = time.monotonic() + WAIT_S + MARGIN_S
             pending = dict(enumerate(self.conns))
             while pending:
-                left = deadline - time.monotonic()
                 sentinels = {self.processes[r].sentinel: r for r in pending}
-                ready = wait_for([*pending.values(), *sentinels], timeout=max(left, 0))
-                if not ready:
-                    break
+                ready = wait_for([*pending.values(), *sentinels], timeout=0.1)
                 for rank, conn in list(pending.items()):
                     if conn in ready:
                         with contextlib.suppress(EOFError):
@@ -582,12 +618,16 @@ class World:
                         status = _status(self.processes[rank].exitcode)
                         reports[rank] = Report(rank, died=f"ended abruptly ({status})")
                         del pending[rank]
-                if any(r.died for r in reports.values()):
+                if any(r.died and r.hang is None for r in reports.values()):
                     break  # the others may wait for it at a collective: do not wait for them
-            for rank in pending:
-                reports[rank] = Report(
-                    rank, died=f"did not finish within {WAIT_S + MARGIN_S:g} s", phase=""
-                )
+                # Stuck: computing far longer than a step takes, or not even computing. The
+                # others go on, to report how they waited for it.
+                for rank in list(pending):
+                    if over := _overdue(watches[rank], WAIT_S + MARGIN_S, NET_S + MARGIN_S):
+                        reports[rank] = self._stuck(rank, *over)
+                        del pending[rank]
+            for rank in pending:  # waiting for a rank that died
+                reports[rank] = Report(rank, died="did not finish: stopped with the others")
         except BaseException:
             self.close(kill=True)  # a pytest-timeout (or Ctrl-C) mid-run: unusable ranks
             raise
@@ -597,6 +637,16 @@ class World:
                     report.died += self._log_tail(report.rank)
             self.close(kill=True)
         return [reports[r] for r in range(self.size)]
+
+    def _stuck(self, rank: int, cpu: float | None, wall: float) -> Report:
+        """A stuck rank's report, with where it is now (it is stopped later, with the rest)."""
+        frames = dump_stack(self.processes[rank].pid, self.logs / f"rank{rank}.stack")
+        site = learner_site(frames) if frames else None
+        hang = {
+            "cpu": cpu, "wall": wall, "known": frames is not None,
+            "site": str(site) if site else None, "where": str(frames[0]) if frames else None,
+        }  # fmt: skip
+        return Report(rank, died="did not finish", phase="", hang=hang)
 
     def close(self, *, kill: bool = False) -> None:
         """Stop the ranks: politely (unless kill), then by pid; their ports go with them."""
@@ -723,6 +773,16 @@ def divergence(reports: list[Report]) -> str | None:
     return None
 
 
+def _spent(hang: dict) -> str:
+    """How a stuck rank spent its time: 'ran for 7.2 s of CPU time without finishing its step'."""
+    cpu, wall = hang["cpu"], hang["wall"]
+    if cpu is None:
+        return f"did not finish its step within {wall:.0f} s"
+    if cpu >= WAIT_S + MARGIN_S:
+        return f"ran for {cpu:.1f} s of CPU time without finishing its step"
+    return f"waited {wall:.0f} s without finishing its step, using {cpu:.1f} s of CPU time"
+
+
 def raised(e: BaseException, learner: Path) -> str:
     """'raised ValueError: ..., at katas/x.py line 40: code' for an exception in the learner's
     code (in this process)."""
@@ -775,13 +835,25 @@ def expect_ranks_ok(reports: list[Report], *, given: str, advice: str = "") -> l
                 f"{given}: rank {report.rank} {report.died}\nDoes your code call os._exit(), "
                 "or crash the interpreter?"
             )
-    hung = [r for r in reports if r.died]
+    hung = [r for r in reports if r.died and r.hang is not None]
+    for report in hung:  # stopped where the learner's code was not running: not their fault
+        if report.hang["known"] and report.hang["site"] is None:
+            cannot_grade(
+                f"{given}: rank {report.rank} was stopped, as it {_spent(report.hang)}, but it "
+                f"was in the grader's own work (at {report.hang['where']}), not in your code. "
+                "The machine may be too busy, or the grader is stuck."
+            )
     if hung:
         waited = next((r.stuck for r in reports if r.stuck and "neither joined" in r.stuck), "")
+        said = "; ".join(
+            f"{'it' if len(hung) == 1 else f'rank {r.rank}'} {_spent(r.hang)}"
+            + (f", at {r.hang['site']}" if r.hang["site"] else "")
+            for r in hung
+        )
         fail_hung(
-            f"{given}: {_ranks([r.rank for r in hung])} did not finish within "
-            f"{WAIT_S + MARGIN_S:g} s and {'was' if len(hung) == 1 else 'were'} stopped"
-            + (f"; {waited}" if waited else ": an endless loop?")
+            f"{given}: {_ranks([r.rank for r in hung])} did not finish and "
+            f"{'was' if len(hung) == 1 else 'were'} stopped: {said}\n"
+            + (waited[0].upper() + waited[1:] if waited else "An endless loop?")
         )
     if (text := divergence(reports)) is not None:
         fail(f"{given}: {text}")

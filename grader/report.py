@@ -16,6 +16,7 @@ from typing import Any, TextIO
 import pytest
 
 from grader import registry, stubs
+from grader.limits import TimedOut
 from grader.loader import MissingName, display_path
 
 TODO, FAIL, CRASH, TIMEOUT = "todo", "fail", "crash", "timeout"
@@ -143,15 +144,10 @@ def explain(excinfo: pytest.ExceptionInfo[BaseException], learner: Path | None) 
     e = excinfo.value
     text = str(e).strip()
     if isinstance(e, pytest.fail.Exception):
-        if type(e).__name__ == "Hung":  # grader.checks.Hung: the check says what hung
+        if isinstance(e, TimedOut):  # the learner's code ran out of time: the check says where
             return TIMEOUT, text
         if isinstance(e, MissingName):  # not this check's mistake: no hint for it
             return CRASH, text
-        if text.startswith("Timeout"):
-            return TIMEOUT, (
-                "this check did not finish in time: an infinite loop, or a very slow "
-                "Python loop over elements?"
-            )
         return FAIL, text
     if isinstance(e, AssertionError):
         # pytest appends its introspection after the author's message; keep the message.

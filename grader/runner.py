@@ -26,14 +26,20 @@ import traceback
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
-from typing import NoReturn, TextIO
+from typing import TYPE_CHECKING, NoReturn, TextIO
 
 from grader import registry
 
+if TYPE_CHECKING:
+    from grader.limits import Frame
+
 # Exit codes of `python -m grader grade` and of the nox kata sessions (see the README).
 SOLVED, NOT_SOLVED, USAGE, GRADER_FAILED = 0, 1, 2, 3
-CHECK_TIMEOUT_S = 10  # per check; the slowest reference check takes well under a second
-# The whole grading, a safety net for what pytest-timeout cannot interrupt (a hang inside C).
+# Per check, in CPU seconds of the grading's main thread (grader.limits); the slowest reference
+# check uses well under one.
+CHECK_TIMEOUT_S = 10
+# A grading in which no check finishes for this long (or twice a check's own wall-clock net,
+# if longer) is stopped: a safety net for what a check's limit cannot interrupt (a hang inside C).
 GRADING_LIMIT_S = 300
 PYTEST_INTERRUPTED, PYTEST_USAGE_ERROR, PYTEST_NO_TESTS = 2, 4, 5
 
@@ -46,6 +52,14 @@ class GraderError(Exception):
 class Outcome:
     code: int
     report: dict | None
+
+
+@dataclass
+class Stalled:
+    """A grading stopped for making no progress, and where its main thread was then."""
+
+    seconds: float
+    frames: list[Frame] | None  # innermost first; None where the process could not say
 
 
 def environment() -> str:
@@ -77,6 +91,11 @@ def warm_up(katas: list[registry.Kata], *, long_lived: bool = False) -> None:
     also import what each child would otherwise import again on first use (torch._dynamo,
     loaded by torch's reference implementations on the meta and fake devices).
     """
+    # OpenMP threads that wait for work sleep instead of spinning. Spinning costs nothing on
+    # an idle machine, but on a busy one a thread spins while the one it waits for is not even
+    # running: a grading then took 4 times as long, and its main thread used 3 times the CPU
+    # time, which its time limits count (grader.limits). Read once, when torch loads OpenMP.
+    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
     try:
         import torch
     except ImportError as e:
@@ -169,10 +188,10 @@ def grade(
     args = ["--impl", os.path.abspath(registry.resolve_impl(kata, impl, base)), *args]
     strict = "--strict" in args
     args = ["--strict-parity" if a == "--strict" else a for a in args]
-    timeout = (
-        [] if any(a.startswith("--timeout") for a in args) else [f"--timeout={CHECK_TIMEOUT_S}"]
-    )
+    given = any(a == "--timeout" or a.startswith("--timeout=") for a in args)
+    timeout = [] if given else [f"--timeout={CHECK_TIMEOUT_S}"]
     args = [*timeout, *args]
+    limit = max(limit, 2 * _check_wall_net(args) + 60)  # a check's own limits act first
     # ignore_cleanup_errors: a rank killed with its grading may still be writing its log there.
     with tempfile.TemporaryDirectory(prefix="norm-katas-", ignore_cleanup_errors=True) as tmp:
         path = Path(tmp) / "report.json"
@@ -188,21 +207,28 @@ def grade(
         # Whoever read the checklist stopped reading (`| head`): nothing to say, and an
         # unfinished report that is no attempt to record.
         return Outcome(NOT_SOLVED, None)
-    return Outcome(_verdict(status, report, strict, details, out, limit), report)
+    return Outcome(_verdict(status, report, strict, details, out), report)
+
+
+def _check_wall_net(args: list[str]) -> float:
+    """The wall-clock net of one check, for the --timeout in args."""
+    from grader.limits import wall_net
+
+    value, _ = pop_option(args, "--timeout")
+    try:
+        return wall_net(float(value)) if value else wall_net(CHECK_TIMEOUT_S)
+    except ValueError:
+        return wall_net(CHECK_TIMEOUT_S)  # pytest says what is wrong with it
 
 
 def _verdict(
-    status: int | None, report: dict | None, strict: bool, details: str, out: TextIO, limit: float
+    status: int | Stalled, report: dict | None, strict: bool, details: str, out: TextIO
 ) -> int:
     def say(text: str) -> None:
         print(text, file=out, flush=True)
 
-    if status is None:
-        say(
-            f"\nGrading did not finish within {limit:.0f} s and was stopped. Does your code "
-            "loop forever, or do something very slow inside torch?"
-        )
-        return NOT_SOLVED
+    if isinstance(status, Stalled):
+        return _stalled(status, out)
     if report is None:
         if status == PYTEST_USAGE_ERROR:
             return USAGE  # pytest has said why (an unknown option, --device foo, ...)
@@ -210,7 +236,7 @@ def _verdict(
         say(grader_failed(cause, details))
         return GRADER_FAILED
     if errors := report.get("grader_errors"):
-        say(grader_failed("its checks did not run.", "\n\n".join(errors)))
+        say(grader_failed("its checks could not run to the end.", "\n\n".join(errors)))
         return GRADER_FAILED
     if not report.get("finished"):
         say(
@@ -229,6 +255,38 @@ def _verdict(
         return SOLVED if status == SOLVED else NOT_SOLVED
     solved = report.get("strict_solved" if strict else "solved")
     return SOLVED if solved else NOT_SOLVED
+
+
+def _stalled(stalled: Stalled, out: TextIO) -> int:
+    """No check finished for a long while: the learner's code was stuck only if it is where the
+    grading was; anywhere else it is the grader's (or the machine's) problem."""
+    from grader.limits import learner_site
+
+    seconds = f"{stalled.seconds:.0f} s"
+    if stalled.frames is None:
+        cause = (
+            f"no check finished for {seconds}, so the grading was stopped; where it was stuck "
+            "is unknown on this system."
+        )
+        print(grader_failed(cause), file=out, flush=True)
+        return GRADER_FAILED
+    site = learner_site(stalled.frames)
+    if site is not None:
+        print(
+            f"\nNo check finished for {seconds}, so the grading was stopped. It was in your "
+            f"code at {site}: a call that never returns (one enormous torch operation, a "
+            "wait inside C)?",
+            file=out,
+            flush=True,
+        )
+        return NOT_SOLVED
+    stack = "\n".join(f"  {frame}" for frame in stalled.frames[:8])
+    cause = (
+        f"no check finished for {seconds}, so the grading was stopped, in the grader's own work "
+        "(your code was not running). The machine may be too busy, or the grader is stuck."
+    )
+    print(grader_failed(cause, f"Where it was, innermost first:\n{stack}"), file=out, flush=True)
+    return GRADER_FAILED
 
 
 def _status(status: int) -> str:
@@ -289,8 +347,9 @@ def _fork_is_safe() -> bool:
 
 def _run_child(
     kata: registry.Kata, args: list[str], report: Path, scratch: Path, out: TextIO, limit: float
-) -> int | None:
-    """The child's exit code (negative: killed by that signal); None if it ran past `limit`."""
+) -> int | Stalled:
+    """The child's exit code (negative: killed by that signal), or Stalled if no check finished
+    for `limit` seconds (the child touches the report after each)."""
     for stream in (sys.stdout, sys.stderr, out):
         stream.flush()
     if not _fork_is_safe():
@@ -302,7 +361,7 @@ def _run_child(
             command, cwd=registry.ROOT, stdin=subprocess.DEVNULL, stdout=_fd(out),
             stderr=_fd(out), start_new_session=True,
         )  # fmt: skip
-        return _wait(child.pid, limit, child)
+        return _wait(child.pid, limit, report, child)
     with warnings.catch_warnings():
         # Python 3.12+ warns on fork in a process with threads: importing torch starts an idle
         # helper thread, which the child never touches, and the parent initialised nothing.
@@ -325,7 +384,7 @@ def _run_child(
                 os._exit(code)
     with contextlib.suppress(OSError):  # also here, so a kill at once reaches the whole group
         os.setpgid(pid, pid)
-    return _wait(pid, limit)
+    return _wait(pid, limit, report)
 
 
 def _fd(out: TextIO) -> int | None:
@@ -342,8 +401,10 @@ def _redirect(out: TextIO) -> None:
         os.dup2(out.fileno(), 2)
 
 
-def _wait(pid: int, limit: float, process: subprocess.Popen | None = None) -> int | None:
-    deadline = time.monotonic() + limit
+def _wait(
+    pid: int, limit: float, report: Path, process: subprocess.Popen | None = None
+) -> int | Stalled:
+    progress, seen, polls = time.monotonic(), 0.0, 0
     try:
         while True:
             done, status = os.waitpid(pid, os.WNOHANG)
@@ -351,9 +412,17 @@ def _wait(pid: int, limit: float, process: subprocess.Popen | None = None) -> in
                 if process is not None:
                     process.returncode = os.waitstatus_to_exitcode(status)
                 return os.waitstatus_to_exitcode(status)
-            if time.monotonic() > deadline:
-                _kill(pid)
-                return None
+            polls += 1
+            if polls % 50 == 0:  # twice a second: has a check finished since?
+                with contextlib.suppress(OSError):
+                    if (mtime := report.stat().st_mtime) != seen:
+                        progress, seen = time.monotonic(), mtime
+                if time.monotonic() - progress > limit:
+                    from grader.limits import dump_stack
+
+                    frames = dump_stack(pid, report.with_suffix(".stack"))
+                    _kill(pid)
+                    return Stalled(limit, frames)
             time.sleep(0.01)
     except BaseException:  # Ctrl-C in watch mode: the child goes with the parent
         _kill(pid)

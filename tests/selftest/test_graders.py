@@ -432,7 +432,7 @@ def test_a_rank_that_hangs_is_stopped_and_leaves_no_process(tmp_path: Path) -> N
         env={**os.environ, "NORM_KATAS_SELFTEST": mark, "NORM_KATAS_RANK_WAIT_S": "1"},
     )
     assert run.returncode == 1, run.stdout + run.stderr
-    assert "rank 1 did not finish within" in run.stdout, run.stdout
+    assert "rank 1 did not finish" in run.stdout, run.stdout
     assert "Stopped early" in run.stdout, run.stdout
     assert not any(m in run.stdout + run.stderr for m in INTERNAL)
     left = []

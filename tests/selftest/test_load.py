@@ -1,0 +1,176 @@
+"""Self-test: a busy machine changes no verdict (`nox -s tests`).
+
+A check's time limit counts the CPU time of the code it runs (grader.limits), so a machine busy
+with other work slows a grading down without failing it, and the SyncBatchNorm ranks wait for
+each other by CPU time too. Here the grading server, and so every grading it forks with its
+ranks, shares one core with BUSY processes that never stop computing: a check takes several
+times its CPU time in wall-clock time. The checks run with a limit of LIMIT_S, a few times what
+the costliest of them uses, but below what the load stretches some of them to: a limit that
+counted wall-clock time would fail correct files here (as it did, before grader.limits).
+
+Under that load correct files get their usual verdict: every kata's reference with a check on
+simulated CUDA (the device check), among them the SyncBatchNorm reference with its four ranks,
+and correct variants from the catalogue. A file that loops forever is still the learner's
+timeout, with its line. The assertions are about verdicts, never about how long anything took.
+
+One core, not all of them: the other test workers keep the rest of the machine. The gradings
+are selections (-k), each with the device check and the kata's costliest checks: every check
+of every kata would take minutes under this load. A selection's usual verdict: exit 0, every
+selected check passes.
+
+Then the evidence a limit's verdict rests on: where a stuck process is (a faulthandler dump),
+and whose code a stack is in.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import torch
+
+from grader import limits, registry, runner, server
+
+CATALOGUE = registry.ROOT / "tests" / "catalogue"
+BUSY = 6  # the report's machine had a load of 6 on 2 cores; here 6 on the grader's one core
+LIMIT_S = 1.0  # CPU seconds per check; the costliest check here uses about 0.3
+
+DEVICE = "follows_device"
+CORRECT = [
+    ("layernorm", "solutions", DEVICE),
+    ("rmsnorm", "solutions", DEVICE),
+    ("groupnorm", "solutions", DEVICE),
+    ("droppath", "solutions", DEVICE),
+    ("layernorm-backward", "solutions", DEVICE),
+    ("batchnorm-backward", "solutions", f"{DEVICE} or gradcheck"),
+    ("batchnorm", "solutions", f"{DEVICE} or several_steps"),
+    ("dropout", "solutions", f"{DEVICE} or keep_fraction"),
+    ("prepost-norm", "solutions", f"{DEVICE} or gradients_match"),
+    ("syncbatchnorm", "solutions", f"{DEVICE} or matches_batchnorm_on_the_global_batch"),
+    ("layernorm", CATALOGUE / "layernorm" / "ok_var_mean_flatten.py", f"{DEVICE} or forward"),
+    ("rmsnorm", CATALOGUE / "rmsnorm" / "ok_flatten_vector_norm.py", f"{DEVICE} or forward"),
+]
+
+
+@pytest.fixture
+def busy_core(warm_grader: server.Client) -> Iterator[None]:
+    """The grading server confined to one core (what it forks inherits that), and BUSY
+    processes computing on that core, until the test ends. Without CPU affinity (not Linux),
+    the busy processes run wherever the system puts them."""
+    pid = warm_grader.process.pid
+    pinning = hasattr(os, "sched_setaffinity")
+    cores = os.sched_getaffinity(pid) if pinning else set()
+    one = {min(cores)} if pinning else set()
+    busy: list[subprocess.Popen] = []
+    try:
+        if pinning:
+            os.sched_setaffinity(pid, one)
+        for _ in range(BUSY):
+            busy.append(subprocess.Popen([sys.executable, "-c", "while True: pass"]))
+            if pinning:
+                os.sched_setaffinity(busy[-1].pid, one)
+        yield
+    finally:
+        for process in busy:
+            process.kill()
+            process.wait()
+        if pinning:
+            os.sched_setaffinity(pid, cores)
+
+
+def checks(report: dict) -> str:
+    return "\n".join(f"  {c['outcome']:8} {c['name']}: {c['message']}" for c in report["checks"])
+
+
+def test_a_busy_machine_changes_no_verdict(busy_core: None, grade) -> None:
+    for kata, impl, selection in CORRECT:
+        limit = f"--timeout={LIMIT_S}"
+        report, output, code = grade(kata, impl, limit, "--device", "cpu", "-k", selection)
+        assert code == 0, f"{kata}, {impl}: exit {code} under load\n{output}"
+        assert report["passed"] == report["total"] > 0, f"{kata}, {impl}:\n{checks(report)}"
+    # The other way: a loop in the learner's code is still theirs, told with its line.
+    loop = CATALOGUE / "broken" / "infinite_loop.py"
+    report, output, code = grade("layernorm", loop, "--timeout=0.2", "--device", "cpu")
+    assert code == 1 and "could not grade" not in output, output
+    assert "did not finish in time" in output and f"{loop.name} line" in output, output
+    timeouts = [c for c in report["checks"] if c["kind"] == "timeout"]
+    assert len(timeouts) == 2 and report["stopped"], checks(report)
+
+
+def test_a_loop_is_caught_where_signals_are_not_used(grade) -> None:
+    # Windows has no interval timers: a watchdog thread times the check there.
+    loop = CATALOGUE / "broken" / "infinite_loop.py"
+    method = "--timeout-method=thread"
+    report, output, code = grade("layernorm", loop, "--timeout=0.3", method)
+    assert code == 1 and "did not finish in time" in output, output
+    assert f"{loop.name} line" in output and report["stopped"], output
+    report, output, code = grade("layernorm", "solutions", method)
+    assert code == 0 and report["strict_solved"], output
+
+
+# -- the evidence: whose code a stack is in -------------------------------------------------
+
+
+def test_a_stuck_process_says_where_it_is(tmp_path: Path) -> None:
+    # What the runner and the SyncBatchNorm ranks ask a process before they stop it.
+    loop = tmp_path / "mine.py"  # outside the grader, the suites and the libraries: a learner's
+    loop.write_text(
+        "import sys\nfrom pathlib import Path\nfrom grader.limits import register_dump\n"
+        "dump = register_dump(Path(sys.argv[1]))\nprint('ready', flush=True)\n"
+        "while True:\n    pass\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(registry.ROOT)}
+    stack = tmp_path / "stack.txt"
+    process = subprocess.Popen(
+        [sys.executable, str(loop), str(stack)], stdout=subprocess.PIPE, text=True, env=env
+    )
+    try:
+        assert process.stdout is not None and process.stdout.readline() == "ready\n"
+        frames = limits.dump_stack(process.pid, stack, wait_s=60)
+    finally:
+        process.kill()
+        process.wait()
+    assert frames is not None, "no faulthandler dump"
+    site = limits.learner_site(frames)
+    # At the loop, or just after announcing itself (line 5).
+    assert site is not None and Path(site.file) == loop and site.line in (5, 6, 7), frames
+
+
+def test_time_in_an_import_torch_makes_is_not_the_learners(tmp_path: Path) -> None:
+    mine = str(tmp_path / "mine.py")
+    torch_py = str(Path(torch.__file__).parent / "_subclasses" / "fake_tensor.py")
+    frozen = "<frozen importlib._bootstrap>"
+    learner = limits.Frame(mine, 12, "forward")
+    # Running the learner's code, directly or through torch: theirs.
+    assert limits.learner_site([learner]) == limits.Site(mine, 12)
+    assert limits.learner_site([limits.Frame(torch_py, 40, "dispatch"), learner])
+    # Importing what the learner's own line imports: theirs too.
+    assert limits.learner_site([limits.Frame(frozen, 1, "_find_and_load"), learner])
+    # torch importing a module on first use, under the learner's call: the grader's setting up.
+    lazy = [limits.Frame(frozen, 1, "_find_and_load"), limits.Frame(torch_py, 40, "dispatch")]
+    assert limits.learner_site([*lazy, learner]) is None
+    # Only the grader, the suites and torch on the stack: not the learner's.
+    suite = str(registry.ROOT / "tests" / "test_layernorm.py")
+    assert (
+        limits.learner_site([limits.Frame(torch_py, 40, "x"), limits.Frame(suite, 9, "t")]) is None
+    )
+
+
+def test_a_grading_that_stalls_is_told_by_where_it_was(tmp_path: Path) -> None:
+    import io
+
+    mine = tmp_path / "layernorm.py"
+    mine.write_text("def forward(x):\n    return torch_op_that_never_returns(x)\n")
+    suite = limits.Frame(str(registry.ROOT / "tests" / "test_layernorm.py"), 9, "test_x")
+    out = io.StringIO()
+    stalled = runner.Stalled(300, [limits.Frame(str(mine), 2, "forward"), suite])
+    assert runner._stalled(stalled, out) == runner.NOT_SOLVED
+    assert f"{mine.name} line 2: return torch_op_that_never_returns(x)" in out.getvalue()
+    for frames in ([suite], None):  # the grader's own work, or nowhere known
+        out = io.StringIO()
+        assert runner._stalled(runner.Stalled(300, frames), out) == runner.GRADER_FAILED
+        assert "not with your code" in out.getvalue(), out.getvalue()
