@@ -58,11 +58,17 @@ def cmd_stubs(argv: list[str]) -> int:
 
 
 def cmd_grade(argv: list[str]) -> int:
+    from grader import options
+
+    prog = "python -m grader grade <kata>"
+    if options.wants_help(argv):
+        print(options.help_text(prog))
+        return 0
     if not argv or argv[0].startswith("-"):
         print("usage: python -m grader grade <kata> [options]", file=sys.stderr)
         return runner.USAGE
     kata = registry.get(argv[0])
-    if (problem := runner.usage_problem(kata, argv[1:])) is not None:
+    if (problem := runner.usage_problem(kata, argv[1:], prog)) is not None:
         print(problem, file=sys.stderr)
         return runner.USAGE
     try:
@@ -97,6 +103,9 @@ COMMANDS = {
 
 
 def main(argv: list[str]) -> int:
+    if argv[:1] in (["-h"], ["--help"]):
+        print(f"usage:\n{USAGE}")
+        return 0
     if not argv or argv[0] not in COMMANDS:
         print(f"usage:\n{USAGE}", file=sys.stderr)
         return runner.USAGE

@@ -1,8 +1,8 @@
 """pytest plugin: loads the learner's file for the kata suites and reports a checklist.
 
-Options: --impl (which file to grade), --device (cpu, cuda, mps), --checklist (replace
-pytest's output with the learner-facing checklist), --report-json (write the verdict),
---hints, --all (every failure, not only the headline), --strict-parity (parity must pass too).
+Options (defined in grader.options): --impl (which file to grade), --device (cpu, cuda, mps),
+--checklist (replace pytest's output with the learner-facing checklist), --report-json (write
+the verdict), --hints, --all (every failure, not only the headline), --perf, --strict-parity.
 Fixtures: `kata` (the learner's module) and `device`. Every check runs with torch seeded.
 Markers: `parity` (a torch-parity check, graded after the interview core) and `broad` (a
 catch-all check that many mistakes fail, so never the headline while a specific one fails).
@@ -22,7 +22,7 @@ from typing import IO, Any
 import pytest
 import torch
 
-from grader import limits, registry
+from grader import limits, options, registry
 from grader.checks import Belongs, CannotGrade
 from grader.loader import LearnerModule, LoadError, display_path, load_file
 from grader.report import CORE, PARITY, TIMEOUT, Check, Printer, Report, describe, explain
@@ -32,35 +32,7 @@ MAX_TIMEOUTS = 2  # after this many checks hang, the learner's code loops: stop 
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
-    group = parser.getgroup("norm-katas")
-    group.addoption(
-        "--impl",
-        default=None,
-        help="file to grade: katas (default), solutions, a folder or a .py file",
-    )
-    group.addoption(
-        "--device", default="cpu", help="device for the checks: cpu (default), cuda, mps"
-    )
-    group.addoption("--checklist", action="store_true", help="print the learner-facing checklist")
-    group.addoption("--report-json", default=None, help="write the verdict as JSON to this path")
-    group.addoption(
-        "--hints", nargs="?", const=1, default=0, type=int, metavar="STEP",
-        help="show hints for the headline failure: 1 the idea (default), 2 the formula too",
-    )  # fmt: skip
-    group.addoption(
-        "--all", action="store_true", dest="expand", help="show every failure, not only the first"
-    )
-    group.addoption(
-        "--perf",
-        action="store_true",
-        help="after grading, time your layer against torch's built-in (reported, never graded)",
-    )
-    # pytest owns --strict; the runner turns the learner's --strict into this.
-    group.addoption(
-        "--strict-parity",
-        action="store_true",
-        help="solved only when the torch-parity checks pass too",
-    )
+    options.add_to_pytest(parser.getgroup("norm-katas"))
 
 
 @pytest.hookimpl(trylast=True)  # after the terminal reporter exists, so it can be muted

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -57,8 +58,15 @@ def get(name: str) -> Kata:
     for kata in load():
         if name in (kata.name, Path(kata.file).stem):
             return kata
-    known = ", ".join(k.name for k in load())
-    raise KeyError(f"no kata named {name!r}; the katas are: {known}")
+    raise KeyError(unknown(name))
+
+
+def unknown(name: str) -> str:
+    """The message for a kata name that is not in the registry: the closest name, and all."""
+    names = [k.name for k in load()]
+    close = difflib.get_close_matches(name.removeprefix("kata-"), names, n=1, cutoff=0.6)
+    guess = f"did you mean {close[0]!r}? " if close else ""
+    return f"no kata named {name!r}; {guess}the katas are: {', '.join(names)}"
 
 
 def resolve_impl(kata: Kata, impl: str | None, base: Path | None = None) -> Path:

@@ -105,6 +105,17 @@ def warm_up(katas: list[registry.Kata], *, long_lived: bool = False) -> None:
 
         if reason := torch_compat.unsupported():
             raise GraderError(reason)
+        for module, package in (("pytest", "pytest>=8"), ("pytest_timeout", "pytest-timeout>=2.3")):
+            if importlib.util.find_spec(module) is None:
+                name = package.split(">")[0]
+                raise GraderError(
+                    grader_failed(
+                        f"{name} is not installed for this Python. `nox -s kata-<name>` installs "
+                        "it into the grading environment; with NORM_KATAS_TORCH=system, or "
+                        f"grading with your own Python, run `{sys.executable} -m pip install "
+                        f"'{package}'`."
+                    )
+                )
         import pytest  # noqa: F401
         import pytest_timeout  # noqa: F401
 
@@ -150,8 +161,13 @@ def missing_requirements(kata: registry.Kata) -> str | None:
     return None
 
 
-def usage_problem(kata: registry.Kata, args: list[str]) -> str | None:
-    """What is wrong with the options, found before any import: a missing file, a device."""
+def usage_problem(kata: registry.Kata, args: list[str], prog: str = "") -> str | None:
+    """What is wrong with the options, found before any import: an unknown option, a value of
+    the wrong kind, a missing file, a device. `prog`: the command that lists the options."""
+    from grader import options
+
+    if (problem := options.problem(args, prog)) is not None:
+        return problem
     impl, _ = pop_option(args, "--impl")
     base = Path(os.environ.get("NORM_KATAS_INVOKED_FROM", Path.cwd()))
     path = registry.resolve_impl(kata, impl, base)
@@ -207,7 +223,10 @@ def grade(
         # Whoever read the checklist stopped reading (`| head`): nothing to say, and an
         # unfinished report that is no attempt to record.
         return Outcome(NOT_SOLVED, None)
-    return Outcome(_verdict(status, report, strict, details, out), report)
+    selection = " ".join(
+        f"{flag} {value}" for flag in ("-k", "-m") if (value := pop_option(args, flag)[0])
+    )
+    return Outcome(_verdict(status, report, strict, details, out, selection), report)
 
 
 def _check_wall_net(args: list[str]) -> float:
@@ -222,7 +241,12 @@ def _check_wall_net(args: list[str]) -> float:
 
 
 def _verdict(
-    status: int | Stalled, report: dict | None, strict: bool, details: str, out: TextIO
+    status: int | Stalled,
+    report: dict | None,
+    strict: bool,
+    details: str,
+    out: TextIO,
+    selection: str = "",
 ) -> int:
     def say(text: str) -> None:
         print(text, file=out, flush=True)
@@ -246,7 +270,11 @@ def _verdict(
         )
         return NOT_SOLVED
     if status == PYTEST_NO_TESTS or not report.get("checks"):
-        say("No check matched the selection (-k?).")
+        matched = f"No check matched {selection}" if selection else "No check ran"
+        say(
+            f"{matched}: nothing was graded. -k picks checks by words of their names "
+            "(-k affine); grade without it to see every check."
+        )
         return USAGE
     if status not in (SOLVED, NOT_SOLVED, PYTEST_INTERRUPTED):
         say(grader_failed(f"pytest ended with status {status} inside the grader."))

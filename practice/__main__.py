@@ -10,6 +10,7 @@ python -m practice solution <kata>                           nox -s solution
 from __future__ import annotations
 
 import argparse
+import os
 import signal
 import sys
 
@@ -19,19 +20,29 @@ USAGE = __doc__.split("\n\n", 1)[1]
 
 
 def cmd_grade(argv: list[str]) -> int:
+    from grader import options
+
+    # From nox the learner typed `nox -s kata-<name> -- ...`: name that in what we say.
+    nox = "NORM_KATAS_INVOKED_FROM" in os.environ
+    prog = f"nox -s kata-{argv[0]} --" if nox and argv else "python -m practice grade <kata>"
+    if options.wants_help(argv):
+        print(options.help_text(prog))
+        return 0
     if not argv or argv[0].startswith("-"):
         print("usage: python -m practice grade <kata> [--watch] [options]", file=sys.stderr)
         return runner.USAGE
     kata, args = registry.get(argv[0]), argv[1:]
-    if "--watch" in args:
-        from practice import watch
-
-        return watch.run(kata, [a for a in args if a != "--watch"])
-    from practice import grading
-
-    if (problem := runner.usage_problem(kata, args)) is not None:
+    watching = "--watch" in args
+    args = [a for a in args if a != "--watch"]
+    if (problem := runner.usage_problem(kata, args, prog)) is not None:
         print(problem, file=sys.stderr)
         return runner.USAGE
+    if watching:
+        from practice import watch
+
+        return watch.run(kata, args)
+    from practice import grading
+
     try:
         runner.warm_up([kata])
     except runner.GraderError as e:
@@ -109,6 +120,9 @@ COMMANDS = {
 
 
 def main(argv: list[str]) -> int:
+    if argv[:1] in (["-h"], ["--help"]):
+        print(f"usage:\n{USAGE}")
+        return 0
     if not argv or argv[0] not in COMMANDS:
         print(f"usage:\n{USAGE}", file=sys.stderr)
         return runner.USAGE
@@ -123,6 +137,8 @@ def main(argv: list[str]) -> int:
         return runner.USAGE
     except KeyboardInterrupt:
         return 130
+    except SystemExit as e:  # argparse, watch mode: through exit_process, as every other end
+        return e.code if isinstance(e.code, int) else int(e.code is not None)
     except Exception as e:
         from practice.workspace import WorkspaceError
 

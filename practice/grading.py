@@ -12,12 +12,13 @@ def grade(
     kata: registry.Kata, args: list[str], mode: str = "practice", **mock: object
 ) -> runner.Outcome:
     """runner.grade(), then record the attempt: never the reference solution's, nor a run of
-    some checks only (-k, -m), which says nothing about the kata as a whole."""
+    some checks only (-k, -m), which says nothing about the kata as a whole, nor a usage error
+    (-k matching no check), which graded nothing."""
     outcome = runner.grade(kata, args)
     impl, _ = runner.pop_option(args, "--impl")
     report = outcome.report
     recorded = report is not None and not report.get("partial")
-    if recorded and outcome.code != runner.GRADER_FAILED and impl != "solutions":
+    if recorded and outcome.code in (runner.SOLVED, runner.NOT_SOLVED) and impl != "solutions":
         try:
             history.record_report(report, mode, **mock)  # type: ignore[arg-type]
         except Exception as e:  # the history must never cost the learner a verdict
