@@ -12,6 +12,8 @@ only when complete. Choose the torch build with environment variables (see the R
 
 from __future__ import annotations
 
+import difflib
+import importlib.util
 import json
 import logging
 import os
@@ -134,6 +136,13 @@ def _install(session: nox.Session, build: Path, wanted: dict) -> None:
     """Create the venv at `build` and install torch and DEPS; the stamp is written last."""
     torch, index = wanted["torch"], wanted["index"]
     use_system = torch == "system"
+    if use_system and importlib.util.find_spec("torch") is None:
+        session.error(
+            f"NORM_KATAS_TORCH=system grades with the torch installed for the Python that runs "
+            f"nox, {sys.executable}, and it has none (nox installed with pipx has its own "
+            f"Python). Install torch there ({sys.executable} -m pip install torch), or unset "
+            "NORM_KATAS_TORCH to let nox install torch into the grading environment"
+        )
     venv = [sys.executable, "-m", "venv", str(build)]
     session.run(*venv, *(["--system-site-packages"] if use_system else []), external=True)
     python = _python(build)
@@ -228,8 +237,18 @@ def _numpy_for_old_triton(session: nox.Session, python: Path) -> None:
 
 
 def grader_python(session: nox.Session, extras: tuple[str, ...] = ()) -> str:
-    """The shared environment's Python, created and filled on first use."""
-    return build_env(session, ENV, TORCH, TORCH_INDEX, extras)
+    """The shared environment's Python, created and filled on first use.
+
+    When there is none to grade with, a practice session ends with exit status 3, the
+    grader's failure (see the README), not nox's 1, which would read "not solved yet".
+    """
+    try:
+        return build_env(session, ENV, TORCH, TORCH_INDEX, extras)
+    except Exception as e:  # session.error's exception: nox would say "aborted" and exit 1
+        if session.name.startswith("kata-") or session.name == "mock":
+            print(f"nox > Session {session.name} aborted: {e}", file=sys.stderr, flush=True)
+            os._exit(3)
+        raise
 
 
 def all_extras() -> tuple[str, ...]:
@@ -338,3 +357,47 @@ def benchmark(session: nox.Session) -> None:
     python = grader_python(session, all_extras())
     cmd = [python, "-m", "benchmarks.feedback", *session.posargs]
     session.run(*cmd, external=True, env={"NORM_KATAS_NOX": sys.executable})
+
+
+def _requested_sessions(argv: list[str]) -> list[str]:
+    """The session names given to nox (-s/-e/--session/--sessions, else $NOXSESSION)."""
+    names: list[str] = []
+    taking = False
+    for arg in argv:
+        if arg == "--":
+            break
+        flag, eq, value = arg.partition("=")
+        if flag in ("-s", "-e", "--session", "--sessions"):
+            taking = not eq
+            names += [value] if eq else []
+        elif arg.startswith("-"):
+            taking = False
+        elif taking:
+            names.append(arg)
+    if not names and not any(a in ("-s", "-e", "--session", "--sessions") for a in argv):
+        names = [n.strip() for n in os.environ.get("NOXSESSION", "").split(",") if n.strip()]
+    return names
+
+
+def _unknown_sessions() -> None:
+    """A mistyped session (nox -s kata-layernrom) gets the closest name and exit 2, a usage
+    error as for every other mistyped name; nox's own answer is "Sessions not found", exit 3,
+    which norm-katas uses for "the grader failed". Only when nox runs this file."""
+    # nox's script, or nox/__main__.py (python -m nox); not sys.argv[0], which runpy changes.
+    program = Path(getattr(sys.modules["__main__"], "__file__", None) or sys.argv[0])
+    if program.stem != "nox" and program.parent.name != "nox":
+        return
+    known = [*(f"kata-{k.name}" for k in registry.load()), *SESSIONS]
+    for name in _requested_sessions(sys.argv[1:]):
+        if name not in known:
+            close = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
+            guess = f"did you mean {close[0]}? " if close else ""
+            print(
+                f"nox > no session named {name!r}; {guess}`nox -l` lists them all.",
+                file=sys.stderr,
+            )
+            sys.exit(2)
+
+
+SESSIONS = ["mock", "progress", "reset", "solution", "tests", "compat", "lint", "benchmark"]
+_unknown_sessions()
