@@ -1,0 +1,185 @@
+"""Self-tests for the doors a learner grades through (nox -s kata-<name>, python -m practice,
+python -m grader): --help lists the options, a mistyped kata, session or option gets the closest
+name and exit 2 whichever door it came through, and nothing is misread or recorded wrongly."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from grader import options, registry, runner
+from practice import history
+
+NOX = shutil.which("nox")
+
+
+@pytest.fixture(autouse=True)
+def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Every test gets its own history, never the user's."""
+    path = tmp_path / "data"
+    monkeypatch.setenv("NORM_KATAS_DATA", str(path))
+    return path
+
+
+def run(*args: str, cwd: Path = registry.ROOT) -> subprocess.CompletedProcess[str]:
+    """`python -m <args>` in a fresh interpreter, as a learner runs it."""
+    return subprocess.run(
+        [sys.executable, "-m", *args], cwd=cwd, capture_output=True, text=True, timeout=300
+    )
+
+
+GRADE_DOORS = [("practice", "grade"), ("grader", "grade")]
+
+
+@pytest.mark.parametrize("door", GRADE_DOORS, ids=" ".join)
+@pytest.mark.parametrize("flag", ["--help", "-h"])
+def test_help_lists_the_grading_options_and_grades_nothing(
+    door: tuple[str, str], flag: str
+) -> None:
+    done = run(*door, "layernorm", flag)
+    assert done.returncode == 0, done.stderr
+    for option in options.ALL:
+        if option.shown:
+            assert option.flags[-1] in done.stdout, option.flags
+    assert "--strict-parity" not in done.stdout and "--checklist" not in done.stdout
+    assert "Interview core" not in done.stdout + done.stderr  # nothing was graded
+
+
+def test_help_without_a_kata_and_for_the_commands() -> None:
+    for args in [("practice", "grade", "--help"), ("practice", "--help"), ("grader", "-h")]:
+        done = run(*args)
+        assert done.returncode == 0 and "usage" in done.stdout, (args, done.stderr)
+
+
+def test_every_option_in_the_readme_is_known_and_listed() -> None:
+    readme = (registry.ROOT / "README.md").read_text()
+    section = readme.split("## Grading options", 1)[1].split("\n## ", 1)[0]
+    used = set(re.findall(r"nox -s kata-\w+ -- (-{1,2}[\w-]+)", section))
+    assert {"--impl", "--hints", "-k", "--timeout"} <= used
+    shown = options.help_text("x")
+    for flag in used:
+        assert flag in options.BY_FLAG and flag in shown, flag
+
+
+DOORS_FOR_A_KATA = [
+    ("practice", "grade", "layernrom"),
+    ("grader", "grade", "layernrom"),
+    ("practice", "reset", "layernrom"),
+    ("practice", "solution", "layernrom"),
+    ("practice", "mock", "--kata", "layernrom"),
+]
+
+
+@pytest.mark.parametrize("args", DOORS_FOR_A_KATA, ids=" ".join)
+def test_a_mistyped_kata_gets_the_closest_name(args: tuple[str, ...]) -> None:
+    done = run(*args)
+    assert done.returncode == runner.USAGE, done.stderr
+    assert "no kata named 'layernrom'; did you mean 'layernorm'?" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize("door", GRADE_DOORS, ids=" ".join)
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["--hint"], "unknown option '--hint'; did you mean --hints?"),
+        (["--timeout", "abc"], "--timeout abc: expected a number"),
+        (["--impl"], "--impl needs a value"),
+        (["--impl", "solutions", "--timeout-method", "thred"], "expected one of signal, thread"),
+        (["solutions"], "unexpected argument 'solutions'"),
+    ],
+)
+def test_a_mistyped_option_is_answered_before_grading(
+    door: tuple[str, str], args: list[str], says: str
+) -> None:
+    done = run(*door, "layernorm", *args)
+    assert done.returncode == runner.USAGE, done.stderr
+    assert says in done.stderr and "--help" in done.stderr, done.stderr
+    assert "pytest" not in done.stderr and "Traceback" not in done.stderr, done.stderr
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["-xs", "-q", "-vv", "--hints", "2", "--all", "--strict", "--perf"],
+        ["--hints", "--impl=solutions", "-kaffine", "-m", "parity", "--timeout=0.5"],
+        ["--maxfail", "2", "--timeout-method", "thread", "--device", "cuda", "--report-json=o"],
+    ],
+)
+def test_the_options_a_learner_uses_are_accepted(args: list[str]) -> None:
+    assert options.problem(args) is None
+
+
+def test_a_selection_that_matches_no_check_is_a_usage_error_and_no_attempt(
+    tmp_path: Path,
+) -> None:
+    mine = tmp_path / "layernorm.py"
+    shutil.copyfile(registry.get("layernorm").solution, mine)
+    done = run("practice", "grade", "layernorm", "--impl", str(mine), "-k", "nothing")
+    assert done.returncode == runner.USAGE, done.stdout + done.stderr
+    assert "No check matched -k nothing" in done.stderr, done.stderr
+    assert "could not record" not in done.stderr, done.stderr
+    assert history.events("layernorm") == []
+
+
+def test_a_missing_pytest_timeout_names_the_install_command(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    find_spec = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util,
+        "find_spec",
+        lambda name, *a: None if name == "pytest_timeout" else find_spec(name, *a),
+    )
+    with pytest.raises(runner.GraderError, match=r"pytest-timeout is not installed") as e:
+        runner.warm_up([])
+    assert "-m pip install 'pytest-timeout>=2.3'" in str(e.value)
+
+
+# -- nox ----------------------------------------------------------------------------------
+
+
+def nox(*args: str, cwd: Path, **env: str) -> subprocess.CompletedProcess[str]:
+    assert NOX is not None
+    return subprocess.run(
+        [NOX, *args], cwd=cwd, env={**os.environ, **env}, capture_output=True, text=True,
+        timeout=600,
+    )  # fmt: skip
+
+
+@pytest.mark.skipif(NOX is None, reason="nox is not installed for this user")
+@pytest.mark.parametrize("where", ["", "katas"], ids=["repository", "katas"])
+def test_a_mistyped_session_gets_the_closest_name_from_nox(where: str) -> None:
+    done = nox("-s", "kata-layernrom", cwd=registry.ROOT / where)
+    assert done.returncode == runner.USAGE, done.stderr
+    assert "did you mean kata-layernorm?" in done.stderr, done.stderr
+    listed = nox("-l", cwd=registry.ROOT / where)  # and nox finds the sessions from katas/
+    assert listed.returncode == 0 and "kata-layernorm" in listed.stdout, listed.stderr
+
+
+def _nox_python_has_torch() -> bool:
+    assert NOX is not None
+    shebang = Path(NOX).read_text(errors="replace").splitlines()[0].removeprefix("#!").split()
+    probe = subprocess.run([*shebang, "-c", "import torch"], capture_output=True, timeout=300)
+    return probe.returncode == 0
+
+
+@pytest.mark.skipif(NOX is None, reason="nox is not installed for this user")
+def test_system_torch_without_torch_beside_nox_says_what_to_do(tmp_path: Path) -> None:
+    if _nox_python_has_torch():
+        pytest.skip("the Python that runs nox has torch here")
+    env = tmp_path / "env"
+    done = nox(
+        "-s", "kata-layernorm", cwd=registry.ROOT, NORM_KATAS_ENV=str(env),
+        NORM_KATAS_TORCH="system",
+    )  # fmt: skip
+    assert done.returncode == runner.GRADER_FAILED, done.stderr
+    assert "has none" in done.stderr and "unset NORM_KATAS_TORCH" in done.stderr, done.stderr
+    assert "Traceback" not in done.stderr and not any(tmp_path.iterdir())
