@@ -28,7 +28,7 @@ import nox
 from nox.command import CommandFailed
 
 sys.path.insert(0, str(Path(__file__).parent))
-from grader import registry
+from grader import options, registry
 
 nox.options.sessions = ["lint", "tests"]
 nox.options.reuse_venv = "yes"
@@ -277,8 +277,12 @@ def run_practice(session: nox.Session, python: str, *args: str) -> None:
 
 def _kata_session(kata: registry.Kata) -> None:
     def grade(session: nox.Session) -> None:
-        python = grader_python(session, kata.requires)
-        run_practice(session, python, "grade", kata.name, *session.posargs)
+        args = list(session.posargs)
+        # --help, or options that are wrong: answered without torch, so before (and without)
+        # building the grading environment, which the first time is a download of GBs.
+        answered = options.wants_help(args) or options.problem(args) is not None
+        python = sys.executable if answered else grader_python(session, kata.requires)
+        run_practice(session, python, "grade", kata.name, *args)
 
     grade.__doc__ = f"{kata.title} ({kata.difficulty}, ~{kata.minutes} min)"
     nox.session(name=f"kata-{kata.name}", python=False)(grade)

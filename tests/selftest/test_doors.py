@@ -129,6 +129,20 @@ def test_a_selection_that_matches_no_check_is_a_usage_error_and_no_attempt(
     assert history.events("layernorm") == []
 
 
+def test_ctrl_c_during_a_grading_exits_130_and_records_nothing() -> None:
+    pexpect = pytest.importorskip("pexpect")
+    child = pexpect.spawn(
+        sys.executable, ["-m", "practice", "grade", "layernorm", "--impl", "solutions"],
+        cwd=str(registry.ROOT), encoding="utf-8", timeout=300,
+    )  # fmt: skip
+    child.expect("LayerNorm")  # the checklist has begun: the grading is under way
+    child.sendintr()
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 130, child.before
+    assert "Traceback" not in child.before and history.events("layernorm") == []
+
+
 def test_a_missing_pytest_timeout_names_the_install_command(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -183,3 +197,20 @@ def test_system_torch_without_torch_beside_nox_says_what_to_do(tmp_path: Path) -
     assert done.returncode == runner.GRADER_FAILED, done.stderr
     assert "has none" in done.stderr and "unset NORM_KATAS_TORCH" in done.stderr, done.stderr
     assert "Traceback" not in done.stderr and not any(tmp_path.iterdir())
+
+
+@pytest.mark.skipif(NOX is None, reason="nox is not installed for this user")
+@pytest.mark.parametrize("where", ["", "katas"], ids=["repository", "katas"])
+def test_nox_answers_help_and_a_mistyped_option_without_building_anything(
+    where: str, tmp_path: Path
+) -> None:
+    env = str(tmp_path / "env")  # none yet: answering must not build one (GBs the first time)
+    done = nox(
+        "-s", "kata-layernorm", "--", "--help", cwd=registry.ROOT / where, NORM_KATAS_ENV=env
+    )
+    assert done.returncode == 0 and "nox -s kata-layernorm -- [options]" in done.stdout
+    done = nox(
+        "-s", "kata-layernorm", "--", "--hint", cwd=registry.ROOT / where, NORM_KATAS_ENV=env
+    )
+    assert done.returncode == runner.USAGE and "did you mean --hints?" in done.stderr
+    assert not any(tmp_path.iterdir()), "an environment was built"
