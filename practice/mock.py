@@ -9,6 +9,7 @@ import random
 import sys
 import time
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -40,6 +41,7 @@ class Mock:
     solved_at: float | None = None  # the interview core passed
     parity_at: float | None = None  # torch parity passed too
     stretch: bool = False  # going on for parity after the core was solved
+    cancel: Callable[[], bool] | None = None  # stops a grading in progress: a new save, q
 
     def __post_init__(self) -> None:
         self.watched = loop.WatchedFile(self.path)  # the stub itself is graded only once saved
@@ -53,10 +55,13 @@ class Mock:
         if clear:
             loop.clear_screen()
         elapsed = self.elapsed
+        cancel = self.cancel if clear else None  # the final grading runs to its verdict
         outcome = grading.grade(
-            self.kata, ["--impl", str(self.path)], mode="mock",
+            self.kata, ["--impl", str(self.path)], mode="mock", cancel=cancel,
             seconds=elapsed, budget=self.budget, mock_id=self.mock_id,
         )  # fmt: skip
+        if outcome.cancelled:  # saved again (graded next) or q (the mock ends): not a grading
+            return None
         self.gradings += 1
         print(f"\nMock interview: {self.kata.title} · your file: {self.path}")
         report = outcome.report
@@ -184,6 +189,7 @@ def run(kata_name: str | None, minutes: float | None, seed: int | None) -> int:
     print("The clock starts now.\n")
     mock = Mock(kata, path, budget)
     keys = loop.Keys()
+    mock.cancel = loop.stops_grading(mock.watched, keys)
     try:
         with keys.cbreak():
             ended = watch(mock, keys)

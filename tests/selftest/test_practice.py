@@ -396,7 +396,8 @@ def test_watch_mode_regrades_on_save_and_quits_on_q(tmp_path: Path) -> None:
     child.expect("kept values are scaled by exactly 1 / \\(1 - p\\)")  # the headline
     child.expect(r"Interview core \d+/\d+ ✗")
     child.send("\n")  # Enter regrades without a save
-    child.expect("Interview core")
+    child.expect(r"Interview core \d+/\d+ ✗")
+    child.expect("Watching")  # that grading is over: a save now is not one that stops it
     save(mine, kata.solution.read_text())
     child.expect(r"Interview core (\d+)/\1 ✓ solved")
     child.send("q")  # one key, no Enter: the terminal is in cbreak mode
@@ -407,6 +408,45 @@ def test_watch_mode_regrades_on_save_and_quits_on_q(tmp_path: Path) -> None:
     modes = [e.mode for e in history.events("dropout")]
     assert modes == ["practice"] * 4  # every grading is practice in the history
     assert history.events("dropout")[-1].solved
+
+
+ENDLESS_DROPOUT = """\
+from torch import nn
+
+
+class Dropout(nn.Module):
+    def __init__(self, p=0.5):
+        super().__init__()
+        self.p = p
+
+    def forward(self, x):
+        while True:
+            pass
+"""
+
+
+def test_watch_mode_a_new_save_stops_a_hanging_grading(tmp_path: Path) -> None:
+    kata = registry.get("dropout")
+    mine = tmp_path / "dropout.py"
+    mine.write_text(workspace.pristine_stub(kata))
+    child = spawn("grade", "dropout", "--watch", "--impl", str(mine))
+    child.expect("Watching .*dropout.py")
+    save(mine, ENDLESS_DROPOUT)
+    child.expect(r"·  grading .*dropout\.py")  # the endless loop's grading has begun
+    time.sleep(1)
+    save(mine, kata.solution.read_text())  # the fix, while that grading hangs
+    # The hanging grading is stopped for the fix: no check of it waits out its time limit.
+    assert child.expect(["did not finish in time", "Saved again: this grading was stopped"]) == 1
+    child.expect(r"Interview core (\d+)/\1 ✓ solved")
+    child.expect("Watching")
+    child.send("q")
+    child.expect("Left watch mode")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+    # The stopped grading has no verdict, so only the stub's and the fix's are recorded.
+    events = history.events("dropout")
+    assert [e.mode for e in events] == ["practice"] * 2 and events[-1].solved
 
 
 def test_watch_mode_leaves_cleanly_on_ctrl_c(tmp_path: Path) -> None:
