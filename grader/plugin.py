@@ -296,10 +296,17 @@ class Grading:
         elif report.when == "call" and report.passed:
             check.outcome = "passed"
 
+    def pytest_runtest_logstart(self, nodeid: str) -> None:
+        check = self.checks.get(nodeid)
+        if self.printer and check is not None and self.report and not self.grader_errors:
+            self.printer.running(check, self.report)
+
     def pytest_runtest_logfinish(self, nodeid: str) -> None:
         check = self.checks.get(nodeid)
         if self.printer and check is not None and not self.grader_errors:
             self.printer.check(check, self.report)
+        elif self.printer:
+            self.printer.erase()  # the runner says why the grading stopped
         # A sign of progress for the runner, which stops a grading that makes none.
         if path := self.config.getoption("report_json"):
             with contextlib.suppress(OSError):

@@ -8,6 +8,7 @@ specific failure, and folds the failures that probably share its cause into one 
 from __future__ import annotations
 
 import os
+import shutil
 import sys
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -183,14 +184,45 @@ class Printer:
         self.hints = hints  # how many hint steps to show per failure: 0 none, 1 idea, 2 formula
         self.expand = expand  # --all: every failure with its message, not only the headline
         self.tier_shown: str | None = None
+        # On a terminal, the check that is running shows on a line the next output replaces.
+        self.live = self.out.isatty()
+        self.showing_running = False
         color = self.out.isatty() and not os.environ.get("NO_COLOR")
         self.green, self.red, self.dim, self.bold, self.reset = (
             ("\033[32m", "\033[31m", "\033[2m", "\033[1m", "\033[0m") if color else ("",) * 5
         )
 
     def write(self, text: str = "") -> None:
+        self.erase()
         self.out.write(text + "\n")
         self.out.flush()
+
+    def running(self, check: Check, report: Report) -> None:
+        """The check that starts now, until it ends: a grading that takes long shows where."""
+        if not self.live or report.load_error:
+            return
+        self._tier(check)
+        width = shutil.get_terminal_size().columns - 5  # one line, or "\r" cannot replace it
+        text = (
+            check.description
+            if len(check.description) <= width
+            else check.description[: width - 1] + "…"
+        )
+        self.out.write(f"  {self.dim}… {text}{self.reset}")
+        self.out.flush()
+        self.showing_running = True
+
+    def erase(self) -> None:
+        """Remove the running check's line, if it shows."""
+        if self.showing_running:
+            self.showing_running = False
+            self.out.write("\r\033[K")
+            self.out.flush()
+
+    def _tier(self, check: Check) -> None:
+        if check.tier != self.tier_shown:
+            self.tier_shown = check.tier
+            self.write(f"\n{self.bold}{TIER_TITLES[check.tier]}{self.reset}")
 
     def header(self, report: Report, note: str | None) -> None:
         self.write(
@@ -200,11 +232,10 @@ class Printer:
             self.write(f"{self.dim}{note}{self.reset}")
 
     def check(self, check: Check, report: Report) -> None:
+        self.erase()
         if report.load_error:
             return  # one message about the file says it all
-        if check.tier != self.tier_shown:
-            self.tier_shown = check.tier
-            self.write(f"\n{self.bold}{TIER_TITLES[check.tier]}{self.reset}")
+        self._tier(check)
         if check.outcome == "passed":
             self.write(f"  {self.green}✓{self.reset} {check.description}")
         elif check.outcome == "skipped":

@@ -433,6 +433,8 @@ def test_watch_mode_a_new_save_stops_a_hanging_grading(tmp_path: Path) -> None:
     child.expect("Watching .*dropout.py")
     save(mine, ENDLESS_DROPOUT)
     child.expect(r"·  grading .*dropout\.py")  # the endless loop's grading has begun
+    child.expect(r"\n  … (\w[^\r\n]*)")  # the check it is on, while that check runs
+    assert child.match.group(1)[:20] in kata.suite.read_text()  # a check's own description
     time.sleep(1)
     save(mine, kata.solution.read_text())  # the fix, while that grading hangs
     # The hanging grading is stopped for the fix: no check of it waits out its time limit.
