@@ -22,6 +22,7 @@ from grader.loader import MissingName, display_path
 
 TODO, FAIL, CRASH, TIMEOUT = "todo", "fail", "crash", "timeout"
 CORE, PARITY = "core", "parity"
+MOCK_ENV = "NORM_KATAS_MOCK"  # set by the mock interview for its gradings
 TIER_TITLES = {CORE: "Interview core", PARITY: "Torch parity (stretch)"}
 
 
@@ -183,6 +184,8 @@ class Printer:
         self.out = out or sys.stdout
         self.hints = hints  # how many hint steps to show per failure: 0 none, 1 idea, 2 formula
         self.expand = expand  # --all: every failure with its message, not only the headline
+        # In a mock interview the learner cannot pass options: offer none of them there.
+        self.in_mock = bool(os.environ.get(MOCK_ENV))
         self.tier_shown: str | None = None
         # On a terminal, the check that is running shows on a line the next output replaces.
         self.live = self.out.isatty()
@@ -272,6 +275,8 @@ class Printer:
         headline = report.headline
         if report.strict_solved:
             self.write("Every check passes, the stretch goals included.")
+        elif self.in_mock:
+            pass  # no hints during a mock: the pitfalls come after it
         elif self.hints < 2 and headline is not None and headline.kind == FAIL and headline.hints:
             more = "-- --hints" if not self.hints else "-- --hints 2"
             step = "a hint" if not self.hints else "the formula as well"
@@ -292,15 +297,13 @@ class Printer:
             return
         if rest:
             checks = "1 more check fails" if len(rest) == 1 else f"{len(rest)} more checks fail"
-            self.write(
-                f"  {self.dim}{checks}, probably for the same reason "
-                f"(-- --all shows each).{self.reset}"
-            )
+            each = "" if self.in_mock else " (-- --all shows each)"
+            self.write(f"  {self.dim}{checks}, probably for the same reason{each}.{self.reset}")
         if later:
+            them = "" if self.in_mock else " (-- --all shows them)"
             self.write(
                 f"  {self.dim}Torch parity (stretch) has {len(later)} failing check"
-                f"{'s' * (len(later) != 1)} too; fix the core first (-- --all shows them)."
-                f"{self.reset}"
+                f"{'s' * (len(later) != 1)} too; fix the core first{them}.{self.reset}"
             )
 
     def _failure(self, check: Check, indent: int = 0) -> None:

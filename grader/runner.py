@@ -435,7 +435,8 @@ def _wait(
                     process.returncode = os.waitstatus_to_exitcode(status)
                 return os.waitstatus_to_exitcode(status)
             polls += 1
-            if cancel is not None and polls % 10 == 0 and cancel():
+            # A grading whose report is complete is let finish: its verdict is already out.
+            if cancel is not None and polls % 10 == 0 and cancel() and not _finished(report):
                 _kill(pid)
                 return Cancelled()
             if polls % 50 == 0:  # twice a second: has a check finished since?
@@ -452,6 +453,13 @@ def _wait(
     except BaseException:  # Ctrl-C in watch mode: the child goes with the parent
         _kill(pid)
         raise
+
+
+def _finished(report: Path) -> bool:
+    try:
+        return bool(json.loads(report.read_text()).get("finished"))
+    except (OSError, ValueError):  # not written yet, or being written
+        return False
 
 
 def _kill(pid: int) -> None:

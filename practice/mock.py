@@ -5,6 +5,7 @@ would ask. It is solved when the interview core passes; torch parity is an optio
 from __future__ import annotations
 
 import ast
+import os
 import random
 import sys
 import time
@@ -14,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from grader import registry, runner
+from grader.report import MOCK_ENV
 from practice import grading, loop, progress, workspace
 from practice.progress import clock
 
@@ -166,9 +168,12 @@ def debrief(kata: registry.Kata) -> None:
     for i, (question, answer) in enumerate(questions, 1):
         print(f"\nQ{i}. {question}")
         try:
-            input("    (Enter shows a model answer) ")
+            typed = input("    (Enter shows a model answer, q leaves) ")
         except EOFError:
+            typed = ""
             print()
+        if typed.strip().lower() in loop.QUIT:
+            return
         print(f"A{i}. {answer}")
 
 
@@ -181,6 +186,8 @@ def run(kata_name: str | None, minutes: float | None, seed: int | None) -> int:
     except runner.GraderError as e:
         print(e, file=sys.stderr)
         return runner.GRADER_FAILED
+    # Its gradings offer no options (hints, --all): the learner cannot pass any in a mock.
+    os.environ[MOCK_ENV] = "1"
     path = workspace.scratch_copy(kata)
     print(f"Mock interview: {kata.title} ({kata.difficulty}), {clock(budget)} on the clock.")
     print(f"\nYour task: implement the classes in\n\n    {path}\n")
