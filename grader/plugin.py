@@ -327,6 +327,9 @@ class Grading:
             self._write_json()
             return
         self.report.finished = True
+        # Finished before the verdict shows: watch mode never cancels a grading whose verdict
+        # the learner has seen (runner._wait lets a finished report's child end).
+        self._write_json()
         if self.printer and not self.grader_errors:  # the runner says why nothing was graded
             self.printer.verdict(self.report)
         if self.config.getoption("perf"):
