@@ -268,10 +268,17 @@ class Grading:
         elif report.when == "call" and report.passed:
             check.outcome = "passed"
 
+    def pytest_runtest_logstart(self, nodeid: str) -> None:
+        check = self.checks.get(nodeid)
+        if self.printer and check is not None and self.report and not self.grader_errors:
+            self.printer.running(check, self.report)
+
     def pytest_runtest_logfinish(self, nodeid: str) -> None:
         check = self.checks.get(nodeid)
         if self.printer and check is not None and not self.grader_errors:
             self.printer.check(check, self.report)
+        elif self.printer:
+            self.printer.erase()  # the runner says why the grading stopped
         # A sign of progress for the runner, which stops a grading that makes none.
         if path := self.config.getoption("report_json"):
             with contextlib.suppress(OSError):
@@ -292,6 +299,9 @@ class Grading:
             self._write_json()
             return
         self.report.finished = True
+        # Finished before the verdict shows: watch mode never cancels a grading whose verdict
+        # the learner has seen (runner._wait lets a finished report's child end).
+        self._write_json()
         if self.printer and not self.grader_errors:  # the runner says why nothing was graded
             self.printer.verdict(self.report)
         if self.config.getoption("perf"):

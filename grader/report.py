@@ -8,6 +8,7 @@ specific failure, and folds the failures that probably share its cause into one 
 from __future__ import annotations
 
 import os
+import shutil
 import sys
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -21,6 +22,7 @@ from grader.loader import MissingName, display_path
 
 TODO, FAIL, CRASH, TIMEOUT = "todo", "fail", "crash", "timeout"
 CORE, PARITY = "core", "parity"
+MOCK_ENV = "NORM_KATAS_MOCK"  # set by the mock interview for its gradings
 TIER_TITLES = {CORE: "Interview core", PARITY: "Torch parity (stretch)"}
 
 
@@ -182,15 +184,48 @@ class Printer:
         self.out = out or sys.stdout
         self.hints = hints  # how many hint steps to show per failure: 0 none, 1 idea, 2 formula
         self.expand = expand  # --all: every failure with its message, not only the headline
+        # In a mock interview the learner cannot pass options: offer none of them there.
+        self.in_mock = bool(os.environ.get(MOCK_ENV))
         self.tier_shown: str | None = None
+        # On a terminal, the check that is running shows on a line the next output replaces.
+        self.live = self.out.isatty()
+        self.showing_running = False
         color = self.out.isatty() and not os.environ.get("NO_COLOR")
         self.green, self.red, self.dim, self.bold, self.reset = (
             ("\033[32m", "\033[31m", "\033[2m", "\033[1m", "\033[0m") if color else ("",) * 5
         )
 
     def write(self, text: str = "") -> None:
+        self.erase()
         self.out.write(text + "\n")
         self.out.flush()
+
+    def running(self, check: Check, report: Report) -> None:
+        """The check that starts now, until it ends: a grading that takes long shows where."""
+        if not self.live or report.load_error:
+            return
+        self._tier(check)
+        width = shutil.get_terminal_size().columns - 5  # one line, or "\r" cannot replace it
+        text = (
+            check.description
+            if len(check.description) <= width
+            else check.description[: width - 1] + "…"
+        )
+        self.out.write(f"  {self.dim}… {text}{self.reset}")
+        self.out.flush()
+        self.showing_running = True
+
+    def erase(self) -> None:
+        """Remove the running check's line, if it shows."""
+        if self.showing_running:
+            self.showing_running = False
+            self.out.write("\r\033[K")
+            self.out.flush()
+
+    def _tier(self, check: Check) -> None:
+        if check.tier != self.tier_shown:
+            self.tier_shown = check.tier
+            self.write(f"\n{self.bold}{TIER_TITLES[check.tier]}{self.reset}")
 
     def header(self, report: Report, note: str | None) -> None:
         self.write(
@@ -200,11 +235,10 @@ class Printer:
             self.write(f"{self.dim}{note}{self.reset}")
 
     def check(self, check: Check, report: Report) -> None:
+        self.erase()
         if report.load_error:
             return  # one message about the file says it all
-        if check.tier != self.tier_shown:
-            self.tier_shown = check.tier
-            self.write(f"\n{self.bold}{TIER_TITLES[check.tier]}{self.reset}")
+        self._tier(check)
         if check.outcome == "passed":
             self.write(f"  {self.green}✓{self.reset} {check.description}")
         elif check.outcome == "skipped":
@@ -241,6 +275,8 @@ class Printer:
         headline = report.headline
         if report.strict_solved:
             self.write("Every check passes, the stretch goals included.")
+        elif self.in_mock:
+            pass  # no hints during a mock: the pitfalls come after it
         elif self.hints < 2 and headline is not None and headline.kind == FAIL and headline.hints:
             more = "-- --hints" if not self.hints else "-- --hints 2"
             step = "a hint" if not self.hints else "the formula as well"
@@ -261,15 +297,13 @@ class Printer:
             return
         if rest:
             checks = "1 more check fails" if len(rest) == 1 else f"{len(rest)} more checks fail"
-            self.write(
-                f"  {self.dim}{checks}, probably for the same reason "
-                f"(-- --all shows each).{self.reset}"
-            )
+            each = "" if self.in_mock else " (-- --all shows each)"
+            self.write(f"  {self.dim}{checks}, probably for the same reason{each}.{self.reset}")
         if later:
+            them = "" if self.in_mock else " (-- --all shows them)"
             self.write(
                 f"  {self.dim}Torch parity (stretch) has {len(later)} failing check"
-                f"{'s' * (len(later) != 1)} too; fix the core first (-- --all shows them)."
-                f"{self.reset}"
+                f"{'s' * (len(later) != 1)} too; fix the core first{them}.{self.reset}"
             )
 
     def _failure(self, check: Check, indent: int = 0) -> None:

@@ -31,6 +31,8 @@ from typing import TYPE_CHECKING, NoReturn, TextIO
 from grader import registry
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from grader.limits import Frame
 
 # Exit codes of `python -m grader grade` and of the nox kata sessions (see the README).
@@ -52,6 +54,11 @@ class GraderError(Exception):
 class Outcome:
     code: int
     report: dict | None
+    cancelled: bool = False  # stopped by the caller's cancel(): no verdict, nothing to record
+
+
+class Cancelled:
+    """A grading stopped because the caller's cancel() said so (watch mode: a new save)."""
 
 
 @dataclass
@@ -185,10 +192,13 @@ def grade(
     *,
     out: TextIO | None = None,
     limit: float = GRADING_LIMIT_S,
+    cancel: Callable[[], bool] | None = None,
 ) -> Outcome:
     """Grade in a child process; returns the exit code and the report (None if none was made).
 
-    The checklist goes to `out` (default: this process's stdout and stderr).
+    The checklist goes to `out` (default: this process's stdout and stderr). `cancel` is asked
+    about ten times a second while the child runs; when it says True the child and all it
+    started are killed, and the outcome is `cancelled`, with no report.
     """
     out = out or sys.stderr
     if reason := missing_requirements(kata):
@@ -213,7 +223,9 @@ def grade(
         path = Path(tmp) / "report.json"
         scratch = Path(tmp) / "work"  # the learner's code runs here: see child_main
         scratch.mkdir()
-        status = _run_child(kata, args, path, scratch, out, limit)
+        status = _run_child(kata, args, path, scratch, out, limit, cancel)
+        if isinstance(status, Cancelled):
+            return Outcome(NOT_SOLVED, None, cancelled=True)
         report = json.loads(path.read_text()) if path.exists() else None
         crash = path.with_suffix(".crash")
         details = crash.read_text() if crash.exists() else ""
@@ -374,10 +386,16 @@ def _fork_is_safe() -> bool:
 
 
 def _run_child(
-    kata: registry.Kata, args: list[str], report: Path, scratch: Path, out: TextIO, limit: float
-) -> int | Stalled:
-    """The child's exit code (negative: killed by that signal), or Stalled if no check finished
-    for `limit` seconds (the child touches the report after each)."""
+    kata: registry.Kata,
+    args: list[str],
+    report: Path,
+    scratch: Path,
+    out: TextIO,
+    limit: float,
+    cancel: Callable[[], bool] | None = None,
+) -> int | Stalled | Cancelled:
+    """The child's exit code (negative: killed by that signal), Stalled if no check finished
+    for `limit` seconds (the child touches the report after each), or Cancelled."""
     for stream in (sys.stdout, sys.stderr, out):
         stream.flush()
     if not _fork_is_safe():
@@ -389,7 +407,7 @@ def _run_child(
             command, cwd=registry.ROOT, stdin=subprocess.DEVNULL, stdout=_fd(out),
             stderr=_fd(out), start_new_session=True,
         )  # fmt: skip
-        return _wait(child.pid, limit, report, child)
+        return _wait(child.pid, limit, report, child, cancel)
     with warnings.catch_warnings():
         # Python 3.12+ warns on fork in a process with threads: importing torch starts an idle
         # helper thread, which the child never touches, and the parent initialised nothing.
@@ -412,7 +430,7 @@ def _run_child(
                 os._exit(code)
     with contextlib.suppress(OSError):  # also here, so a kill at once reaches the whole group
         os.setpgid(pid, pid)
-    return _wait(pid, limit, report)
+    return _wait(pid, limit, report, cancel=cancel)
 
 
 def _fd(out: TextIO) -> int | None:
@@ -430,8 +448,12 @@ def _redirect(out: TextIO) -> None:
 
 
 def _wait(
-    pid: int, limit: float, report: Path, process: subprocess.Popen | None = None
-) -> int | Stalled:
+    pid: int,
+    limit: float,
+    report: Path,
+    process: subprocess.Popen | None = None,
+    cancel: Callable[[], bool] | None = None,
+) -> int | Stalled | Cancelled:
     progress, seen, polls = time.monotonic(), 0.0, 0
     try:
         while True:
@@ -441,6 +463,10 @@ def _wait(
                     process.returncode = os.waitstatus_to_exitcode(status)
                 return os.waitstatus_to_exitcode(status)
             polls += 1
+            # A grading whose report is complete is let finish: its verdict is already out.
+            if cancel is not None and polls % 10 == 0 and cancel() and not _finished(report):
+                _kill(pid)
+                return Cancelled()
             if polls % 50 == 0:  # twice a second: has a check finished since?
                 with contextlib.suppress(OSError):
                     if (mtime := report.stat().st_mtime) != seen:
@@ -455,6 +481,13 @@ def _wait(
     except BaseException:  # Ctrl-C in watch mode: the child goes with the parent
         _kill(pid)
         raise
+
+
+def _finished(report: Path) -> bool:
+    try:
+        return bool(json.loads(report.read_text()).get("finished"))
+    except (OSError, ValueError):  # not written yet, or being written
+        return False
 
 
 def _kill(pid: int) -> None:

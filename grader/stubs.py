@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import subprocess
 
 from grader import registry
@@ -97,9 +98,22 @@ def split_pitfalls(stub: str) -> tuple[str, str]:
     return "".join(lines[:start] + lines[end:]), section
 
 
+# The stub's last lines say how to grade it in katas/; a mock's copy is graded on save instead.
+GRADE_YOURSELF = re.compile(r"^Grade yourself with::\n\n(?:    nox -s .*\n)+", re.MULTILINE)
+GRADED_IN_THE_MOCK = (
+    "Saving this file grades it; so does Enter in the mock's terminal, where q stops the mock.\n"
+)
+
+
+def for_mock(stub: str) -> str:
+    """The stub as a mock interview hands it out: without its pitfalls (they come after the
+    mock), and saying how it is graded there, not how katas/ is."""
+    return GRADE_YOURSELF.sub(GRADED_IN_THE_MOCK, split_pitfalls(stub)[0], count=1)
+
+
 def untouched(kata: registry.Kata, content: str) -> bool:
     """Whether `content` is the kata's stub as the tool hands it out: as reset restores it, or
-    as the mock gives it (without its pitfalls). Decided by hash, never by what it contains."""
+    as the mock gives it (for_mock). Decided by hash, never by what it contains."""
     digest = recorded().get(kata.file)
     if digest is None:
         return False
@@ -107,9 +121,11 @@ def untouched(kata: registry.Kata, content: str) -> bool:
     if mine == digest:
         return True
     try:
-        return mine == blob_id(split_pitfalls(text(kata))[0])
+        stub = text(kata)
     except StubError:
         return False
+    # As a mock hands it out; a mock's copy from before it said how it is graded counts too.
+    return mine in (blob_id(for_mock(stub)), blob_id(split_pitfalls(stub)[0]))
 
 
 def problems() -> list[str]:

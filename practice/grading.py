@@ -3,18 +3,24 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 
 from grader import registry, runner
 from practice import history
 
 
 def grade(
-    kata: registry.Kata, args: list[str], mode: str = "practice", **mock: object
+    kata: registry.Kata,
+    args: list[str],
+    mode: str = "practice",
+    cancel: Callable[[], bool] | None = None,
+    **mock: object,
 ) -> runner.Outcome:
     """runner.grade(), then record the attempt: never the reference solution's, nor a run of
     some checks only (-k, -m), which says nothing about the kata as a whole, nor a usage error
-    (-k matching no check), which graded nothing."""
-    outcome = runner.grade(kata, args)
+    (-k matching no check), which graded nothing. A grading that cancel() stopped has no
+    report, so it is not recorded either."""
+    outcome = runner.grade(kata, args, cancel=cancel)
     impl, _ = runner.pop_option(args, "--impl")
     report = outcome.report
     recorded = report is not None and not report.get("partial")

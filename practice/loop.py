@@ -2,6 +2,7 @@
 
 It regrades on every save of the watched file and on Enter, and stops on q or Ctrl-C. On a
 terminal keys act at once (cbreak mode, restored on the way out); piped input is read by line.
+A grading in progress is stopped by a new save (the new version is graded instead) or by q.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ class Keys:
     def __init__(self) -> None:
         self.open = sys.stdin is not None and not sys.stdin.closed
         self.raw = False
+        self.pending: str | None = None  # a key read during a grading, for the loop to act on
 
     @contextlib.contextmanager
     def cbreak(self) -> Iterator[Keys]:
@@ -46,6 +48,9 @@ class Keys:
 
     def poll(self, timeout: float) -> str | None:
         """'q' to stop, '\\n' to grade now, another text, or None when nothing was typed."""
+        if self.pending is not None:
+            key, self.pending = self.pending, None
+            return key
         if not self.open:
             time.sleep(timeout)
             return None
@@ -98,6 +103,19 @@ class WatchedFile:
 
     def mark_graded(self) -> None:
         self.graded = self.version()
+
+
+def stops_grading(watched: WatchedFile, keys: Keys) -> Callable[[], bool]:
+    """A cancel hook for runner.grade(): a new save stops the grading in progress (the loop
+    then grades the new version), and so does q (the loop then stops). Enter is let go: a
+    grading is already running."""
+
+    def cancel() -> bool:
+        if keys.pending is None and keys.poll(0) == "q":
+            keys.pending = "q"
+        return keys.pending == "q" or watched.saved()
+
+    return cancel
 
 
 def clear_screen() -> None:

@@ -5,14 +5,17 @@ would ask. It is solved when the interview core passes; torch parity is an optio
 from __future__ import annotations
 
 import ast
+import os
 import random
 import sys
 import time
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from grader import registry, runner
+from grader.report import MOCK_ENV
 from practice import grading, loop, progress, workspace
 from practice.progress import clock
 
@@ -40,6 +43,7 @@ class Mock:
     solved_at: float | None = None  # the interview core passed
     parity_at: float | None = None  # torch parity passed too
     stretch: bool = False  # going on for parity after the core was solved
+    cancel: Callable[[], bool] | None = None  # stops a grading in progress: a new save, q
 
     def __post_init__(self) -> None:
         self.watched = loop.WatchedFile(self.path)  # the stub itself is graded only once saved
@@ -53,10 +57,13 @@ class Mock:
         if clear:
             loop.clear_screen()
         elapsed = self.elapsed
+        cancel = self.cancel if clear else None  # the final grading runs to its verdict
         outcome = grading.grade(
-            self.kata, ["--impl", str(self.path)], mode="mock",
+            self.kata, ["--impl", str(self.path)], mode="mock", cancel=cancel,
             seconds=elapsed, budget=self.budget, mock_id=self.mock_id,
         )  # fmt: skip
+        if outcome.cancelled:  # saved again (graded next) or q (the mock ends): not a grading
+            return None
         self.gradings += 1
         print(f"\nMock interview: {self.kata.title} · your file: {self.path}")
         report = outcome.report
@@ -161,9 +168,12 @@ def debrief(kata: registry.Kata) -> None:
     for i, (question, answer) in enumerate(questions, 1):
         print(f"\nQ{i}. {question}")
         try:
-            input("    (Enter shows a model answer) ")
+            typed = input("    (Enter shows a model answer, q leaves) ")
         except EOFError:
+            typed = ""
             print()
+        if typed.strip().lower() in loop.QUIT:
+            return
         print(f"A{i}. {answer}")
 
 
@@ -176,6 +186,8 @@ def run(kata_name: str | None, minutes: float | None, seed: int | None) -> int:
     except runner.GraderError as e:
         print(e, file=sys.stderr)
         return runner.GRADER_FAILED
+    # Its gradings offer no options (hints, --all): the learner cannot pass any in a mock.
+    os.environ[MOCK_ENV] = "1"
     path = workspace.scratch_copy(kata)
     print(f"Mock interview: {kata.title} ({kata.difficulty}), {clock(budget)} on the clock.")
     print(f"\nYour task: implement the classes in\n\n    {path}\n")
@@ -184,6 +196,7 @@ def run(kata_name: str | None, minutes: float | None, seed: int | None) -> int:
     print("The clock starts now.\n")
     mock = Mock(kata, path, budget)
     keys = loop.Keys()
+    mock.cancel = loop.stops_grading(mock.watched, keys)
     try:
         with keys.cbreak():
             ended = watch(mock, keys)

@@ -31,10 +31,15 @@ def run(kata: registry.Kata, args: list[str]) -> int:
     shown = loader.display_path(path)
     watched = loop.WatchedFile(path)
     keys = loop.Keys()
+    stops = loop.stops_grading(watched, keys)
 
     def grade() -> None:
         loop.clear_screen()
-        outcome = grading.grade(kata, args, mode="practice")
+        outcome = grading.grade(kata, args, mode="practice", cancel=stops)
+        if outcome.cancelled:  # saved again (graded next) or q (the loop ends)
+            if keys.pending != "q":
+                print("\nSaved again: this grading was stopped; grading the new version.")
+            return
         when = time.strftime("%H:%M:%S")
         print(
             f"\n[{when}] Watching {shown}: save it to grade again · Enter grades now · "

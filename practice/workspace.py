@@ -65,11 +65,12 @@ def reset(kata: registry.Kata) -> Path | None:
 def scratch_copy(kata: registry.Kata) -> Path:
     """A fresh stub for a mock interview, in a new scratch folder outside katas/.
 
-    It has the task and the contract only: the pitfalls come after the mock.
+    It has the task and the contract only: the pitfalls come after the mock. Its last lines
+    say how the mock grades it, on save.
     """
     path = history.data_dir() / "mock" / f"{_stamp()}-{kata.name}" / kata.file
     path.parent.mkdir(parents=True)
-    _write_atomically(path, split_pitfalls(pristine_stub(kata))[0])
+    _write_atomically(path, stubs.for_mock(pristine_stub(kata)))
     return path
 
 

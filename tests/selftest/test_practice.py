@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from grader import registry
+from grader import registry, stubs
 from practice import history, mock, progress, workspace
 
 pexpect = pytest.importorskip("pexpect")  # not on every machine: the pty tests need it
@@ -285,7 +285,7 @@ def test_committed_attempts_are_never_taken_for_the_stub(repo_copy: Path, data_d
     subprocess.run(
         [*GIT, "commit", "-qam", "my attempts", "--no-verify"], cwd=repo_copy, check=True
     )
-    # The mock hands out the stub, without its pitfalls, never the learner's solution.
+    # The mock hands out the stub, as a mock has it, never the learner's solution.
     names = [kata.name for kata in KATAS]
     run = subprocess.run(
         [sys.executable, "-c", HANDED_OUT, *names], cwd=repo_copy, capture_output=True,
@@ -294,7 +294,7 @@ def test_committed_attempts_are_never_taken_for_the_stub(repo_copy: Path, data_d
     assert run.returncode == 0, run.stderr
     for kata, path in zip(KATAS, run.stdout.split(), strict=True):
         stub = workspace.pristine_stub(kata)
-        assert Path(path).read_text() == workspace.split_pitfalls(stub)[0], kata.name
+        assert Path(path).read_text() == stubs.for_mock(stub), kata.name
     # Reset restores every stub and keeps every attempt in a backup.
     run = cli("reset", "--all", cwd=repo_copy)
     assert run.returncode == 0, run.stderr
@@ -396,7 +396,8 @@ def test_watch_mode_regrades_on_save_and_quits_on_q(tmp_path: Path) -> None:
     child.expect("kept values are scaled by exactly 1 / \\(1 - p\\)")  # the headline
     child.expect(r"Interview core \d+/\d+ ✗")
     child.send("\n")  # Enter regrades without a save
-    child.expect("Interview core")
+    child.expect(r"Interview core \d+/\d+ ✗")
+    child.expect("Watching")  # that grading is over: a save now is not one that stops it
     save(mine, kata.solution.read_text())
     child.expect(r"Interview core (\d+)/\1 ✓ solved")
     child.send("q")  # one key, no Enter: the terminal is in cbreak mode
@@ -407,6 +408,47 @@ def test_watch_mode_regrades_on_save_and_quits_on_q(tmp_path: Path) -> None:
     modes = [e.mode for e in history.events("dropout")]
     assert modes == ["practice"] * 4  # every grading is practice in the history
     assert history.events("dropout")[-1].solved
+
+
+ENDLESS_DROPOUT = """\
+from torch import nn
+
+
+class Dropout(nn.Module):
+    def __init__(self, p=0.5):
+        super().__init__()
+        self.p = p
+
+    def forward(self, x):
+        while True:
+            pass
+"""
+
+
+def test_watch_mode_a_new_save_stops_a_hanging_grading(tmp_path: Path) -> None:
+    kata = registry.get("dropout")
+    mine = tmp_path / "dropout.py"
+    mine.write_text(workspace.pristine_stub(kata))
+    child = spawn("grade", "dropout", "--watch", "--impl", str(mine))
+    child.expect("Watching .*dropout.py")
+    save(mine, ENDLESS_DROPOUT)
+    child.expect(r"·  grading .*dropout\.py")  # the endless loop's grading has begun
+    child.expect(r"\n  … (\w[^\r\n]*)")  # the check it is on, while that check runs
+    assert child.match.group(1)[:20] in kata.suite.read_text()  # a check's own description
+    time.sleep(1)
+    save(mine, kata.solution.read_text())  # the fix, while that grading hangs
+    # The hanging grading is stopped for the fix: no check of it waits out its time limit.
+    assert child.expect(["did not finish in time", "Saved again: this grading was stopped"]) == 1
+    child.expect(r"Interview core (\d+)/\1 ✓ solved")
+    child.expect("Watching")
+    child.send("q")
+    child.expect("Left watch mode")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+    # The stopped grading has no verdict, so only the stub's and the fix's are recorded.
+    events = history.events("dropout")
+    assert [e.mode for e in events] == ["practice"] * 2 and events[-1].solved
 
 
 def test_watch_mode_leaves_cleanly_on_ctrl_c(tmp_path: Path) -> None:
@@ -433,6 +475,7 @@ def test_mock_interview_solved_end_to_end() -> None:
     child.send("\n")  # Enter grades the untouched stub
     child.expect("Not started yet")
     child.expect(r"core 0/\d+")
+    child.expect(r"1 grading  ·  core 0/")  # that grading is over: this save does not stop it
     save(scratch, kata.solution.read_text())  # saving the file regrades it
     child.expect("Every check passes")
     child.expect("Scorecard")
@@ -487,3 +530,37 @@ def test_mock_interview_time_up_and_stop() -> None:
     child.sendcontrol("c")  # Ctrl-C during the follow-ups ends quietly too
     child.expect(pexpect.EOF)
     assert "Traceback" not in (child.before or "")
+
+
+def test_mock_offers_only_what_works_in_it() -> None:
+    child = spawn_mock("--kata", "dropout", "--minutes", "5")
+    scratch = Path(child.match.group(1))
+    handed_out = scratch.read_text()
+    assert "nox -s kata-dropout" not in handed_out  # that grades katas/, not this file
+    assert stubs.GRADED_IN_THE_MOCK in handed_out
+    child.expect("left")
+    save(scratch, (CATALOGUE / "dropout" / "no_scaling.py").read_text())
+    child.expect("kept values are scaled by exactly 1 / \\(1 - p\\)")  # the headline
+    child.expect(r"Interview core \d+/\d+ ✗")
+    assert "more checks fail, probably for the same reason." in child.before
+    child.expect("Mock interview: ")
+    # No options to grade again with: none can be passed inside a mock.
+    assert "-- --" not in child.before and "Stuck?" not in child.before
+    child.send("q")
+    child.expect("you stopped")
+    child.expect("Q1\\.")
+    child.expect("q leaves")
+    child.sendline("q")  # leaves the follow-up questions, not taken for an answer
+    child.expect("This mock is in your history")
+    assert "A1." not in child.before
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+
+
+@pytest.mark.parametrize("minutes", ["-5", "0", "nan", "601", "ten"])
+def test_mock_minutes_must_be_a_budget(minutes: str) -> None:
+    run = cli("mock", "--kata", "dropout", "--minutes", minutes)
+    assert run.returncode == 2, run.stdout + run.stderr
+    assert "--minutes" in run.stderr and "on the clock" not in run.stdout
+    assert not history.events("dropout")  # nothing started, nothing recorded

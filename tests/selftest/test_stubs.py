@@ -24,12 +24,22 @@ def test_every_stub_is_as_recorded() -> None:
 def test_untouched_is_decided_by_content(kata: registry.Kata) -> None:
     stub = stubs.text(kata)
     assert stubs.untouched(kata, stub)
-    assert stubs.untouched(kata, stubs.split_pitfalls(stub)[0])  # as the mock hands it out
+    assert stubs.untouched(kata, stubs.for_mock(stub))  # as the mock hands it out
+    assert stubs.untouched(kata, stubs.split_pitfalls(stub)[0])  # as the mock handed it out
     assert stubs.untouched(kata, stub.replace("\n", "\r\n"))  # a checkout with CRLF
     assert not stubs.untouched(kata, stub + "# a note of mine\n")
     # The learner's solution keeping a helper that raises, as the BatchNorm stub lays out.
     attempt = kata.solution.read_text() + "\n\ndef _todo():\n    raise NotImplementedError\n"
     assert not stubs.untouched(kata, attempt)
+
+
+@pytest.mark.parametrize("kata", KATAS, ids=lambda k: k.name)
+def test_the_mock_copy_says_how_the_mock_grades_it(kata: registry.Kata) -> None:
+    handed_out = stubs.for_mock(stubs.text(kata))
+    assert stubs.PITFALLS not in handed_out
+    assert "nox -s kata-" not in handed_out  # that grades katas/, not the mock's file
+    assert stubs.GRADED_IN_THE_MOCK in handed_out
+    compile(handed_out, kata.file, "exec")  # still a Python file
 
 
 def grader_cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
