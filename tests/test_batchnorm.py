@@ -806,7 +806,7 @@ def test_track_running_stats_false(kata, device):
 
 @pytest.mark.parity
 def test_single_value_per_channel_raises(kata, device):
-    """one value per channel in training raises ValueError, as torch does
+    """one value per channel raises ValueError in training, or in eval without running statistics
 
     The variance of a single value is 0, so batch statistics would turn it into all zeros.
     A single sample with L > 1, or eval mode with running statistics, is fine.
