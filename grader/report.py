@@ -135,6 +135,7 @@ class Report:
             strict_solved=self.strict_solved,
             partial=self.partial,
             headline=headline.name if headline else None,
+            untouched=untouched(self),  # the stub as handed out: no attempt yet
         )
         return data
 
