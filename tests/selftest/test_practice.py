@@ -6,6 +6,7 @@ from __future__ import annotations
 import ast
 import os
 import random
+import re
 import shutil
 import signal
 import sqlite3
@@ -233,6 +234,24 @@ def test_every_check_has_a_description_and_hints_in_steps(kata: registry.Kata) -
                 f"{node.name}: needs a description, the idea and the formula"
             )
             assert len(paragraphs[0].splitlines()) == 1, f"{node.name}: description on one line"
+
+
+# A statistic's formula hint written as the tensor call that computes it hands over the line:
+# a reduction method (x.var(...)), a dim, keepdim or bias-correction argument, or a Triton call.
+CODE_LINE = re.compile(
+    r"\.(mean|var|std|sum|square|pow|sqrt|rsqrt|var_mean)\(|\b(dim|keepdim|unbiased|correction)="
+    r"|\btl\.\w+\("
+)
+
+
+@pytest.mark.parametrize("kata", KATAS, ids=lambda k: k.name)
+def test_formula_hints_are_maths_not_the_code_line(kata: registry.Kata) -> None:
+    for node in ast.parse(kata.suite.read_text()).body:
+        if isinstance(node, ast.FunctionDef) and node.name.startswith("test_"):
+            paragraphs = [p for p in (ast.get_docstring(node) or "").split("\n\n") if p.strip()]
+            for hint in paragraphs[2:3]:  # the formula step (--hints 2)
+                code = CODE_LINE.search(hint)
+                assert code is None, f"{node.name}: a hint holds code ({code[0]}): {hint}"
 
 
 @pytest.mark.parametrize("kata", KATAS, ids=lambda k: k.name)
