@@ -300,8 +300,8 @@ def mock(session: nox.Session) -> None:
 
 @nox.session(python=False)
 def progress(session: nox.Session) -> None:
-    """Your attempts per kata, and which kata to practise next."""
-    run_practice(session, sys.executable, "progress")
+    """Your attempts per kata, and which kata to practise next (-- --history lists them)."""
+    run_practice(session, sys.executable, "progress", *session.posargs)
 
 
 @nox.session(python=False)

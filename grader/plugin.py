@@ -25,7 +25,7 @@ import torch
 from grader import limits, options, registry
 from grader.checks import Belongs, CannotGrade
 from grader.loader import LearnerModule, LoadError, display_path, load_file
-from grader.report import CORE, PARITY, TIMEOUT, Check, Printer, Report, describe, explain
+from grader.report import CORE, INFO, PARITY, TIMEOUT, Check, Printer, Report, describe, explain
 
 GRADING = pytest.StashKey["Grading"]()
 MAX_TIMEOUTS = 2  # after this many checks hang, the learner's code loops: stop waiting
@@ -42,6 +42,9 @@ def pytest_configure(config: pytest.Config) -> None:
     )
     config.addinivalue_line(
         "markers", "broad: a catch-all check many mistakes fail; never the headline if another is"
+    )
+    config.addinivalue_line(
+        "markers", "info: a report for the learner (it skips with its text): never graded"
     )
     config.stash[GRADING] = grading = Grading(config)
     config.pluginmanager.register(grading, "norm-katas-grading")
@@ -113,7 +116,9 @@ class Grading:
             self._dump = limits.register_dump(Path(report).with_suffix(".stack"))
         if config.getoption("checklist"):
             self.printer = Printer(
-                hints=config.getoption("hints"), expand=config.getoption("expand")
+                hints=config.getoption("hints"),
+                expand=config.getoption("expand"),
+                strict=config.getoption("strict_parity"),
             )
             reporter = config.pluginmanager.get_plugin("terminalreporter")
             if reporter is not None:
@@ -214,10 +219,12 @@ class Grading:
         self.learner = registry.resolve_impl(entry, self.config.getoption("impl"), self.base)
         self.report = Report(entry.name, entry.title, display_path(self.learner), str(self.target))
         for item in self._deselected:
-            self.report.deselected[_tier(item)] += 1
-        # The interview core runs (and is listed) first, then torch parity, each in suite order.
+            if (tier := _tier(item)) != INFO:  # leaving out a report decides nothing
+                self.report.deselected[tier] += 1
+        # The interview core runs (and is listed) first, then torch parity, each in suite order;
+        # information-only reports last, apart from the checks.
         tiers = {item.nodeid: _tier(item) for item in items}
-        items.sort(key=lambda item: tiers[item.nodeid] != CORE)
+        items.sort(key=lambda item: (CORE, PARITY, INFO).index(tiers[item.nodeid]))
         for item in items:
             description, hints = describe(getattr(item, "function", None).__doc__, item.name)
             if hasattr(item, "callspec"):
@@ -241,6 +248,9 @@ class Grading:
         if check is None:
             return
         check.seconds = round(check.seconds + report.duration, 4)
+        # What the learner's code printed: each phase's report holds the phases before it too.
+        if printed := (report.capstdout + report.capstderr).strip("\n"):
+            check.output = printed
         if check.outcome in ("failed", "skipped"):
             return
         if call.excinfo is not None and call.excinfo.errisinstance(
@@ -340,7 +350,7 @@ class Grading:
         if not path:
             return
         if self.report is not None:
-            data = self.report.to_json()
+            data = self.report.to_json(hints=self.config.getoption("hints"))
         else:  # nothing to grade with: only the grader's own errors, if any
             data = {"finished": True, "checks": []}
         data["grader_errors"] = self.grader_errors
@@ -355,6 +365,8 @@ def _suite_note(suite: Any, device: torch.device) -> str | None:
 
 
 def _tier(item: pytest.Item) -> str:
+    if item.get_closest_marker("info") is not None:
+        return INFO
     return PARITY if item.get_closest_marker("parity") is not None else CORE
 
 

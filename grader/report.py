@@ -21,9 +21,10 @@ from grader.limits import TimedOut
 from grader.loader import MissingName, display_path
 
 TODO, FAIL, CRASH, TIMEOUT = "todo", "fail", "crash", "timeout"
-CORE, PARITY = "core", "parity"
+CORE, PARITY, INFO = "core", "parity", "info"
 MOCK_ENV = "NORM_KATAS_MOCK"  # set by the mock interview for its gradings
-TIER_TITLES = {CORE: "Interview core", PARITY: "Torch parity (stretch)"}
+TIER_TITLES = {CORE: "Interview core", PARITY: "Torch parity (stretch)", INFO: "Information"}
+OUTPUT_LINES = 3  # lines of the learner's own prints shown under a check
 
 
 @dataclass
@@ -31,13 +32,14 @@ class Check:
     name: str  # the test function, e.g. test_eps_inside_sqrt (with [id] when parametrized)
     description: str  # first docstring line, e.g. "eps is added inside the square root"
     hints: list[str]  # the docstring's later paragraphs, idea first
-    tier: str = CORE  # core | parity
+    tier: str = CORE  # core | parity | info (a report for the learner: never graded or counted)
     broad: bool = False  # a catch-all check many mistakes fail: never the headline if another is
     outcome: str = "not run"  # passed | failed | skipped | not run
     kind: str = ""  # for failures: todo | fail | crash | timeout
     message: str = ""
     seconds: float = 0.0  # setup, call and teardown: where a grading spends its time
     belongs: str = ""  # for a failure of another check's property: that check's function
+    output: str = ""  # what the learner's code printed during the check (stdout, then stderr)
 
     @property
     def function(self) -> str:
@@ -62,8 +64,9 @@ class Report:
         return [c for c in self.checks if c.tier == tier]
 
     def tally(self, tier: str | None = None) -> tuple[int, int]:
-        """(passed, counted) for a tier, or for every check; skipped checks do not count."""
-        checks = self.checks if tier is None else self.tier(tier)
+        """(passed, counted) for a tier, or for every graded check; skipped checks do not
+        count."""
+        checks = [c for c in self.checks if c.tier != INFO] if tier is None else self.tier(tier)
         counted = [c for c in checks if c.outcome != "skipped"]
         return sum(c.outcome == "passed" for c in counted), len(counted)
 
@@ -92,7 +95,7 @@ class Report:
 
     @property
     def failed(self) -> list[Check]:
-        return [c for c in self.checks if c.outcome == "failed"]
+        return [c for c in self.checks if c.outcome == "failed" and c.tier != INFO]
 
     def ranked_failures(self) -> list[Check]:
         """Failures, most specific first: core before parity, broad checks after the others,
@@ -115,8 +118,13 @@ class Report:
         ranked = self.ranked_failures()
         return ranked[0] if ranked else None
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self, hints: int = 0) -> dict[str, Any]:
+        """The report as JSON. Hints only when the learner asked for them (--hints N): then
+        the first N steps of each failure's, as --all would print them."""
         data = asdict(self)
+        for check, saved in zip(self.checks, data["checks"], strict=True):
+            shown = check.outcome == "failed" and check.kind == FAIL
+            saved["hints"] = check.hints[:hints] if shown else []
         passed, total = self.tally()
         core, parity = self.tally(CORE), self.tally(PARITY)
         headline = self.headline
@@ -129,6 +137,7 @@ class Report:
             strict_solved=self.strict_solved,
             partial=self.partial,
             headline=headline.name if headline else None,
+            untouched=untouched(self),  # the stub as handed out: no attempt yet
         )
         return data
 
@@ -180,8 +189,11 @@ def _learner_line(excinfo: pytest.ExceptionInfo[BaseException], learner: Path | 
 class Printer:
     """Writes the checklist as checks finish, then the headline and the verdict."""
 
-    def __init__(self, out: TextIO | None = None, hints: int = 0, expand: bool = False) -> None:
+    def __init__(
+        self, out: TextIO | None = None, hints: int = 0, expand: bool = False, strict: bool = False
+    ) -> None:
         self.out = out or sys.stdout
+        self.strict = strict  # --strict: torch parity is required, not a stretch goal
         self.hints = hints  # how many hint steps to show per failure: 0 none, 1 idea, 2 formula
         self.expand = expand  # --all: every failure with its message, not only the headline
         # In a mock interview the learner cannot pass options: offer none of them there.
@@ -239,12 +251,27 @@ class Printer:
         if report.load_error:
             return  # one message about the file says it all
         self._tier(check)
-        if check.outcome == "passed":
+        if check.tier == INFO:  # a report, not a check: its text is the message
+            self.write(f"  {self.dim}{check.description}: {check.message}{self.reset}")
+        elif check.outcome == "passed":
             self.write(f"  {self.green}✓{self.reset} {check.description}")
         elif check.outcome == "skipped":
             self.write(f"  {self.dim}– {check.description} (skipped: {check.message}){self.reset}")
         else:
             self.write(f"  {self.red}✗{self.reset} {check.description}")
+        if check.output:
+            self._output(check.output)
+
+    def _output(self, output: str) -> None:
+        """The learner's own prints during a check, trimmed: a print is never lost silently."""
+        lines = output.rstrip("\n").splitlines()
+        shown = [line if len(line) <= 100 else line[:99] + "…" for line in lines[:OUTPUT_LINES]]
+        for line in shown:
+            self.write(f"      {self.dim}│ {line}{self.reset}")
+        if len(lines) > OUTPUT_LINES or any(len(line) > 100 for line in lines):
+            more = len(lines) - OUTPUT_LINES
+            extra = f"{more} more line{'s' * (more != 1)} printed; " if more > 0 else ""
+            self.write(f"      {self.dim}│ ({extra}-- -s shows all your output){self.reset}")
 
     def verdict(self, report: Report) -> None:
         failed = report.ranked_failures()
@@ -277,7 +304,13 @@ class Printer:
             self.write("Every check passes, the stretch goals included.")
         elif self.in_mock:
             pass  # no hints during a mock: the pitfalls come after it
-        elif self.hints < 2 and headline is not None and headline.kind == FAIL and headline.hints:
+        elif (
+            self.hints < 2
+            and headline is not None
+            and headline.kind == FAIL
+            and headline.hints
+            and (headline.tier == CORE or self.strict)  # a solved core is not stuck
+        ):
             more = "-- --hints" if not self.hints else "-- --hints 2"
             step = "a hint" if not self.hints else "the formula as well"
             self.write(f"{self.dim}Stuck? Grade again with {more} for {step}.{self.reset}")
@@ -286,11 +319,20 @@ class Printer:
         head = failed[0]
         if head.tier == PARITY:
             core = "Interview core solved." if report.solved else "The selected core checks pass."
-            self.write(f"\n{self.bold}{core}{self.reset} Stretch goal, torch parity:")
+            goal = (
+                "--strict requires torch parity too:"
+                if self.strict
+                else "Stretch goal, torch parity:"
+            )
+            self.write(f"\n{self.bold}{core}{self.reset} {goal}")
         else:
             self.write("")
         self._failure(head)
         rest = [c for c in failed[1:] if c.tier == head.tier]
+        # Only failures of the headline's kind probably share its cause: a timeout under an
+        # AttributeError is another problem, said as one.
+        other = [c for c in rest if c.kind != head.kind]
+        rest = [c for c in rest if c.kind == head.kind]
         later = [c for c in failed[1:] if c.tier != head.tier]
         if self.expand:
             self._expanded(failed[1:], head)
@@ -299,6 +341,14 @@ class Printer:
             checks = "1 more check fails" if len(rest) == 1 else f"{len(rest)} more checks fail"
             each = "" if self.in_mock else " (-- --all shows each)"
             self.write(f"  {self.dim}{checks}, probably for the same reason{each}.{self.reset}")
+        if other:
+            kinds = sorted({KIND_WORDS.get(c.kind, c.kind) for c in other})
+            checks = "1 more check" if len(other) == 1 else f"{len(other)} more checks"
+            each = "" if self.in_mock else "; -- --all shows each"
+            self.write(
+                f"  {self.dim}{checks} fail{'s' * (len(other) == 1)} differently "
+                f"({', '.join(kinds)}{each}).{self.reset}"
+            )
         if later:
             them = "" if self.in_mock else " (-- --all shows them)"
             self.write(
@@ -336,17 +386,30 @@ class Printer:
             title = TIER_TITLES[tier].split(" (")[0]
             if tier == PARITY:
                 title = "torch parity"
-            ok = report.tier_solved(tier) and counted > 0
-            mark = f"{self.green}✓{self.reset}" if ok else f"{self.red}✗{self.reset}"
+            if not counted:  # every check skipped: nothing was graded, so neither ✓ nor ✗
+                mark = f"{self.dim}–{self.reset}"
+            elif report.tier_solved(tier):
+                mark = f"{self.green}✓{self.reset}"
+            else:
+                mark = f"{self.red}✗{self.reset}"
             text = f"{title} {passed}/{counted} {mark}"
-            if tier == CORE and report.solved:
+            if tier == CORE and (report.strict_solved if self.strict else report.solved):
                 text += " solved"
             if tier == PARITY:
-                text += " (stretch)"
+                text += " (required by --strict)" if self.strict else " (stretch)"
             parts.append(text)
-        skipped = len(report.checks) - report.tally()[1]
+        # An information-only report (the Triton bandwidth) skips by design: not a skipped check.
+        skipped = sum(c.outcome == "skipped" and c.tier != INFO for c in report.checks)
         extra = f"  {self.dim}({skipped} skipped){self.reset}" if skipped else ""
         self.write(f"\n{self.bold}{' · '.join(parts)}{self.reset}{extra}")
+
+
+KIND_WORDS = {
+    TODO: "not implemented",
+    FAIL: "wrong values",
+    CRASH: "an error",
+    TIMEOUT: "timed out",
+}
 
 
 def untouched(report: Report) -> bool:

@@ -2,7 +2,7 @@
 
 python -m practice grade <kata> [--watch] [grader options]   nox -s kata-<name>
 python -m practice mock [--kata K] [--minutes M]             nox -s mock
-python -m practice progress                                  nox -s progress
+python -m practice progress [--history [KATA]]               nox -s progress
 python -m practice reset <kata>... | --all                   nox -s reset
 python -m practice solution <kata>                           nox -s solution
 """
@@ -88,7 +88,20 @@ def cmd_mock(argv: list[str]) -> int:
 def cmd_progress(argv: list[str]) -> int:
     from practice import progress
 
-    print(progress.report())
+    parser = argparse.ArgumentParser(prog="nox -s progress --", description="Your progress.")
+    parser.add_argument("--history", action="store_true", help="list your past attempts")
+    parser.add_argument("kata", nargs="?", help="with --history: only this kata's attempts")
+    parser.add_argument(
+        "--limit", type=int, default=30, help="with --history: the last N (default 30, 0: all)"
+    )
+    args = parser.parse_args(argv)
+    if args.kata and not args.history:
+        parser.error("a kata name goes with --history (nox -s progress -- --history layernorm)")
+    if args.history:
+        kata = registry.get(args.kata).name if args.kata else None
+        print(progress.attempts(kata, args.limit or None))
+    else:
+        print(progress.report())
     return 0
 
 

@@ -34,12 +34,17 @@ CREATE TABLE IF NOT EXISTS events (
     budget    REAL,                           -- mock: the time budget in seconds
     mock_id   TEXT,                           -- mock: groups the gradings of one mock
     parity_passed INTEGER,                    -- torch parity checks passed
-    parity_total  INTEGER                     -- torch parity checks counted
+    parity_total  INTEGER,                    -- torch parity checks counted
+    headline  TEXT,                           -- the headline check: the mistake to count
+    attempt   INTEGER                         -- 0: an untouched stub or a file that did not
+                                              -- load, not an attempt (NULL in older rows)
 );
 CREATE INDEX IF NOT EXISTS events_kata ON events (kata, at);
 """
 # Columns added after the first release: a history written by it gains them on first use.
-MIGRATIONS = {"parity_passed": "INTEGER", "parity_total": "INTEGER"}
+MIGRATIONS = {
+    "parity_passed": "INTEGER", "parity_total": "INTEGER", "headline": "TEXT", "attempt": "INTEGER",
+}  # fmt: skip
 
 
 def data_dir() -> Path:
@@ -93,6 +98,8 @@ class Event:
     mock_id: str | None
     parity_passed: int | None = None
     parity_total: int | None = None
+    headline: str | None = None  # None: solved, or recorded before headlines were
+    attempt: bool = True  # False: a grading of the untouched stub or of a file that did not load
 
     @property
     def solved(self) -> bool:
@@ -115,18 +122,21 @@ def record(
     mock_id: str | None = None,
     parity_passed: int | None = None,
     parity_total: int | None = None,
+    headline: str | None = None,
+    attempt: bool = True,
 ) -> None:
     """Append one event in its own transaction."""
     at = datetime.now(timezone.utc).isoformat(timespec="seconds")
     failed_json = json.dumps(failed or [])
     row = (at, kata, mode, passed, total, failed_json, seconds, budget, mock_id, parity_passed,
-           parity_total)  # fmt: skip
+           parity_total, headline, int(attempt))  # fmt: skip
     with connect() as conn:
         conn.execute("BEGIN IMMEDIATE")
         try:
             conn.execute(
                 "INSERT INTO events (at, kata, mode, passed, total, failed, seconds, budget,"
-                " mock_id, parity_passed, parity_total) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " mock_id, parity_passed, parity_total, headline, attempt)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 row,
             )
             conn.execute("COMMIT")
@@ -141,14 +151,16 @@ def events(kata: str | None = None) -> list[Event]:
         return []
     query = (
         "SELECT at, kata, mode, passed, total, failed, seconds, budget, mock_id, parity_passed,"
-        " parity_total FROM events"
+        " parity_total, headline, attempt FROM events"
     )
     args: tuple[str, ...] = ()
     if kata is not None:
         query, args = query + " WHERE kata = ?", (kata,)
     with connect() as conn:
         rows = conn.execute(query + " ORDER BY id", args).fetchall()
-    return [Event(r[0], r[1], r[2], r[3], r[4], json.loads(r[5]), *r[6:]) for r in rows]
+    return [
+        Event(r[0], r[1], r[2], r[3], r[4], json.loads(r[5]), *r[6:12], r[12] != 0) for r in rows
+    ]
 
 
 def record_report(report: dict, mode: str, **mock: object) -> None:
@@ -158,7 +170,10 @@ def record_report(report: dict, mode: str, **mock: object) -> None:
     parity = report.get("parity") or {"passed": 0, "total": 0}
     if report.get("load_error"):  # nothing ran: every check counts as failed
         core = {"passed": 0, "total": core["total"]}
+    # Grading the stub as handed out, or a file that does not load, tries nothing yet.
+    attempt = not report.get("load_error") and not report.get("untouched")
     record(
         report["kata"], mode, core["passed"], core["total"], failed,
-        parity_passed=parity["passed"], parity_total=parity["total"], **mock,  # type: ignore[arg-type]
+        parity_passed=parity["passed"], parity_total=parity["total"],
+        headline=report.get("headline"), attempt=attempt, **mock,  # type: ignore[arg-type]
     )  # fmt: skip

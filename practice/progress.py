@@ -54,8 +54,9 @@ class KataProgress:
         return max(scores, default=None)
 
     def most_failed(self, n: int = 2) -> list[tuple[str, int]]:
-        # An untouched stub fails everything and says nothing about what is hard.
-        counts = Counter(name for e in self.gradings if e.passed for name in e.failed)
+        """The headlines seen most often: a mistake counts once, at its headline, not at every
+        check that fails along with it. (Gradings recorded before headlines were say nothing.)"""
+        counts = Counter(e.headline for e in self.gradings if e.headline)
         return counts.most_common(n)
 
 
@@ -86,7 +87,8 @@ def collect() -> list[KataProgress]:
     result = []
     for kata in registry.load():
         mine = [e for e in events if e.kata == kata.name]
-        gradings = [e for e in mine if e.mode in ("practice", "mock")]
+        # An untouched stub or a file that did not load is no attempt: it tries nothing.
+        gradings = [e for e in mine if e.mode in ("practice", "mock") and e.attempt]
         mocks: dict[str, list[history.Event]] = {}
         for e in gradings:
             if e.mode == "mock" and e.mock_id:
@@ -164,6 +166,29 @@ def weak_spots(progress: list[KataProgress]) -> str:
     return "\n".join(["What you fail most often:", *lines]) if lines else ""
 
 
+def attempts(kata: str | None = None, limit: int | None = None) -> str:
+    """Past attempts, oldest first (the last `limit`): when, which kata, how, the scores and
+    the headline mistake in the learner's words."""
+    known = {k.name: k for k in registry.load()}
+    events = [e for e in history.events(kata) if e.mode in ("practice", "mock") and e.attempt]
+    shown = events[-limit:] if limit else events
+    if not shown:
+        return "No attempts yet" + (f" at {kata}." if kata else ".")
+    lines = []
+    for e in shown:
+        core = f"core {e.passed}/{e.total}" if e.total else "core -"
+        parity = f"parity {e.parity_passed}/{e.parity_total}" if e.parity_total else "parity -"
+        if e.headline and e.kata in known:
+            result = "✗ " + sentence(known[e.kata], e.headline)
+        else:
+            result = "✓ solved" if e.solved else ""
+        when = e.at[:16].replace("T", " ")
+        lines.append(f"{when}  {e.kata:<20} {e.mode:<8} {core:<11} {parity:<12} {result}".rstrip())
+    left = len(events) - len(shown)
+    more = [f"({left} earlier; --limit 0 lists them all)"] if left else []
+    return "\n".join([*more, *lines])
+
+
 def report() -> str:
     progress = collect()
     pick, why = recommend(progress)
@@ -174,5 +199,5 @@ def report() -> str:
         + (f"\n{spots}\n" if spots else "")
         + f"\nNext: {pick.kata.name} ({pick.kata.title}): {why}.\n"
         f"      nox -s kata-{pick.kata.name}   or   nox -s mock -- --kata {pick.kata.name}\n"
-        f"\nHistory: {where}"
+        f"\nHistory: {where}  (nox -s progress -- --history lists each attempt)"
     )

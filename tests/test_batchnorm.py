@@ -265,7 +265,8 @@ def test_vectorized(kata, device):
     Reduce over whole dimensions at once, for every channel together, and let broadcasting
     apply the (C,) statistics.
 
-    x.mean(dim=(0, 2, 3)) gives all channels' means; .view(1, C, 1, 1) broadcasts them back.
+    One reduction over the batch and spatial dims (0, 2, 3) gives every channel's μ_c at once;
+    shaped (1, C, 1, 1) it broadcasts back over x.
     """
     for cls, small_shape, large_shape in (
         ("BatchNorm2d", (2, 2, 3, 3), (16, 64, 8, 8)),
@@ -310,7 +311,7 @@ def test_biased_variance_in_training(kata, device):
     The variance used to normalize is the batch's own spread (the population variance of its m
     values per channel); the unbiased one is only for the running estimate.
 
-    var = mean((x - mean)²) over the channel's values, i.e. x.var(dims, unbiased=False).
+    σ²_c = (1/m) Σ (x − μ_c)² over the channel's m values: divide by m, not m − 1.
     """
     x = torch.tensor(
         [[1.0, -2.0, 0.5], [2.0, 0.0, 0.5], [4.0, 2.0, 3.0], [7.0, 4.0, 8.0]],
@@ -333,7 +334,8 @@ def test_batchnorm1d_reduces_over_n_l(kata, device):
     A sequence input shares one mean and one variance per channel across every sample and
     every position, as BatchNorm2d shares them across pixels.
 
-    mean = x.mean(dim=(0, 2)) for an (N, C, L) input, x.mean(dim=0) for an (N, C) one.
+    μ_c = the mean of x[n, c, l] over n and l for an (N, C, L) input, over n alone for an (N, C)
+    one: m = N·L values per channel.
     """
     x = torch.randn(4, 3, 7, device=device, dtype=torch.float64)
     x = (
@@ -354,7 +356,7 @@ def test_batchnorm2d_reduces_over_n_h_w(kata, device):
     One mean and one variance per channel, shared by every sample and every pixel: not per
     pixel (the batch dim alone) nor per image (H and W alone, which is InstanceNorm).
 
-    mean = x.mean(dim=(0, 2, 3)), and the same dims for the variance.
+    μ_c and σ²_c over n, h and w: m = N·H·W values per channel.
     """
     x = torch.randn(4, 3, 5, 6, device=device, dtype=torch.float64)
     x = (
@@ -806,7 +808,7 @@ def test_track_running_stats_false(kata, device):
 
 @pytest.mark.parity
 def test_single_value_per_channel_raises(kata, device):
-    """one value per channel in training raises ValueError, as torch does
+    """one value per channel raises ValueError in training, or in eval without running statistics
 
     The variance of a single value is 0, so batch statistics would turn it into all zeros.
     A single sample with L > 1, or eval mode with running statistics, is fine.

@@ -184,7 +184,8 @@ def test_vectorized(kata, device):
     Every reduction runs over every channel at once: one call over dims (0, 2, 3), then
     broadcasting along dim 1.
 
-    x.mean(dims, keepdim=True) in forward; g.mean(dims, keepdim=True) and .sum(dims) in backward.
+    Each statistic is one reduction over the dims (0, 2, 3, ...): μ and σ² in forward, mean(g) and
+    mean(g · x̂) in backward, and sums for the parameters; no loop over channels.
     """
     small, large = inputs(2, 2, 3, 3, device=device), inputs(16, 32, 8, 8, device=device)
 
@@ -260,7 +261,7 @@ def test_grad_bias(kata, device):
     Each channel's bias is added at every position of every sample, so its gradient collects
     all of them, not only the batch dim.
 
-    grad_bias = grad_out.sum(dim=(0, 2, 3)) for (N, C, H, W).
+    ∂L/∂β_c = Σ dy[n, c, h, w] over n, h and w.
     """
     x, w, b = inputs(4, 3, 2, 5, device=device)
     grad_out = torch.randn_like(x)
@@ -275,7 +276,7 @@ def test_grad_weight(kata, device):
     Each channel's weight scales x̂ at every position of every sample: its gradient is the sum
     of grad_out times x̂ there (x̂, not x: the weight multiplies the normalized value).
 
-    grad_weight = (grad_out * x_hat).sum(dim=(0, 2, 3)) for (N, C, H, W).
+    ∂L/∂γ_c = Σ dy · x̂ over n, h and w.
     """
     x, w, b = inputs(4, 3, 2, 5, device=device)
     grad_out = torch.randn_like(x)
@@ -290,7 +291,8 @@ def test_grad_x_through_the_mean(kata, device):
     Adding a constant to a channel's values moves its batch mean by the same amount and leaves
     x̂ unchanged, so a gradient of x̂ constant over the channel gives dL/dx = 0: the −mean(g) term.
 
-    g = grad_out * weight; grad_x = rstd * (g - g.mean(dims, keepdim=True) - x_hat * ...).
+    With g = dy · γ: ∂L/∂x = (1/σ) (g − mean(g) − x̂ · mean(g · x̂)), the means per channel over n,
+    h and w; the mean(g) term is the path through μ.
     """
     x, w, b = inputs(8, 3, device=device)
     per_c = torch.randn(1, 3, dtype=x.dtype, device=device)
@@ -307,7 +309,8 @@ def test_grad_x_through_the_variance(kata, device):
     Scaling a channel's deviations scales its variance with them and leaves x̂ unchanged, so a
     gradient of x̂ proportional to x̂ gives (almost) zero: the −x̂ · mean(g · x̂) term.
 
-    grad_x = rstd * (g - g.mean(dims, keepdim=True) - x_hat * (g * x_hat).mean(dims, keepdim=True)).
+    ∂L/∂x = (1/σ) (g − mean(g) − x̂ · mean(g · x̂)) with g = dy · γ and σ = √(σ² + ε); the x̂ ·
+    mean(g · x̂) term is the path through σ².
     """
     x, w, b = inputs(8, 3, device=device)
     x_hat = F.batch_norm(x, None, None, training=True, eps=1e-5)
@@ -340,7 +343,8 @@ def test_grad_x_over_n_h_w(kata, device):
     Every position of every sample shares the channel's statistics, so the mean terms of
     dL/dx average over (N, H, W), exactly as forward's statistics do.
 
-    dims = (0, 2, 3) in g.mean(dims, keepdim=True) and (g * x_hat).mean(dims, keepdim=True).
+    Both means in ∂L/∂x = (1/σ) (g − mean(g) − x̂ · mean(g · x̂)) run over the m = N·H·W values of a
+    channel (dims 0, 2, 3), as in forward.
     """
     x, w, b = inputs(4, 3, 2, 5, device=device)
     grad_out = torch.randn_like(x)

@@ -207,7 +207,7 @@ def test_vectorized(kata, device):
 
     One random draw of x's whole shape gives every element its own number at once.
 
-    mask = torch.rand_like(x) >= p, then combine it with x elementwise.
+    One uniform draw u per element, all at once: y = x · [u ≥ p] / (1 − p).
     """
     mine = kata.Dropout(0.5).to(device)
     xs, xl = _nonzero(2, 16, device=device), _nonzero(32, 64, device=device)
@@ -287,7 +287,7 @@ def test_elements_dropped_independently(kata, device):
     One draw per row or per feature, broadcast over the rest, drops whole lines of x: that
     is Dropout1d/2d, a different layer.
 
-    Draw a mask of x's full shape: torch.rand_like(x), not torch.rand(x.shape[0], 1).
+    One independent draw per element, over x's full shape, not one per row.
     """
     x = torch.ones(16, 16, 16, device=device)
     given = f"Dropout(0.5) in training on ones {shape_of(x)}"
@@ -313,7 +313,8 @@ def test_keep_fraction(kata, device):
 
     p is the probability of dropping, so an element is kept with probability 1 - p.
 
-    keep = torch.rand_like(x) >= p; on n elements the kept fraction is 1 - p ± √(p(1 - p)/n).
+    Keep an element where u ≥ p, u uniform on [0, 1): on n elements the kept fraction is 1 - p ±
+    √(p(1 - p)/n).
     """
     n = 250 * 400
     for p in (0.1, 0.5, 0.9):
@@ -335,7 +336,7 @@ def test_fresh_mask_each_call(kata, device):
     Each call drops a new random set of elements; a mask drawn once in __init__ or cached
     from an earlier call drops the same units forever.
 
-    Draw mask = torch.rand_like(x) >= p inside forward, every time.
+    A new draw u, kept where u ≥ p, inside every forward call; never a cached mask.
     """
     mine = kata.Dropout(0.5).to(device)
     x = _nonzero(4, 256, device=device)

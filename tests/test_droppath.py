@@ -191,7 +191,8 @@ def test_vectorized(kata, device):
 
     One random draw of shape (N, 1, ..., 1) decides for every sample at once.
 
-    mask = torch.rand((N,) + (1,) * (x.dim() - 1), device=x.device) < keep_prob.
+    One uniform draw u per sample, shaped (N, 1, ..., 1) to broadcast: y = x · [u < keep_prob] /
+    keep_prob, all samples at once.
     """
     mine = kata.DropPath(0.5).to(device)
     xs, xl = _nonzero(2, 8, device=device), _nonzero(128, 32, device=device)
@@ -245,7 +246,8 @@ def test_draws_per_sample_not_per_batch(kata, device):
     A mask of shape (1, ...) makes the whole batch share one draw: every sample then skips
     the block together, and the regularizing noise across samples is gone.
 
-    The mask's first dim is N: torch.rand((x.shape[0],) + (1,) * (x.dim() - 1)).
+    The mask has N entries, one per sample, shaped (N, 1, ..., 1) to broadcast over each sample's
+    other dims.
     """
     x = _nonzero(256, 4, device=device)
     given = f"DropPath(0.5) in training on x {shape_of(x)}"
@@ -261,7 +263,8 @@ def test_keep_fraction(kata, device):
 
     drop_prob is the probability of dropping a sample, so each survives with 1 - drop_prob.
 
-    keep = torch.rand(shape) < 1 - p; on n samples the kept fraction is 1 - p ± √(p(1 - p)/n).
+    Keep a sample where u < 1 - p, u uniform on [0, 1): on n samples the kept fraction is 1 - p ±
+    √(p(1 - p)/n).
     """
     n = 40_000
     for p in (0.1, 0.5, 0.8):

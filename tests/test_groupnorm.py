@@ -197,7 +197,8 @@ def test_vectorized(kata, device):
     One reshape to (N, G, C/G, *) puts every group of every sample side by side, and one
     reduction over its last dims gives all the statistics at once.
 
-    g = x.reshape(N, G, C // G, *x.shape[2:]); g.mean(dims, keepdim=True) with dims = (2, ...).
+    Seen as (N, G, C/G, *spatial), μ and σ² per sample and group are one reduction each over the
+    channel-in-group and spatial dims, broadcast back.
     """
     small, _ = pair(kata, 2, 4)
     large, _ = pair(kata, 16, 64)
@@ -245,7 +246,7 @@ def test_biased_variance(kata, device):
     GroupNorm normalizes each group by the spread of its own m values: the population
     variance, not the sample variance.
 
-    var = ((g - mean) ** 2).mean(dims, keepdim=True), i.e. g.var(dims, correction=0).
+    σ² = (1/m) Σ (x − μ)² over the group's m = (C/G)·H·W values: divide by m, not m − 1.
     """
     x = torch.tensor([[[1.0], [2.0], [4.0], [7.0]]], dtype=torch.float64, device=device)
     mine = kata.GroupNorm(1, 4, eps=0.0, affine=False).to(device, torch.float64)

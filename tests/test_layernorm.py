@@ -108,7 +108,8 @@ def test_output_like_input(kata, device):
 
     Normalizing changes values, not the shape or the dtype of the tensor.
 
-    y has x.shape and x.dtype; reductions use keepdim=True so the statistics broadcast back.
+    y has x's shape and dtype; the statistics keep the normalized dims as size 1, so they broadcast
+    back over x.
     """
     for dtype in (torch.float32, torch.float64):
         mine, _ = pair(kata, 8)
@@ -153,7 +154,8 @@ def test_vectorized(kata, device):
 
     Reduce over whole dimensions at once and let broadcasting apply the statistics.
 
-    x.mean(dim=dims, keepdim=True) with dims = the normalized dimensions; no for loop.
+    μ and σ² over the normalized dims, each one reduction that keeps those dims (as size 1) so it
+    broadcasts back; no loop.
     """
     small, _ = pair(kata, 16)
     large, _ = pair(kata, 128)
@@ -170,7 +172,8 @@ def test_statistics_per_sample(kata, device):
     LayerNorm's statistics come from one sample's features, so a sample's output never depends
     on the other samples in the batch; normalizing over dim 0 is BatchNorm's axis.
 
-    mean = x.mean(dims, keepdim=True) with dims the last len(normalized_shape) dimensions.
+    μ = (1/D) Σ x over the last len(normalized_shape) dims only: D values per sample, never over the
+    batch dims.
     """
     mine, _ = pair(kata, 8)
     mine = mine.to(device, torch.float64)
@@ -205,7 +208,7 @@ def test_biased_variance(kata, device):
 
     LayerNorm normalizes with the population variance of the features, not the sample variance.
 
-    var = mean((x - mean)²) = x.var(dim=dims, unbiased=False, keepdim=True).
+    Var[x] = (1/D) Σ (x − μ)² over the normalized dims: divide by D, not D − 1.
     """
     x = torch.tensor([[1.0, 2.0, 4.0, 7.0]], dtype=torch.float64, device=device)
     ln = kata.LayerNorm(4, eps=0.0, elementwise_affine=False).to(device, torch.float64)
@@ -234,7 +237,8 @@ def test_multidim_normalized_shape(kata, device):
     normalized_shape names trailing dimensions: with (3, 4, 5), one mean and one variance are
     taken over the last three dimensions together, not over the last one only.
 
-    dims = tuple(range(-len(normalized_shape), 0)); x.mean(dim=dims, keepdim=True).
+    With normalized_shape = (C, H, W), μ and σ² run over the last 3 dims: D = C·H·W values per
+    sample.
     """
     for shape, x_shape in (((4, 5), (2, 3, 4, 5)), ((3, 4, 5), (2, 3, 4, 5))):
         mine, ref = pair(kata, shape)

@@ -177,7 +177,8 @@ def test_vectorized(kata, device):
     Every reduction runs over the last dim of all rows at once, and the weight and bias
     gradients over all rows at once.
 
-    x.mean(-1, keepdim=True) in forward; g.mean(-1, keepdim=True) and .sum(rows) in backward.
+    μ and σ² are one reduction over the last dim in forward; mean(g) and mean(g · x̂) in backward,
+    and a sum over every row for the parameters; no loop.
     """
     small, large = inputs(2, 3, 8, device=device), inputs(16, 12, 32, device=device)
 
@@ -257,7 +258,7 @@ def test_grad_bias(kata, device):
     The same bias is added at every position of every sample, so its gradient collects them
     all: over the batch and sequence dims, not only dim 0.
 
-    grad_bias = grad_out.sum(dim=tuple(range(grad_out.dim() - 1))).
+    ∂L/∂β = Σ dy over every row (all dims but the last).
     """
     x, w, b = inputs(3, 4, 8, device=device)
     grad_out = torch.randn_like(x)
@@ -272,7 +273,7 @@ def test_grad_weight(kata, device):
     Each weight scales x̂ at every position of every sample: its gradient is the sum of
     grad_out times x̂ there (x̂, not x: the weight multiplies the normalized value).
 
-    grad_weight = (grad_out * x_hat).sum(dim=tuple(range(grad_out.dim() - 1))).
+    ∂L/∂γ = Σ dy · x̂ over every row (all dims but the last).
     """
     x, w, b = inputs(3, 4, 8, device=device)
     grad_out = torch.randn_like(x)
@@ -287,7 +288,8 @@ def test_grad_x_through_the_mean(kata, device):
     Adding a constant to a row moves its mean by the same amount and leaves x̂ unchanged, so a
     gradient of x̂ that is constant along the row must give dL/dx = 0: that is the −mean(g) term.
 
-    g = grad_out * weight; grad_x = rstd * (g - g.mean(-1, keepdim=True) - x_hat * mean(g * x_hat)).
+    With g = dy · γ: ∂L/∂x = (1/σ) (g − mean(g) − x̂ · mean(g · x̂)), the means over the last dim;
+    the mean(g) term is the path through μ.
     """
     x, w, b = inputs(4, 8, device=device)
     grad_out = (
@@ -305,7 +307,8 @@ def test_grad_x_through_the_variance(kata, device):
     Scaling a row's deviations scales its variance with them and leaves x̂ unchanged, so a
     gradient of x̂ proportional to x̂ must give (almost) zero: that is the −x̂ · mean(g · x̂) term.
 
-    grad_x = rstd * (g - g.mean(-1, keepdim=True) - x_hat * (g * x_hat).mean(-1, keepdim=True)).
+    ∂L/∂x = (1/σ) (g − mean(g) − x̂ · mean(g · x̂)) with g = dy · γ and σ = √(σ² + ε); the x̂ ·
+    mean(g · x̂) term is the path through σ².
     """
     x, w, b = inputs(4, 8, device=device)
     x_hat = F.layer_norm(x, (8,), eps=1e-5)

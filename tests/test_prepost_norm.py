@@ -292,7 +292,7 @@ def test_sublayer_called_once(kata, device):
     The sublayer is the expensive part (attention, the MLP), and may be random (dropout):
     run it once and reuse the result.
 
-    h = self.sublayer(...) once, then use h in the sum.
+    h = F(·) once per forward; the sum uses that h.
     """
     x = torch.randn(4, 8, device=device)
     for kind in ("PreNormResidual", "PostNormResidual"):
@@ -312,7 +312,7 @@ def test_sublayer_input(kata, device):
     The two wirings differ in what the sublayer sees: Pre-LN normalizes on the way in,
     Post-LN normalizes after the residual sum, so its sublayer gets the raw x.
 
-    Pre-LN: self.sublayer(self.norm(x)); Post-LN: self.sublayer(x).
+    Pre-LN: the sublayer F sees LN(x); Post-LN: F sees x itself.
     """
     x = torch.randn(4, 8, device=device) * 3 + 1
     for kind in ("PreNormResidual", "PostNormResidual"):
@@ -357,8 +357,7 @@ def test_prenorm_residual(kata, device):
 
     Pre-LN normalizes what goes into the sublayer, never the residual stream itself.
 
-    return x + self.sublayer(self.norm(x)): the sublayer sees norm(x), and its output is
-    added to the original x.
+    Pre-LN: y = x + F(LN(x)), the residual being the original x.
     """
     for label, sub in sublayers(8):
         for dtype, x_shape in (
@@ -380,7 +379,7 @@ def test_postnorm_residual(kata, device):
     Post-LN gives the sublayer the raw x and normalizes after the addition: every Post-LN
     output is normalized.
 
-    return self.norm(x + self.sublayer(x)).
+    Post-LN: y = LN(x + F(x)).
     """
     for label, sub in sublayers(8):
         for dtype, x_shape in (
@@ -733,8 +732,8 @@ def test_post_norm_block_matches_torch(kata, device):
     Post-LN: two residual units, attention then feed-forward, each normalized after its
     addition; the feed-forward is Linear, ReLU, Linear.
 
-    x = norm1(x + SA(x)); x = norm2(x + FF(x)), with SA(h) = dropout1(self_attn(h, h, h,
-    need_weights=False)[0]) and FF(h) = dropout2(linear2(dropout(relu(linear1(h))))).
+    x ← LN₁(x + SA(x)); x ← LN₂(x + FF(x)), with SA(h) = drop₁(attention(h, h, h)) and FF(h) =
+    drop₂(W₂ · drop(relu(W₁ · h))).
     """
     _block_matches_torch(kata, device, norm_first=False)
 
@@ -822,8 +821,8 @@ def test_dropout_placement(kata, device):
     modules and torch's for the same fixed masks and compares in train mode, so call the
     modules, not F.dropout.
 
-    SA(h) = self.dropout1(self_attn(h, h, h)[0]);
-    FF(h) = self.dropout2(linear2(self.dropout(relu(linear1(h))))).
+    SA(h) = drop₁(attention(h, h, h)); FF(h) = drop₂(W₂ · drop(relu(W₁ · h))); the sums x + SA and x
+    + FF are never dropped.
     """
     for norm_first in NORM_FIRST:
         mine, ref = block_pair(kata, norm_first, dropout=0.5)

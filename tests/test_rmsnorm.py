@@ -173,7 +173,8 @@ def test_output_like_input(kata, device):
 
     Normalizing changes values, not the shape or the dtype of the tensor.
 
-    y has x.shape and x.dtype; the reduction uses keepdim=True so the RMS broadcasts back.
+    y has x's shape and dtype; the RMS keeps the normalized dims as size 1, so it broadcasts back
+    over x.
     """
     for dtype in (torch.float32, torch.float64):
         mine, _ = pair(kata, 8)
@@ -222,7 +223,8 @@ def test_vectorized(kata, device):
 
     Reduce over whole dimensions at once and let broadcasting do the rest.
 
-    x.square().mean(dim=dims, keepdim=True) for all the normalized dimensions in one call.
+    mean(x²) over all the normalized dims in one reduction that keeps them (as size 1), so it
+    broadcasts back; no loop.
     """
     small, _ = pair(kata, 16)
     large, _ = pair(kata, 128)
@@ -256,7 +258,7 @@ def test_root_mean_square(kata, device):
     The mean square divides the sum of squares by the number of normalized elements; without
     that division the result is the L2 norm, smaller by a factor sqrt(n).
 
-    rms = sqrt(x.square().mean(dims, keepdim=True) + eps), the mean over all normalized dims.
+    rms = √(mean(x²) + ε), the mean over all the normalized dims (D values per sample).
     """
     # Rows of mean 0 (so centring changes nothing) and eps = 0 (so its placement does not
     # either): only the scale is left to check.
@@ -275,7 +277,7 @@ def test_no_mean_centring(kata, device):
     The root mean square is taken around zero, not around the mean, and there is no bias: an
     input with a large mean keeps its sign and stays near x / |mean|.
 
-    rms = sqrt(mean(x²) + eps), with x itself squared, not x - mean (and not x.var()).
+    rms = √(mean(x²) + ε), with x itself squared, not x − μ (and not the variance).
     """
     # eps = 0: where eps goes does not matter here, whether a mean is subtracted does.
     x = 5 + torch.randn(4, 16, dtype=torch.float64, device=device)
@@ -291,7 +293,7 @@ def test_eps_inside_sqrt(kata, device):
     eps guards the mean square before the square root; the two placements differ most when
     the input is small.
 
-    Multiply by torch.rsqrt(mean(x²) + eps), not divide by sqrt(mean(x²)) + eps.
+    y = x / √(mean(x²) + ε) · w: ε inside the root, not x / (√mean(x²) + ε).
     """
     x = torch.randn(4, 8, dtype=torch.float64, device=device) * 0.1
     rn = kata.RMSNorm(8, eps=0.05, elementwise_affine=False).to(device, torch.float64)
@@ -305,7 +307,8 @@ def test_multidim_normalized_shape(kata, device):
     normalized_shape names trailing dimensions: with (3, 4, 5), one mean square is taken over
     the last three dimensions together, not over the last one only.
 
-    dims = tuple(range(-len(normalized_shape), 0)); x.square().mean(dim=dims, keepdim=True).
+    With normalized_shape = (C, H, W), mean(x²) runs over the last 3 dims: D = C·H·W values per
+    sample.
     """
     for shape, x_shape in (((4, 5), (2, 3, 4, 5)), ((3, 4, 5), (2, 3, 4, 5))):
         mine, ref = pair(kata, shape, eps=1e-6)
@@ -449,8 +452,7 @@ def test_half_precision(kata, device, dtype):
     Half precision has few mantissa bits: do the arithmetic in float32, as torch does, and give
     the caller back the dtype it passed in.
 
-    xf = x.float(); y = xf * torch.rsqrt(xf.square().mean(dims, keepdim=True) + eps) * weight;
-    return y.to(x.dtype).
+    In float32: y = x / √(mean(x²) + ε) · w; then round y once, to the input's dtype.
     """
     mine, ref = pair(kata, 64)
     mine, ref = mine.to(device, dtype), ref.to(device, dtype)

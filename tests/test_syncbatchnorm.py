@@ -585,7 +585,8 @@ def test_vectorized(kata, device):
     Reduce over whole dimensions at once, for every channel together, and let broadcasting
     apply the (C,) statistics. (A loop over the ranks' gathered statistics is fine.)
 
-    x.sum(dim=(0, 2, 3)) gives all channels' sums; .view(1, C, 1, 1) broadcasts them back.
+    Σx and Σx² per channel are one reduction each over the dims (0, 2, 3); shaped (1, C, 1, 1) the
+    statistics broadcast back.
     """
     for small_shape, large_shape in (((2, 2, 3, 3), (16, 64, 8, 8)), ((2, 2, 3), (32, 64, 16))):
         small = kata.SyncBatchNorm(small_shape[1]).to(device)

@@ -386,7 +386,8 @@ def test_an_engine_fault_skips_what_it_affects_never_fails_it(
     assert check["outcome"] == "skipped", summary(report)
     note = f"Triton {version}'s interpreter gets bfloat16 × bfloat16 wrong"
     assert note in check["message"] and "--device cuda" in check["message"], check["message"]
-    assert note in output and "(2 skipped)" in output, output
+    # Only this check is skipped: the bandwidth report is information, listed apart, not counted.
+    assert note in output and "(1 skipped)" in output, output
 
 
 # -- the command line, in fresh interpreters ------------------------------------------------

@@ -6,6 +6,7 @@ from __future__ import annotations
 import ast
 import os
 import random
+import re
 import shutil
 import signal
 import sqlite3
@@ -70,9 +71,12 @@ def test_history_of_the_first_release_gains_the_tier_columns(data_dir: Path) -> 
             " ('2026-01-01T00:00:00+00:00', 'dropout', 'practice', 20, 20);"
         )
     history.record("dropout", "practice", 18, 18, [], parity_passed=2, parity_total=3)
-    old, new = history.events("dropout")
+    history.record("dropout", "practice", 1, 18, ["test_x"], headline="test_x", attempt=False)
+    old, new, stub = history.events("dropout")
     assert old.solved and old.parity_total is None
+    assert old.headline is None and old.attempt  # an older row counts as it always did
     assert new.solved and (new.parity_passed, new.parity_total) == (2, 3)
+    assert stub.headline == "test_x" and not stub.attempt
 
 
 WRITER = """
@@ -151,8 +155,11 @@ def test_progress_table_and_next_kata() -> None:
         "layernorm", "mock", 20, 20, ["test_no_bias"], seconds=600, budget=900, mock_id="a",
         parity_passed=3, parity_total=4,
     )  # fmt: skip
-    history.record("batchnorm", "practice", 10, 25, ["test_running_var_unbiased"])
-    history.record("batchnorm", "practice", 12, 25, ["test_running_var_unbiased"])
+    for passed in (10, 12):
+        history.record(
+            "batchnorm", "practice", passed, 25, ["test_running_var_unbiased"],
+            headline="test_running_var_unbiased",
+        )  # fmt: skip
     history.record("rmsnorm", "peek")
     text = cli("progress").stdout
     rows = {line.split()[0]: line for line in text.splitlines() if line.split()}
@@ -166,6 +173,41 @@ def test_progress_table_and_next_kata() -> None:
     )
     assert "test_running_var_unbiased" not in text
     assert "Next: batchnorm" in text and "started but not solved" in text
+
+
+def test_progress_counts_a_mistake_at_its_headline_and_only_real_attempts() -> None:
+    # One mistake (eps outside the sqrt) fails three checks each time: it counts at its headline.
+    for _ in range(3):
+        history.record_report(
+            {
+                "kata": "layernorm", "core": {"passed": 14, "total": 17}, "headline":
+                "test_eps_inside_sqrt", "checks": [
+                    {"name": n, "outcome": "failed"}
+                    for n in ("test_eps_inside_sqrt", "test_no_bias", "test_matches_torch")
+                ],
+            },
+            "practice",
+        )  # fmt: skip
+    # The untouched stub, and a file that did not load, are no attempts.
+    history.record_report(
+        {"kata": "layernorm", "core": {"passed": 0, "total": 17}, "untouched": True,
+         "headline": "test_parameters", "checks": []}, "practice",
+    )  # fmt: skip
+    history.record_report(
+        {"kata": "rmsnorm", "core": {"passed": 0, "total": 17}, "load_error": "SyntaxError",
+         "checks": []}, "practice",
+    )  # fmt: skip
+    text = cli("progress").stdout
+    rows = {line.split()[0]: line.split() for line in text.splitlines() if line.split()}
+    assert rows["layernorm"][1] == "3" and rows["rmsnorm"][1] == "0", text
+    assert "layernorm: eps is added to the variance, inside the square root (failed 3×)" in text
+    assert "(failed" not in text.replace("(failed 3×)", ""), text  # not the checks beside it
+    assert "nox -s progress -- --history" in text
+    listed = cli("progress", "--history").stdout.splitlines()
+    assert len(listed) == 3 and all("✗ eps is added to the variance" in line for line in listed)
+    assert "core 14/17" in listed[0] and "layernorm" in listed[0], listed
+    assert cli("progress", "--history", "rmsnorm").stdout.strip() == "No attempts yet at rmsnorm."
+    assert "1 earlier" in cli("progress", "--history", "--limit", "2").stdout
 
 
 def test_mock_pick_favours_unsolved_katas() -> None:
@@ -192,6 +234,24 @@ def test_every_check_has_a_description_and_hints_in_steps(kata: registry.Kata) -
                 f"{node.name}: needs a description, the idea and the formula"
             )
             assert len(paragraphs[0].splitlines()) == 1, f"{node.name}: description on one line"
+
+
+# A statistic's formula hint written as the tensor call that computes it hands over the line:
+# a reduction method (x.var(...)), a dim, keepdim or bias-correction argument, or a Triton call.
+CODE_LINE = re.compile(
+    r"\.(mean|var|std|sum|square|pow|sqrt|rsqrt|var_mean)\(|\b(dim|keepdim|unbiased|correction)="
+    r"|\btl\.\w+\("
+)
+
+
+@pytest.mark.parametrize("kata", KATAS, ids=lambda k: k.name)
+def test_formula_hints_are_maths_not_the_code_line(kata: registry.Kata) -> None:
+    for node in ast.parse(kata.suite.read_text()).body:
+        if isinstance(node, ast.FunctionDef) and node.name.startswith("test_"):
+            paragraphs = [p for p in (ast.get_docstring(node) or "").split("\n\n") if p.strip()]
+            for hint in paragraphs[2:3]:  # the formula step (--hints 2)
+                code = CODE_LINE.search(hint)
+                assert code is None, f"{node.name}: a hint holds code ({code[0]}): {hint}"
 
 
 @pytest.mark.parametrize("kata", KATAS, ids=lambda k: k.name)

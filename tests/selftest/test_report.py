@@ -1,0 +1,114 @@
+"""Self-tests for the verdict's wording: summary lines that agree with the exit status, folding
+only what shares the headline's cause, the learner's prints, and hints only when asked.
+
+Most build a Report by hand and print it: the wording is the report's, whatever the kata."""
+
+from __future__ import annotations
+
+import io
+import re
+from pathlib import Path
+
+from grader import registry
+from grader.report import CORE, CRASH, FAIL, INFO, PARITY, TIMEOUT, Check, Printer, Report
+
+
+def check(name: str, outcome: str = "passed", tier: str = CORE, kind: str = "", **kw) -> Check:
+    hints = ["the idea", "the formula"]
+    return Check(name, name.replace("_", " "), hints, tier=tier, outcome=outcome, kind=kind, **kw)
+
+
+def verdict(report: Report, **options) -> str:
+    out = io.StringIO()
+    printer = Printer(out, **options)
+    for c in report.checks:
+        printer.check(c, report)
+    printer.verdict(report)
+    return out.getvalue()
+
+
+def make(*checks: Check) -> Report:
+    report = Report("layernorm", "LayerNorm", "katas/layernorm.py", "cpu", list(checks))
+    report.finished = True
+    return report
+
+
+def score_line(text: str) -> str:
+    return next(line for line in text.splitlines() if re.match(r"Interview core \d", line))
+
+
+def test_strict_with_a_parity_failure_is_not_called_solved() -> None:
+    report = make(check("a"), check("b", "failed", PARITY, FAIL, message="wrong"))
+    plain = verdict(report)
+    assert "✓ solved" in score_line(plain) and "(stretch)" in score_line(plain)
+    strict = verdict(report, strict=True)
+    assert "solved" not in score_line(strict), strict  # the exit status is 1
+    assert "required by --strict" in score_line(strict)
+    assert "--strict requires torch parity too" in strict
+
+
+def test_a_solved_core_is_not_stuck() -> None:
+    report = make(check("a"), check("b", "failed", PARITY, FAIL, message="wrong"))
+    assert "Stuck?" not in verdict(report)
+    assert "Stuck?" in verdict(report, strict=True)  # under --strict parity is the task
+    core = make(check("a", "failed", CORE, FAIL, message="wrong"), check("b"))
+    assert "Stuck? Grade again with -- --hints" in verdict(core)
+
+
+def test_a_tier_with_nothing_counted_is_neither_passed_nor_failed() -> None:
+    skipped = [check(f"p{i}", "skipped", PARITY, message="no GPU") for i in range(3)]
+    text = score_line(verdict(make(check("a"), *skipped)))
+    assert "torch parity 0/0 –" in text and "✗" not in text and "(3 skipped)" in text, text
+
+
+def test_an_information_report_is_listed_apart_and_never_counted() -> None:
+    info = check("test_bandwidth", "skipped", INFO, message="on the CPU there is nothing")
+    report = make(check("a"), check("b", tier=PARITY), info)
+    text = verdict(report)
+    assert "skipped" not in score_line(text), text
+    assert "\nInformation\n  test bandwidth: on the CPU there is nothing" in text, text
+    assert report.solved and report.strict_solved and report.tally() == (2, 2)
+
+
+def test_failures_of_another_kind_are_not_folded_under_the_headline() -> None:
+    head = check("a", "failed", CORE, CRASH, message="your code raised AttributeError: x")
+    same = check("b", "failed", CORE, CRASH, message="your code raised AttributeError: x")
+    slow = [check(f"t{i}", "failed", CORE, TIMEOUT, message="took too long") for i in range(2)]
+    text = verdict(make(head, same, *slow))
+    assert "1 more check fails, probably for the same reason" in text, text
+    assert "2 more checks fail differently (timed out; -- --all shows each)" in text, text
+
+
+def test_prints_are_shown_beside_their_check_and_trimmed() -> None:
+    printed = "\n".join(f"line {i}" for i in range(5)) + "\n" + "x" * 150
+    text = verdict(make(check("a", output="hello"), check("b", output=printed)))
+    lines = text.splitlines()
+    assert lines[lines.index("  ✓ a") + 1] == "      │ hello", text
+    assert "      │ line 2" in lines and "      │ line 3" not in lines, text
+    assert "      │ (3 more lines printed; -- -s shows all your output)" in lines, text
+
+
+def test_json_holds_hints_only_when_asked() -> None:
+    report = make(check("a", "failed", CORE, FAIL, message="wrong"), check("b"))
+    assert all(c["hints"] == [] for c in report.to_json()["checks"])
+    one = report.to_json(hints=1)["checks"]
+    assert one[0]["hints"] == ["the idea"] and one[1]["hints"] == []  # a pass needs none
+    assert report.to_json(hints=2)["checks"][0]["hints"] == ["the idea", "the formula"]
+
+
+def test_a_graded_print_reaches_the_checklist_and_the_json(grade, tmp_path: Path) -> None:
+    source = (registry.ROOT / "solutions" / "dropout.py").read_text()
+    mine = tmp_path / "dropout.py"
+    mine.write_text(source + '\nprint("hello from the top level")\n')
+    report, output, code = grade("dropout", mine)
+    assert code == 0, output
+    assert "│ hello from the top level" in output, output
+    assert any("hello from the top level" in c["output"] for c in report["checks"])
+    assert all(c["hints"] == [] for c in report["checks"])
+
+
+def test_the_batchnorm_single_value_check_says_when_it_applies() -> None:
+    suite = registry.get("batchnorm").suite.read_text()
+    title = re.search(r'def test_single_value_per_channel_raises.*?"""(.*?)\n', suite, re.S)
+    # eval mode with running statistics is fine: the title must not say "training" alone
+    assert title and "in eval without running statistics" in title[1], title
