@@ -236,7 +236,10 @@ class Grading:
         self._write_json()  # unfinished until sessionfinish: tells the runner the run began
         # A suite may add what --device means for it (SyncBatchNorm: ranks on gloo, not nccl).
         suite = getattr(items[0], "module", None) if items else None
-        notes = [self.device_note, _suite_note(suite, self.target)]
+        # A suite may say what grading without the asked device means for it (Triton: the
+        # kernel runs in the interpreter, not on simulated CUDA).
+        missing = self.device_note and getattr(suite, "NO_DEVICE_NOTE", None)
+        notes = [missing or self.device_note, _suite_note(suite, self.target)]
         if self.printer:
             self.printer.header(self.report, "\n".join(n for n in notes if n) or None)
 

@@ -148,6 +148,13 @@ def _version(text: str) -> tuple[int, int]:
         return (0, 0)
 
 
+# Under the title when --device cuda finds no GPU (instead of the simulated-CUDA note).
+NO_DEVICE_NOTE = (
+    "No CUDA device here: the kernel runs in Triton's interpreter on the CPU, where every load "
+    "and store is checked by address; the bandwidth report needs a GPU."
+)
+
+
 def device_note(device: torch.device) -> str | None:
     """What grading on this device cannot see, under the report's title."""
     if device.type != "cuda":
@@ -1146,14 +1153,18 @@ class TestBandwidth:
     and it is never counted.
     """
 
-    def test_bandwidth(self, kata, device):
+    def test_bandwidth(self, kata, device, request):
         """bandwidth report (information only, never graded)
 
         A memory-bound kernel is as fast as the bytes it moves allow: compare it with a copy of
         the same bytes.
         """
         if device.type != "cuda":
-            pytest.skip("on the CPU there is nothing to measure (on a GPU: --device cuda)")
+            asked = str(request.config.getoption("device")).startswith("cuda")
+            pytest.skip(
+                "on the CPU there is nothing to measure"
+                + ("" if asked else " (on a GPU: --device cuda)")
+            )
         pytest.skip(_bandwidth_report(kata, device))
 
 

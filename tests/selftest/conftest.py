@@ -18,6 +18,28 @@ if _workers := int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "0")):
     _cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     os.environ.setdefault("OMP_NUM_THREADS", str(max(1, (_cores or 1) // _workers)))
 
+
+def _device_note(config: pytest.Config) -> str | None:
+    """What the grading plugin says when --device asked for a device this machine lacks."""
+    from grader.plugin import GRADING
+
+    grading = config.stash.get(GRADING, None)
+    note = getattr(grading, "device_note", None)
+    return f"--device {config.getoption('device')}: {note}" if note else None
+
+
+def pytest_report_header(config: pytest.Config) -> str | None:
+    return _device_note(config)
+
+
+def pytest_terminal_summary(
+    terminalreporter: pytest.TerminalReporter, config: pytest.Config
+) -> None:
+    # Said again at the end: a green run on the CPU must not pass for a run on the GPU.
+    if note := _device_note(config):
+        terminalreporter.write_line(note, yellow=True, bold=True)
+
+
 INTERNAL = ("Traceback (most recent call last)", "INTERNALERROR")
 Grade = Callable[..., tuple[dict, str, int]]
 

@@ -214,3 +214,26 @@ def test_nox_answers_help_and_a_mistyped_option_without_building_anything(
     )
     assert done.returncode == runner.USAGE and "did you mean --hints?" in done.stderr
     assert not any(tmp_path.iterdir()), "an environment was built"
+
+
+NO_CUDA = pytest.mark.skipif(
+    importlib.util.find_spec("torch") is None or __import__("torch").cuda.is_available(),
+    reason="needs a machine without a CUDA device",
+)
+
+
+@NO_CUDA
+def test_device_cuda_without_a_gpu_says_where_the_triton_kernel_ran(grade) -> None:
+    _, output, code = grade("triton-rmsnorm", "solutions", "--device", "cuda")
+    assert code == 0, output
+    assert "Triton's interpreter" in output, output
+    assert "FakeTensorMode" not in output and "(on a GPU: --device cuda)" not in output, output
+
+
+@NO_CUDA
+def test_self_tests_asked_for_cuda_without_a_gpu_say_they_ran_on_the_cpu() -> None:
+    test = "tests/selftest/test_stubs.py::test_every_stub_is_as_recorded"
+    command = [sys.executable, "-m", "pytest", test, "--device", "cuda", "-n", "0", "-q"]
+    result = subprocess.run(command, cwd=registry.ROOT, capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "--device cuda: No CUDA device here" in result.stdout, result.stdout
