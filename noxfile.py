@@ -28,7 +28,7 @@ import nox
 from nox.command import CommandFailed
 
 sys.path.insert(0, str(Path(__file__).parent))
-from grader import options, registry
+from norm_katas.grader import options, registry
 
 nox.options.sessions = ["lint", "tests"]
 nox.options.reuse_venv = "yes"
@@ -256,14 +256,14 @@ def all_extras() -> tuple[str, ...]:
 
 
 def run_practice(session: nox.Session, python: str, *args: str) -> None:
-    """Run `python -m practice ...` in the foreground and end nox with its exit code.
+    """Run `python -m norm_katas ...` in the foreground and end nox with its exit code.
 
     Ctrl-C is the command's to handle (watch mode and the mock end cleanly on it), so nox
     ignores it meanwhile. A failure ends nox with the command's own code (1: not solved,
     2: usage, 3: the grader failed; see the README), which nox would turn into 1.
     """
     env = {**os.environ, "NORM_KATAS_INVOKED_FROM": str(session.invoked_from)}
-    child = subprocess.Popen([python, "-m", "practice", *args], cwd=ROOT, env=env)
+    child = subprocess.Popen([python, "-m", "norm_katas", *args], cwd=ROOT, env=env)
     previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
         code = child.wait()

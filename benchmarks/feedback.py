@@ -21,7 +21,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from grader import registry  # noqa: E402
+from norm_katas.grader import registry  # noqa: E402
 
 KATA = "layernorm"
 VERDICT = r"Interview core \d+/\d+"
@@ -55,7 +55,7 @@ def save_to_verdict(args: list[str], path: Path, text: str, runs: int, data: Pat
 
     env = {**os.environ, "NORM_KATAS_DATA": str(data), "NO_COLOR": "1"}
     child = pexpect.spawn(
-        sys.executable, ["-m", "practice", *args], cwd=str(ROOT), env=env,
+        sys.executable, ["-m", "norm_katas", *args], cwd=str(ROOT), env=env,
         encoding="utf-8", timeout=120, dimensions=(50, 160),
     )  # fmt: skip
     times = []
@@ -93,9 +93,9 @@ def main(argv: list[str]) -> int:
         rows: list[tuple[str, float, str]] = []
         base = timed(command(sys.executable, "-c", "import torch"), args.runs)
         rows.append(("import torch", base, ""))
-        grade = [sys.executable, "-m", "practice", "grade", KATA, "--impl", "solutions"]
+        grade = [sys.executable, "-m", "norm_katas", "grade", KATA, "--impl", "solutions"]
         seconds = timed(command(*grade, env=env), args.runs)
-        rows.append(("one grading, python -m practice grade", seconds, ""))
+        rows.append(("one grading, python -m norm_katas grade", seconds, ""))
         if nox:
             session = [nox, "-m", "nox", "-s", f"kata-{KATA}", "--", "--impl", "solutions"]
             seconds = timed(command(*session, env=env), args.runs)

@@ -1,7 +1,7 @@
 """Hidden checks for the BatchNorm-backward kata, compared with autograd through F.batch_norm.
 
 Most checks call the learner's forward and backward directly, with a recording ctx
-(grader.checks.call_forward / call_backward): what forward saved can be inspected, and backward
+(checks.call_forward / call_backward): what forward saved can be inspected, and backward
 runs where the grader can watch it for autograd. Special gradients isolate the two terms of
 dL/dx: a gradient constant over a channel reaches x only through the batch mean, one
 proportional to x̂ only through the batch variance. Interview core first, then torch parity
@@ -20,7 +20,7 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from grader.checks import (
+from norm_katas.grader.checks import (
     BUILTIN_NORMS,
     HALF_OFFSET,
     PerfCase,

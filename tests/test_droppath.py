@@ -10,7 +10,7 @@ parity (@pytest.mark.parity): the dtype policy, float64 computed in float64 and 
 import pytest
 import torch
 
-from grader.checks import (
+from norm_katas.grader.checks import (
     BUILTIN_DROPOUT_MODULES,
     BUILTIN_DROPOUTS,
     TOLERANCE,

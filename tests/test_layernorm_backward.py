@@ -1,7 +1,7 @@
 """Hidden checks for the LayerNorm-backward kata, compared with autograd through F.layer_norm.
 
 Most checks call the learner's forward and backward directly, with a recording ctx
-(grader.checks.call_forward / call_backward): what forward saved can be inspected, and backward
+(checks.call_forward / call_backward): what forward saved can be inspected, and backward
 runs where the grader can watch it for autograd. Special gradients isolate the two terms of
 dL/dx: a gradient constant along each row reaches x only through the mean, one proportional
 to x̂ only through the variance. Interview core first, then torch parity (@pytest.mark.parity):
@@ -19,7 +19,7 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from grader.checks import (
+from norm_katas.grader.checks import (
     BUILTIN_NORMS,
     HALF_OFFSET,
     PerfCase,

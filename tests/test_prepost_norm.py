@@ -17,7 +17,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from grader.checks import (
+from norm_katas.grader.checks import (
     TOLERANCE,
     PerfCase,
     expect_close,

@@ -2,7 +2,7 @@
 
 Single-process checks first (torch.nn.SyncBatchNorm's parameters and buffers, BatchNorm's
 behaviour without a process group), then the distributed ones: the learner's module runs on four
-ranks at once (processes joined by torch.distributed over gloo on 127.0.0.1, see grader/ranks.py)
+ranks at once (processes joined by torch.distributed over gloo on 127.0.0.1, see norm_katas/grader)
 and is compared with torch's BatchNorm on the concatenation of the ranks' batches, computed in
 float64 here. nn.SyncBatchNorm itself only runs on GPUs, and its formulas are BatchNorm's over
 the global batch: the gradients of weight and bias are each rank's own share (DDP sums them),
@@ -21,8 +21,8 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from grader import ranks, tracing
-from grader.checks import (
+from norm_katas.grader import ranks, tracing
+from norm_katas.grader.checks import (
     BUILTIN_NORM_MODULES,
     BUILTIN_NORMS,
     FROM_SCRATCH,

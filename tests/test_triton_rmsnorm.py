@@ -1,8 +1,8 @@
 """Hidden checks for the Triton RMSNorm kata: the learner's fused forward kernel, run for real.
 
 Where the kernel runs: with `--device cuda` on a GPU, compiled by Triton as in production;
-everywhere else in Triton's interpreter, so that `python -m grader grade triton-rmsnorm` works on
-any machine without the learner setting anything. The `engine` fixture sets TRITON_INTERPRET
+everywhere else in Triton's interpreter, so that `python -m norm_katas grade triton-rmsnorm` works
+on any machine, without the learner setting anything. The `engine` fixture sets TRITON_INTERPRET
 (on for the CPU, off for CUDA) and only then imports Triton, before the learner's file is
 imported: @triton.jit reads it when a kernel is defined, Triton's library kernels (tl.sum) when
 triton.language is first imported. If something imported Triton earlier (torch._dynamo does),
@@ -63,7 +63,7 @@ import torch
 import torch.nn.functional as F
 from torch.utils._pytree import tree_flatten
 
-from grader.checks import (
+from norm_katas.grader.checks import (
     PerfCase,
     cannot_grade,
     expect_close,
@@ -73,7 +73,7 @@ from grader.checks import (
     fail_for,
     shape_of,
 )
-from grader.torch_compat import DispatchMode
+from norm_katas.grader.torch_compat import DispatchMode
 
 KATA = "triton-rmsnorm"
 

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import json
 import os
+import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
-from grader import server
+from norm_katas.grader import server
 
 # Each test worker grades in processes of its own. Left to torch's default (a thread per core
 # each), N workers start N x cores OpenMP threads that spin against each other: twice as slow.
@@ -19,9 +20,14 @@ if _workers := int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "0")):
     os.environ.setdefault("OMP_NUM_THREADS", str(max(1, (_cores or 1) // _workers)))
 
 
+# The self-tests grade through the learner's doors, which record attempts: never in the learner's
+# own history. Tests that read the history set a folder of their own.
+os.environ.setdefault("NORM_KATAS_DATA", tempfile.mkdtemp(prefix="norm-katas-selftest-"))
+
+
 def _device_note(config: pytest.Config) -> str | None:
     """What the grading plugin says when --device asked for a device this machine lacks."""
-    from grader.plugin import GRADING
+    from norm_katas.grader.plugin import GRADING
 
     grading = config.stash.get(GRADING, None)
     note = getattr(grading, "device_note", None)

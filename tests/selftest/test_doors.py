@@ -1,5 +1,5 @@
-"""Self-tests for the doors a learner grades through (nox -s kata-<name>, python -m practice,
-python -m grader): --help lists the options, a mistyped kata, session or option gets the closest
+"""Self-tests for the doors a learner grades through (nox -s kata-<name> and
+python -m norm_katas): --help lists the options, a mistyped kata, session or option gets the closest
 name and exit 2 whichever door it came through, and nothing is misread or recorded wrongly."""
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from grader import options, registry, runner
-from practice import history
+from norm_katas.grader import options, registry, runner
+from norm_katas.practice import history
 
 NOX = shutil.which("nox")
 
@@ -35,7 +35,7 @@ def run(*args: str, cwd: Path = registry.ROOT) -> subprocess.CompletedProcess[st
     )
 
 
-GRADE_DOORS = [("practice", "grade"), ("grader", "grade")]
+GRADE_DOORS = [("norm_katas", "grade")]
 
 
 @pytest.mark.parametrize("door", GRADE_DOORS, ids=" ".join)
@@ -53,7 +53,7 @@ def test_help_lists_the_grading_options_and_grades_nothing(
 
 
 def test_help_without_a_kata_and_for_the_commands() -> None:
-    for args in [("practice", "grade", "--help"), ("practice", "--help"), ("grader", "-h")]:
+    for args in [("norm_katas", "grade", "--help"), ("norm_katas", "--help"), ("norm_katas", "-h")]:
         done = run(*args)
         assert done.returncode == 0 and "usage" in done.stdout, (args, done.stderr)
 
@@ -69,11 +69,10 @@ def test_every_option_in_the_readme_is_known_and_listed() -> None:
 
 
 DOORS_FOR_A_KATA = [
-    ("practice", "grade", "layernrom"),
-    ("grader", "grade", "layernrom"),
-    ("practice", "reset", "layernrom"),
-    ("practice", "solution", "layernrom"),
-    ("practice", "mock", "--kata", "layernrom"),
+    ("norm_katas", "grade", "layernrom"),
+    ("norm_katas", "reset", "layernrom"),
+    ("norm_katas", "solution", "layernrom"),
+    ("norm_katas", "mock", "--kata", "layernrom"),
 ]
 
 
@@ -122,7 +121,7 @@ def test_a_selection_that_matches_no_check_is_a_usage_error_and_no_attempt(
 ) -> None:
     mine = tmp_path / "layernorm.py"
     shutil.copyfile(registry.get("layernorm").solution, mine)
-    done = run("practice", "grade", "layernorm", "--impl", str(mine), "-k", "nothing")
+    done = run("norm_katas", "grade", "layernorm", "--impl", str(mine), "-k", "nothing")
     assert done.returncode == runner.USAGE, done.stdout + done.stderr
     assert "No check matched -k nothing" in done.stderr, done.stderr
     assert "could not record" not in done.stderr, done.stderr
@@ -132,7 +131,7 @@ def test_a_selection_that_matches_no_check_is_a_usage_error_and_no_attempt(
 def test_ctrl_c_during_a_grading_exits_130_and_records_nothing() -> None:
     pexpect = pytest.importorskip("pexpect")
     child = pexpect.spawn(
-        sys.executable, ["-m", "practice", "grade", "layernorm", "--impl", "solutions"],
+        sys.executable, ["-m", "norm_katas", "grade", "layernorm", "--impl", "solutions"],
         cwd=str(registry.ROOT), encoding="utf-8", timeout=300,
     )  # fmt: skip
     child.expect("LayerNorm")  # the checklist has begun: the grading is under way

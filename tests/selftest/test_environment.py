@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from grader import registry
+from norm_katas.grader import registry
 
 NOX = shutil.which("nox")
 pytestmark = pytest.mark.skipif(NOX is None, reason="nox is not installed for this user")

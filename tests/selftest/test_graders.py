@@ -31,8 +31,8 @@ from pathlib import Path
 
 import pytest
 
-from grader import registry
-from practice import workspace
+from norm_katas.grader import registry
+from norm_katas.practice import workspace
 
 CATALOGUE = registry.ROOT / "tests" / "catalogue"
 KATAS = {k.name: k for k in registry.load()}
@@ -255,7 +255,7 @@ def test_the_vectorization_probe_compares_like_with_like() -> None:
     # does not. Inputs of another rank, or with a shorter dim, are the suite's mistake.
     import torch
 
-    from grader.checks import expect_vectorized
+    from norm_katas.grader.checks import expect_vectorized
 
     learner: dict = {}
     exec(compile(LOOPS, "<learner>", "exec"), learner)
@@ -397,7 +397,7 @@ def cli(
     *args: str, cwd: Path = registry.ROOT, env: dict | None = None
 ) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "grader", *args], cwd=cwd, capture_output=True, text=True,
+        [sys.executable, "-m", "norm_katas", *args], cwd=cwd, capture_output=True, text=True,
         timeout=300, env=env or dict(os.environ),
     )  # fmt: skip
 
@@ -449,7 +449,7 @@ def test_a_rank_that_hangs_is_stopped_and_leaves_no_process(tmp_path: Path) -> N
 def test_a_reader_that_stops_early_gets_no_error() -> None:
     # `nox -s kata-... | head`: the grading ends quietly when its output is closed.
     run = subprocess.Popen(
-        [sys.executable, "-m", "grader", "grade", "layernorm", "--impl", "solutions"],
+        [sys.executable, "-m", "norm_katas", "grade", "layernorm", "--impl", "solutions"],
         cwd=registry.ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )  # fmt: skip
     assert run.stdout is not None and run.stderr is not None
@@ -461,7 +461,7 @@ def test_a_reader_that_stops_early_gets_no_error() -> None:
 
 
 def test_the_supported_torch_range_is_stated_once() -> None:
-    from grader import torch_compat
+    from norm_katas.grader import torch_compat
 
     floor = ".".join(map(str, torch_compat.MIN_TORCH))
     spec = f"torch>={floor},<3"
@@ -506,7 +506,7 @@ def test_a_suite_that_does_not_import_is_the_graders_failure(repo_copy: Path) ->
 
 
 def test_a_broken_plugin_is_the_graders_failure(repo_copy: Path) -> None:
-    plugin = repo_copy / "grader" / "report.py"
+    plugin = repo_copy / "norm_katas" / "grader" / "report.py"
     text = plugin.read_text().replace(
         "def header(", "def header(self, *a): raise KeyError('x')\n    def _old_header(", 1
     )
@@ -518,7 +518,7 @@ def test_a_broken_plugin_is_the_graders_failure(repo_copy: Path) -> None:
 
 
 def test_an_unsupported_torch_is_named_at_start(repo_copy: Path) -> None:
-    compat = repo_copy / "grader" / "torch_compat.py"
+    compat = repo_copy / "norm_katas" / "grader" / "torch_compat.py"
     compat.write_text(compat.read_text().replace("MIN_TORCH = (2, 4)", "MIN_TORCH = (99, 0)"))
     run = cli("grade", "layernorm", cwd=repo_copy)
     assert run.returncode == 3
@@ -529,9 +529,9 @@ def test_an_unsupported_torch_is_named_at_start(repo_copy: Path) -> None:
 
 
 def test_readme_kata_table_matches_the_registry() -> None:
-    from grader.__main__ import kata_table
+    from norm_katas.cli import kata_table
 
     readme = (registry.ROOT / "README.md").read_text()
     assert kata_table() in readme, (
-        "README's kata table is stale: paste `python -m grader list --markdown`"
+        "README's kata table is stale: paste `python -m norm_katas list --markdown`"
     )

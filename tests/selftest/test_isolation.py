@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from grader import registry
+from norm_katas.grader import registry
 
 CATALOGUE = registry.ROOT / "tests" / "catalogue"
 WRITER = CATALOGUE / "writes" / "syncbatchnorm_relative_paths.py"
@@ -58,7 +58,7 @@ def test_relative_writes_land_in_a_scratch_folder(start: str, tmp_path: Path) ->
     shutil.copyfile(WRITER, mine)
     before = snapshot(copy)
     run = subprocess.run(
-        [sys.executable, "-m", "grader", "grade", "syncbatchnorm", "--impl", str(mine),
+        [sys.executable, "-m", "norm_katas", "grade", "syncbatchnorm", "--impl", str(mine),
          "-k", SELECTION[start], ROOM],
         cwd=copy, capture_output=True, text=True, timeout=600,
         env={**os.environ, **START[start]},
@@ -78,7 +78,7 @@ def test_paths_given_are_taken_from_where_the_user_is(tmp_path: Path) -> None:
     kata = registry.get("layernorm")
     shutil.copyfile(kata.solution, tmp_path / "mine.py")
     run = subprocess.run(
-        [sys.executable, "-m", "grader", "grade", "layernorm", "--impl", "mine.py",
+        [sys.executable, "-m", "norm_katas", "grade", "layernorm", "--impl", "mine.py",
          "--report-json", "out.json", ROOM],
         cwd=tmp_path, capture_output=True, text=True, timeout=600,
         env={**os.environ, "PYTHONPATH": str(registry.ROOT)},
@@ -157,7 +157,7 @@ def test_the_ranks_listen_on_loopback_only(tmp_path: Path) -> None:
     if (interface := _non_loopback_interface()) is not None:
         env["GLOO_SOCKET_IFNAME"] = env["NCCL_SOCKET_IFNAME"] = interface
     grading = subprocess.Popen(
-        [sys.executable, "-m", "grader", "grade", "syncbatchnorm", "--impl", "solutions",
+        [sys.executable, "-m", "norm_katas", "grade", "syncbatchnorm", "--impl", "solutions",
          "-k", "global_mean", ROOM],
         cwd=registry.ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
     )  # fmt: skip

@@ -6,7 +6,7 @@ each other by CPU time too. Here the grading server, and so every grading it for
 ranks, shares one core with BUSY processes that never stop computing: a check takes several
 times its CPU time in wall-clock time. The checks run with a limit of LIMIT_S, a few times what
 the costliest of them uses, but below what the load stretches some of them to: a limit that
-counted wall-clock time would fail correct files here (as it did, before grader.limits).
+counted wall-clock time would fail correct files here (as it did, before norm_katas.grader.limits).
 
 Under that load correct files get their usual verdict: every kata's reference with a check on
 simulated CUDA (the device check), among them the SyncBatchNorm reference with its four ranks,
@@ -33,7 +33,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from grader import limits, registry, runner, server
+from norm_katas.grader import limits, registry, runner, server
 
 CATALOGUE = registry.ROOT / "tests" / "catalogue"
 BUSY = 6  # the report's machine had a load of 6 on 2 cores; here 6 on the grader's one core
@@ -119,7 +119,7 @@ def test_a_stuck_process_says_where_it_is(tmp_path: Path) -> None:
     # What the runner and the SyncBatchNorm ranks ask a process before they stop it.
     loop = tmp_path / "mine.py"  # outside the grader, the suites and the libraries: a learner's
     loop.write_text(
-        "import sys\nfrom pathlib import Path\nfrom grader.limits import register_dump\n"
+        "import sys\nfrom pathlib import Path\nfrom norm_katas.grader.limits import register_dump\n"
         "dump = register_dump(Path(sys.argv[1]))\nprint('ready', flush=True)\n"
         "while True:\n    pass\n"
     )

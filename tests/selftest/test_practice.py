@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from grader import registry, stubs
-from practice import history, mock, progress, workspace
+from norm_katas.grader import registry, stubs
+from norm_katas.practice import history, mock, progress, workspace
 
 pexpect = pytest.importorskip("pexpect")  # not on every machine: the pty tests need it
 
@@ -35,7 +35,7 @@ def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 def cli(*args: str, cwd: Path = registry.ROOT) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "practice", *args],
+        [sys.executable, "-m", "norm_katas", *args],
         cwd=cwd,
         capture_output=True,
         text=True,
@@ -81,7 +81,7 @@ def test_history_of_the_first_release_gains_the_tier_columns(data_dir: Path) -> 
 
 WRITER = """
 import sys
-from practice import history
+from norm_katas.practice import history
 for i in range(int(sys.argv[1])):
     history.record("dropout", "practice", i, 100, ["test_x"])
     print(i + 1, flush=True)
@@ -331,8 +331,8 @@ def _check_input_dim(x):
 
 HANDED_OUT = """
 import sys
-from grader import registry
-from practice import workspace
+from norm_katas.grader import registry
+from norm_katas.practice import workspace
 for name in sys.argv[1:]:
     print(workspace.scratch_copy(registry.get(name)))
 """
@@ -412,7 +412,7 @@ def _sigint_ignored() -> None:
 
 def spawn(*args: str) -> pexpect.spawn:
     return pexpect.spawn(
-        sys.executable, ["-m", "practice", *args], cwd=str(registry.ROOT),
+        sys.executable, ["-m", "norm_katas", *args], cwd=str(registry.ROOT),
         env={**os.environ, "NO_COLOR": "1"}, encoding="utf-8", timeout=90, dimensions=(50, 140),
         preexec_fn=_sigint_ignored,
     )  # fmt: skip

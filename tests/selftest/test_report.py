@@ -9,8 +9,18 @@ import io
 import re
 from pathlib import Path
 
-from grader import registry
-from grader.report import CORE, CRASH, FAIL, INFO, PARITY, TIMEOUT, Check, Printer, Report
+from norm_katas.grader import registry
+from norm_katas.grader.report import (
+    CORE,
+    CRASH,
+    FAIL,
+    INFO,
+    PARITY,
+    TIMEOUT,
+    Check,
+    Printer,
+    Report,
+)
 
 
 def check(name: str, outcome: str = "passed", tier: str = CORE, kind: str = "", **kw) -> Check:

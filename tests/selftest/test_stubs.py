@@ -1,5 +1,6 @@
-"""Self-tests for the pristine stubs (grader/stubs.py): stubs/<file> is the tool's copy of each
-untouched stub, recorded by hash in stubs/hashes.txt; the learner's katas/ is never read for it."""
+"""Self-tests for the pristine stubs (norm_katas/grader/stubs.py): stubs/<file> is the tool's
+copy of each untouched stub, recorded by hash in stubs/hashes.txt; the learner's katas/ is never
+read for it."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from grader import registry, stubs
+from norm_katas.grader import registry, stubs
 
 KATAS = registry.load()
 
@@ -44,7 +45,7 @@ def test_the_mock_copy_says_how_the_mock_grades_it(kata: registry.Kata) -> None:
 
 def grader_cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "grader", *args], cwd=cwd, capture_output=True, text=True,
+        [sys.executable, "-m", "norm_katas", *args], cwd=cwd, capture_output=True, text=True,
         timeout=120,
     )  # fmt: skip
 

@@ -9,8 +9,8 @@ import random
 from collections import Counter
 from dataclasses import dataclass
 
-from grader import registry
-from practice import history
+from norm_katas.grader import registry
+from norm_katas.practice import history
 
 
 @dataclass

@@ -28,14 +28,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn, TextIO
 
-from grader import registry
+from norm_katas.grader import registry
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from grader.limits import Frame
+    from norm_katas.grader.limits import Frame
 
-# Exit codes of `python -m grader grade` and of the nox kata sessions (see the README).
+# Exit codes of `python -m norm_katas grade` and of the nox kata sessions (see the README).
 SOLVED, NOT_SOLVED, USAGE, GRADER_FAILED = 0, 1, 2, 3
 # Per check, in CPU seconds of the grading's main thread (grader.limits); the slowest reference
 # check uses well under one.
@@ -108,7 +108,7 @@ def warm_up(katas: list[registry.Kata], *, long_lived: bool = False) -> None:
     except ImportError as e:
         raise GraderError(grader_failed(f"torch is not installed for this Python ({e}).")) from None
     try:
-        from grader import torch_compat
+        from norm_katas.grader import torch_compat
 
         if reason := torch_compat.unsupported():
             raise GraderError(reason)
@@ -126,9 +126,9 @@ def warm_up(katas: list[registry.Kata], *, long_lived: bool = False) -> None:
         import pytest  # noqa: F401
         import pytest_timeout  # noqa: F401
 
-        import grader.checks
-        import grader.fake_cuda
-        import grader.plugin  # noqa: F401
+        import norm_katas.grader.checks
+        import norm_katas.grader.fake_cuda
+        import norm_katas.grader.plugin  # noqa: F401
     except GraderError:
         raise
     except Exception as e:
@@ -171,7 +171,7 @@ def missing_requirements(kata: registry.Kata) -> str | None:
 def usage_problem(kata: registry.Kata, args: list[str], prog: str = "") -> str | None:
     """What is wrong with the options, found before any import: an unknown option, a value of
     the wrong kind, a missing file, a device. `prog`: the command that lists the options."""
-    from grader import options
+    from norm_katas.grader import options
 
     if (problem := options.problem(args, prog)) is not None:
         return problem
@@ -243,7 +243,7 @@ def grade(
 
 def _check_wall_net(args: list[str]) -> float:
     """The wall-clock net of one check, for the --timeout in args."""
-    from grader.limits import wall_net
+    from norm_katas.grader.limits import wall_net
 
     value, _ = pop_option(args, "--timeout")
     try:
@@ -300,7 +300,7 @@ def _verdict(
 def _stalled(stalled: Stalled, out: TextIO) -> int:
     """No check finished for a long while: the learner's code was stuck only if it is where the
     grading was; anywhere else it is the grader's (or the machine's) problem."""
-    from grader.limits import learner_site
+    from norm_katas.grader.limits import learner_site
 
     seconds = f"{stalled.seconds:.0f} s"
     if stalled.frames is None:
@@ -400,9 +400,10 @@ def _run_child(
         stream.flush()
     if not _fork_is_safe():
         command = [
-            sys.executable, "-m", "grader", "_child", kata.name, str(report), str(scratch), *args
+            sys.executable, "-m", "norm_katas", "_child", kata.name, str(report), str(scratch),
+            *args,
         ]  # fmt: skip
-        # Started in the repository, so that `-m grader` imports; child_main then moves to scratch.
+        # Started in the repository, so that `-m norm_katas` imports; child_main moves to scratch.
         child = subprocess.Popen(
             command, cwd=registry.ROOT, stdin=subprocess.DEVNULL, stdout=_fd(out),
             stderr=_fd(out), start_new_session=True,
@@ -472,7 +473,7 @@ def _wait(
                     if (mtime := report.stat().st_mtime) != seen:
                         progress, seen = time.monotonic(), mtime
                 if time.monotonic() - progress > limit:
-                    from grader.limits import dump_stack
+                    from norm_katas.grader.limits import dump_stack
 
                     frames = dump_stack(pid, report.with_suffix(".stack"))
                     _kill(pid)

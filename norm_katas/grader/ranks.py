@@ -57,10 +57,10 @@ from typing import Any
 
 import torch
 
-from grader.checks import cannot_grade, fail, fail_hung
-from grader.limits import Watch, dump_stack, learner_site, register_dump
-from grader.loader import LoadError, display_path, load_file
-from grader.tracing import _is_learner_code
+from norm_katas.grader.checks import cannot_grade, fail, fail_hung
+from norm_katas.grader.limits import Watch, dump_stack, learner_site, register_dump
+from norm_katas.grader.loader import LoadError, display_path, load_file
+from norm_katas.grader.tracing import _is_learner_code
 
 # A rank waits at a collective for a peer that is neither there nor done until that peer has
 # used this much CPU time meanwhile (the self-tests, which loop a rank on purpose, shorten it);

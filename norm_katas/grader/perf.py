@@ -20,7 +20,7 @@ from typing import Any
 import torch
 from torch.utils._pytree import tree_leaves
 
-from grader.torch_compat import DispatchMode
+from norm_katas.grader.torch_compat import DispatchMode
 
 # Per measurement: enough calls for a stable median, and no more. The self-tests, which only
 # check that every kata can be measured, set the budget to 0: one warm-up and one timed call.

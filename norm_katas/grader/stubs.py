@@ -9,7 +9,7 @@ stubs/hashes.txt records each one's content hash:
 - "is this file the untouched stub?" (reset's "nothing to do", the grader's "Not started yet?")
   compares hashes, which an attempt does not match by accident;
 - a self-test fails when stubs/<file> and its record differ: an author who edits a stub records
-  it with `python -m grader stubs --record`, which also refreshes katas/<file>.
+  it with `python -m norm_katas stubs --record`, which also refreshes katas/<file>.
 
 Why a copy beside the machinery and not only hashes with the text found in git: an author's
 edit of katas/<file> cannot be told from a learner's, so the stub an author edits must live
@@ -27,10 +27,10 @@ import os
 import re
 import subprocess
 
-from grader import registry
+from norm_katas.grader import registry
 
 RECORD = registry.STUBS / "hashes.txt"
-RECORD_COMMAND = "python -m grader stubs --record"
+RECORD_COMMAND = "python -m norm_katas stubs --record"
 # The stub's section that gives the answers away: hidden in a mock, shown after it.
 PITFALLS = "Pitfalls interviewers probe"
 HEADER = f"""\

@@ -77,7 +77,7 @@ class Frame:
     function: str
 
     def __str__(self) -> str:
-        from grader.loader import display_path
+        from norm_katas.grader.loader import display_path
 
         return f"{display_path(Path(self.file))} line {self.line}, in {self.function}"
 
@@ -90,7 +90,7 @@ class Site:
     line: int
 
     def __str__(self) -> str:
-        from grader.loader import display_path
+        from norm_katas.grader.loader import display_path
 
         code = linecache.getline(self.file, self.line).strip()
         return f"{display_path(Path(self.file))} line {self.line}" + (f": {code}" if code else "")
@@ -102,7 +102,7 @@ def is_learner_file(filename: str) -> bool:
     does not count: torch and dataclasses make their own."""
     if filename.startswith("<"):
         return False
-    from grader.tracing import _is_learner_code
+    from norm_katas.grader.tracing import _is_learner_code
 
     return _is_learner_code(filename)
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 
-from grader import registry, runner
-from practice import history
+from norm_katas.grader import registry, runner
+from norm_katas.practice import history
 
 
 def grade(

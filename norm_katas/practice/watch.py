@@ -11,8 +11,8 @@ import sys
 import time
 from pathlib import Path
 
-from grader import loader, registry, runner
-from practice import grading, loop
+from norm_katas.grader import loader, registry, runner
+from norm_katas.practice import grading, loop
 
 
 def run(kata: registry.Kata, args: list[str]) -> int:

@@ -22,7 +22,7 @@ from typing import Any
 import torch
 from torch.overrides import TorchFunctionMode
 
-from grader.torch_compat import DispatchMode
+from norm_katas.grader.torch_compat import DispatchMode
 
 
 @dataclass
@@ -93,8 +93,8 @@ def record(fn: Callable[[], Any]) -> tuple[Any, Trace]:
 
 # -- Python-level work in the learner's code ------------------------------------------------
 
-_GRADER_DIRS = (Path(__file__).resolve().parent,)
-_SUITES = Path(__file__).resolve().parent.parent / "tests"
+_GRADER_DIRS = (Path(__file__).resolve().parents[1],)  # the whole norm_katas package
+_SUITES = Path(__file__).resolve().parents[2] / "tests"
 _LIBRARY_DIRS = tuple(
     {
         Path(p).resolve()

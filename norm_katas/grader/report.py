@@ -16,9 +16,9 @@ from typing import Any, TextIO
 
 import pytest
 
-from grader import registry, stubs
-from grader.limits import TimedOut
-from grader.loader import MissingName, display_path
+from norm_katas.grader import registry, stubs
+from norm_katas.grader.limits import TimedOut
+from norm_katas.grader.loader import MissingName, display_path
 
 TODO, FAIL, CRASH, TIMEOUT = "todo", "fail", "crash", "timeout"
 CORE, PARITY, INFO = "core", "parity", "info"

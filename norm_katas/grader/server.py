@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 from typing import IO
 
-from grader import registry, runner
+from norm_katas.grader import registry, runner
 
 
 def serve(stdin: IO[str] = sys.stdin, stdout: IO[str] = sys.stdout) -> int:
@@ -44,7 +44,7 @@ class Client:
 
     def __init__(self, env: dict[str, str] | None = None) -> None:
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "grader", "serve"], cwd=registry.ROOT, text=True,
+            [sys.executable, "-m", "norm_katas", "serve"], cwd=registry.ROOT, text=True,
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env or dict(os.environ),
         )  # fmt: skip
         hello = self._read()

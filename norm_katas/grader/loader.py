@@ -68,7 +68,7 @@ def _builds_on_the_reference(path: Path) -> bool:
     """Whether this file may use solutions/: the reference itself, and the self-tests' wrong
     and broken files, which subclass it to make one mistake each (tests/catalogue/, but for
     uses_reference/ there: the files that prove this rule)."""
-    from grader.registry import ROOT
+    from norm_katas.grader.registry import ROOT
 
     path, catalogue = path.resolve(), ROOT / "tests" / "catalogue"
     if path.is_relative_to(ROOT / "solutions"):
@@ -107,7 +107,7 @@ def _no_reference_imports(path: Path) -> None:
 def _expect_own_code(module: ModuleType, path: Path) -> None:
     """Nothing the file holds may come from the reference solution: the import check above
     misses a module imported by a computed name (importlib)."""
-    from grader.registry import ROOT
+    from norm_katas.grader.registry import ROOT
 
     if _builds_on_the_reference(path):
         return
@@ -143,7 +143,7 @@ def _defined_in(value: object) -> Path | None:
 
 def display_path(path: Path) -> str:
     """Show paths inside the repo relative to it, as a learner would type them."""
-    from grader.registry import ROOT
+    from norm_katas.grader.registry import ROOT
 
     try:
         return str(path.resolve().relative_to(ROOT))

@@ -22,10 +22,20 @@ from typing import IO, Any
 import pytest
 import torch
 
-from grader import limits, options, registry
-from grader.checks import Belongs, CannotGrade
-from grader.loader import LearnerModule, LoadError, display_path, load_file
-from grader.report import CORE, INFO, PARITY, TIMEOUT, Check, Printer, Report, describe, explain
+from norm_katas.grader import limits, options, registry
+from norm_katas.grader.checks import Belongs, CannotGrade
+from norm_katas.grader.loader import LearnerModule, LoadError, display_path, load_file
+from norm_katas.grader.report import (
+    CORE,
+    INFO,
+    PARITY,
+    TIMEOUT,
+    Check,
+    Printer,
+    Report,
+    describe,
+    explain,
+)
 
 GRADING = pytest.StashKey["Grading"]()
 MAX_TIMEOUTS = 2  # after this many checks hang, the learner's code loops: stop waiting
@@ -331,7 +341,7 @@ class Grading:
 
     def _perf(self, session: pytest.Session) -> None:
         """--perf: the suite's perf_case, timed against torch's built-in (never graded)."""
-        from grader import perf
+        from norm_katas.grader import perf
 
         suite = next((item.module for item in session.items if hasattr(item, "module")), None)
         make_case = getattr(suite, "perf_case", None)

@@ -26,9 +26,9 @@ import pytest
 import torch
 from torch import nn
 
-from grader import fake_cuda, tracing
-from grader.limits import TimedOut
-from grader.perf import PerfCase  # noqa: F401  (for suites: what --perf times)
+from norm_katas.grader import fake_cuda, tracing
+from norm_katas.grader.limits import TimedOut
+from norm_katas.grader.perf import PerfCase  # noqa: F401  (for suites: what --perf times)
 
 # (rtol, atol) per dtype for forward outputs on the CPU. Two correct formulas differ by a few
 # ulps; the mistakes the checks hunt for are orders of magnitude larger. float64 gets float32's

@@ -14,10 +14,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from grader import registry, runner
-from grader.report import MOCK_ENV
-from practice import grading, loop, progress, workspace
-from practice.progress import clock
+from norm_katas.grader import registry, runner
+from norm_katas.grader.report import MOCK_ENV
+from norm_katas.practice import grading, loop, progress, workspace
+from norm_katas.practice.progress import clock
 
 
 def follow_ups(kata: registry.Kata) -> list[tuple[str, str]]:

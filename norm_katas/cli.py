@@ -1,10 +1,13 @@
-"""Command line behind the practice nox sessions.
+"""The command line of norm-katas: every door (nox, watch, mock, the self-tests) comes here.
 
-python -m practice grade <kata> [--watch] [grader options]   nox -s kata-<name>
-python -m practice mock [--kata K] [--minutes M]             nox -s mock
-python -m practice progress [--history [KATA]]               nox -s progress
-python -m practice reset <kata>... | --all                   nox -s reset
-python -m practice solution <kata>                           nox -s solution
+python -m norm_katas grade <kata> [--watch] [options]  grade your file (nox -s kata-<name>)
+python -m norm_katas list [--markdown]                 the katas (--markdown: the README's table)
+python -m norm_katas mock [--kata K] [--minutes M]     a timed mock interview (nox -s mock)
+python -m norm_katas progress [--history [KATA]]       your progress (nox -s progress)
+python -m norm_katas reset <kata>... | --all           restore stubs (nox -s reset)
+python -m norm_katas solution <kata>                   the reference solution (nox -s solution)
+python -m norm_katas stubs [--record]                  authors: check or record stubs/
+python -m norm_katas serve                             self-tests: a warm grading server
 """
 
 from __future__ import annotations
@@ -13,23 +16,25 @@ import argparse
 import os
 import signal
 import sys
+from pathlib import Path
 
-from grader import registry, runner
+from norm_katas.grader import registry, runner
 
 USAGE = __doc__.split("\n\n", 1)[1]
+PROG = "python -m norm_katas"
 
 
 def cmd_grade(argv: list[str]) -> int:
-    from grader import options
+    from norm_katas.grader import options
 
     # From nox the learner typed `nox -s kata-<name> -- ...`: name that in what we say.
     nox = "NORM_KATAS_INVOKED_FROM" in os.environ
-    prog = f"nox -s kata-{argv[0]} --" if nox and argv else "python -m practice grade <kata>"
+    prog = f"nox -s kata-{argv[0]} --" if nox and argv else f"{PROG} grade <kata>"
     if options.wants_help(argv):
         print(options.help_text(prog))
         return 0
     if not argv or argv[0].startswith("-"):
-        print("usage: python -m practice grade <kata> [--watch] [options]", file=sys.stderr)
+        print(f"usage: {PROG} grade <kata> [--watch] [options]", file=sys.stderr)
         return runner.USAGE
     kata, args = registry.get(argv[0]), argv[1:]
     watching = "--watch" in args
@@ -38,10 +43,10 @@ def cmd_grade(argv: list[str]) -> int:
         print(problem, file=sys.stderr)
         return runner.USAGE
     if watching:
-        from practice import watch
+        from norm_katas.practice import watch
 
         return watch.run(kata, args)
-    from practice import grading
+    from norm_katas.practice import grading
 
     try:
         runner.warm_up([kata])
@@ -49,6 +54,25 @@ def cmd_grade(argv: list[str]) -> int:
         print(e, file=sys.stderr)
         return runner.GRADER_FAILED
     return grading.grade(kata, args).code
+
+
+def kata_table() -> str:
+    """The README's kata table, from the registry."""
+    rows = ["| nox session | file | kata | difficulty | minutes |", "|---|---|---|---|---|"]
+    for k in registry.load():
+        rows.append(
+            f"| `kata-{k.name}` | `katas/{k.file}` | {k.title} | {k.difficulty} | {k.minutes} |"
+        )
+    return "\n".join(rows)
+
+
+def cmd_list(argv: list[str]) -> int:
+    if "--markdown" in argv:
+        print(kata_table())
+        return 0
+    for k in registry.load():
+        print(f"{k.name:20} {k.difficulty:7} {k.minutes:3} min  {k.title}")
+    return 0
 
 
 MAX_MINUTES = 600  # ten hours: longer than any interview; also keeps out inf and typos
@@ -68,7 +92,7 @@ def _minutes(text: str) -> float:
 
 
 def cmd_mock(argv: list[str]) -> int:
-    from practice import mock
+    from norm_katas.practice import mock
 
     parser = argparse.ArgumentParser(prog="nox -s mock --", description="A timed mock interview.")
     parser.add_argument(
@@ -86,7 +110,7 @@ def cmd_mock(argv: list[str]) -> int:
 
 
 def cmd_progress(argv: list[str]) -> int:
-    from practice import progress
+    from norm_katas.practice import progress
 
     parser = argparse.ArgumentParser(prog="nox -s progress --", description="Your progress.")
     parser.add_argument("--history", action="store_true", help="list your past attempts")
@@ -106,7 +130,7 @@ def cmd_progress(argv: list[str]) -> int:
 
 
 def cmd_reset(argv: list[str]) -> int:
-    from practice import workspace
+    from norm_katas.practice import workspace
 
     parser = argparse.ArgumentParser(
         prog="nox -s reset --", description="Restore stubs; your file is backed up first."
@@ -132,7 +156,7 @@ def cmd_reset(argv: list[str]) -> int:
 
 
 def cmd_solution(argv: list[str]) -> int:
-    from practice import workspace
+    from norm_katas.practice import workspace
 
     if len(argv) != 1:
         print("usage: nox -s solution -- <kata>", file=sys.stderr)
@@ -144,13 +168,54 @@ def cmd_solution(argv: list[str]) -> int:
     return 0
 
 
+def cmd_stubs(argv: list[str]) -> int:
+    """Check stubs/ against stubs/hashes.txt, or (--record) record it: authors only."""
+    from norm_katas.grader import stubs
+
+    if argv not in ([], ["--record"]):
+        print(f"usage: {PROG} stubs [--record]", file=sys.stderr)
+        return runner.USAGE
+    if argv:
+        try:
+            done = stubs.record()
+        except stubs.StubError as e:
+            print(e, file=sys.stderr)
+            return 1
+        print("\n".join(done) or "every stub was recorded already: nothing to do")
+    problems = stubs.problems()
+    for problem in problems:
+        print(problem, file=sys.stderr)
+    if not problems:
+        print(f"{len(stubs.recorded())} pristine stubs in stubs/, each as recorded")
+    return 1 if problems else 0
+
+
+def cmd_serve(argv: list[str]) -> int:
+    from norm_katas.grader import server
+
+    return server.serve()
+
+
+def cmd_child(argv: list[str]) -> int:
+    """The child of a grading, as a fresh interpreter where fork is not available."""
+    kata = registry.get(argv[0])
+    try:
+        runner.warm_up([kata])
+    except runner.GraderError as e:
+        print(e, file=sys.stderr)
+        return runner.GRADER_FAILED
+    return runner.child_main(kata, argv[3:], Path(argv[1]), Path(argv[2]))
+
+
 COMMANDS = {
-    "grade": cmd_grade, "mock": cmd_mock, "progress": cmd_progress, "reset": cmd_reset,
-    "solution": cmd_solution,
+    "grade": cmd_grade, "list": cmd_list, "mock": cmd_mock, "progress": cmd_progress,
+    "reset": cmd_reset, "solution": cmd_solution, "stubs": cmd_stubs, "serve": cmd_serve,
+    "_child": cmd_child,
 }  # fmt: skip
 
 
-def main(argv: list[str]) -> int:
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
     if argv[:1] in (["-h"], ["--help"]):
         print(f"usage:\n{USAGE}")
         return 0
@@ -171,13 +236,9 @@ def main(argv: list[str]) -> int:
     except SystemExit as e:  # argparse, watch mode: through exit_process, as every other end
         return e.code if isinstance(e.code, int) else int(e.code is not None)
     except Exception as e:
-        from practice.workspace import WorkspaceError
+        from norm_katas.practice.workspace import WorkspaceError
 
         if isinstance(e, WorkspaceError):
             print(e, file=sys.stderr)
             return 1
         raise
-
-
-if __name__ == "__main__":
-    runner.exit_process(main(sys.argv[1:]))

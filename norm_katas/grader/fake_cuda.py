@@ -20,7 +20,7 @@ import torch
 from torch import nn
 from torch.func import functional_call
 
-from grader import torch_compat
+from norm_katas.grader import torch_compat
 
 _TORCH_DIR = str(Path(torch.__file__).parent)
 

@@ -12,7 +12,7 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - Python 3.10 needs `pip install tomli` beside nox
     import tomli as tomllib
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 REGISTRY = ROOT / "katas" / "katas.toml"
 STUBS = ROOT / "stubs"  # the pristine stubs: the tool's copies, never the learner's (grader.stubs)
 
@@ -35,7 +35,7 @@ class Kata:
 
     @property
     def pristine(self) -> Path:
-        """The tool's copy of the untouched stub (read it through grader.stubs.text)."""
+        """The tool's copy of the untouched stub (read it through norm_katas.grader.stubs.text)."""
         return STUBS / self.file
 
     @property

@@ -12,8 +12,8 @@ import os
 from datetime import datetime
 from pathlib import Path
 
-from grader import registry, stubs
-from practice import history
+from norm_katas.grader import registry, stubs
+from norm_katas.practice import history
 
 # The stub's section that gives the answers away: hidden in a mock, shown after it.
 PITFALLS = stubs.PITFALLS

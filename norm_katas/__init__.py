@@ -1,0 +1,8 @@
+"""norm-katas: practise the PyTorch normalization layers that interviews ask for.
+
+The machinery lives here: `grader` (registry, loading a learner's file, the pytest plugin, the
+report; kata authors need only `norm_katas.grader.checks`) and `practice` (watch mode, mock
+interviews, history, progress, resets), with one command line, `python -m norm_katas`.
+The kata content stays outside it: katas/, stubs/, solutions/ and tests/.
+This package must import without torch: the noxfile reads the registry before torch exists.
+"""
