@@ -26,6 +26,7 @@ PROG = "python -m norm_katas"
 
 def cmd_grade(argv: list[str]) -> int:
     from norm_katas.grader import options
+    from norm_katas.grader.request import Request, UsageError
 
     # From nox the learner typed `nox -s kata-<name> -- ...`: name that in what we say.
     nox = "NORM_KATAS_INVOKED_FROM" in os.environ
@@ -36,24 +37,23 @@ def cmd_grade(argv: list[str]) -> int:
     if not argv or argv[0].startswith("-"):
         print(f"usage: {PROG} grade <kata> [--watch] [options]", file=sys.stderr)
         return runner.USAGE
-    kata, args = registry.get(argv[0]), argv[1:]
-    watching = "--watch" in args
-    args = [a for a in args if a != "--watch"]
-    if (problem := runner.usage_problem(kata, args, prog)) is not None:
-        print(problem, file=sys.stderr)
+    try:
+        request = Request.parse(registry.get(argv[0]), argv[1:], prog)  # the only parse
+    except UsageError as e:
+        print(e, file=sys.stderr)
         return runner.USAGE
-    if watching:
+    if request.watch:
         from norm_katas.practice import watch
 
-        return watch.run(kata, args)
+        return watch.run(request)
     from norm_katas.practice import grading
 
     try:
-        runner.warm_up([kata])
+        runner.warm_up([request.kata])
     except runner.GraderError as e:
         print(e, file=sys.stderr)
         return runner.GRADER_FAILED
-    return grading.grade(kata, args).code
+    return grading.grade(request).code
 
 
 def kata_table() -> str:
@@ -197,14 +197,17 @@ def cmd_serve(argv: list[str]) -> int:
 
 
 def cmd_child(argv: list[str]) -> int:
-    """The child of a grading, as a fresh interpreter where fork is not available."""
-    kata = registry.get(argv[0])
+    """The child of a grading, as a fresh interpreter where fork is not available: argv is
+    the request's JSON file (runner._run_child wrote it) and the scratch folder."""
+    from norm_katas.grader.request import Request
+
+    request = Request.from_json(Path(argv[0]).read_text())
     try:
-        runner.warm_up([kata])
+        runner.warm_up([request.kata])
     except runner.GraderError as e:
         print(e, file=sys.stderr)
         return runner.GRADER_FAILED
-    return runner.child_main(kata, argv[3:], Path(argv[1]), Path(argv[2]))
+    return runner.child_main(request, Path(argv[1]))
 
 
 COMMANDS = {

@@ -1,5 +1,6 @@
-"""The grading options: defined once here, read by the plugin (pytest_addoption), by the check
-every door makes before a grading starts (`problem`), and by `--help` (`help_text`).
+"""The grading options: defined once here, read by the plugin (pytest_addoption), by the parse
+every door makes before a grading starts (`scan`, which grader.request turns into a request;
+`problem` for nox, before it builds anything), and by `--help` (`help_text`).
 
 Importing this module imports neither torch nor pytest: a mistyped option is answered at once,
 "did you mean" included, before the grader warms up.
@@ -52,7 +53,7 @@ PLUGIN = [
         ("--report-json",), "also write the verdict as JSON to this path",
         takes="value", metavar="PATH", plugin={"default": None},
     ),
-    # pytest owns --strict; the runner turns the learner's --strict into this.
+    # pytest owns --strict: with pytest run directly, the plugin takes --strict-parity instead.
     Option(
         ("--strict-parity",), "solved only when the torch-parity checks pass too",
         plugin={"action": "store_true"}, shown=False,
@@ -140,30 +141,48 @@ def _suggest(word: str) -> str:
     return f"; did you mean {close[0]}?" if close else ""
 
 
+class OptionError(ValueError):
+    """Grading options that are wrong; str() says what is wrong, for a learner."""
+
+
 def problem(args: list[str], prog: str = "") -> str | None:
     """What is wrong with `args` as grading options (None: nothing), said for a learner."""
+    try:
+        scan(args, prog)
+    except OptionError as e:
+        return str(e)
+    return None
+
+
+def scan(args: list[str], prog: str = "") -> list[tuple[Option, str | None]]:
+    """The options in `args`, each with its value (None: a flag, or an optional value left
+    out), in order; OptionError when one is wrong. `prog`: the command that lists them."""
     see = f"\nThe options: {prog} --help" if prog else ""
+    found: list[tuple[Option, str | None]] = []
     i = 0
     while i < len(args):
         arg = args[i]
         i += 1
         if not arg.startswith("-") or arg == "-":
-            return f"unexpected argument {arg!r}: options start with -{see}"
+            raise OptionError(f"unexpected argument {arg!r}: options start with -{see}")
         name, eq, attached = arg.partition("=")
         if not eq and len(arg) > 2 and not arg.startswith("--"):
             name, attached = arg[:2], arg[2:]  # -kEXPR, or joined flags: -xs, -vv
             option = BY_FLAG.get(name)
             if option is not None and option.combinable:
-                if all(BY_FLAG.get(f"-{c}", Option((), "")).combinable for c in attached):
+                joined = [BY_FLAG.get(f"-{c}", Option((), "")) for c in attached]
+                if all(o.combinable for o in joined):
+                    found += [(option, None)] + [(o, None) for o in joined]
                     continue
-                return f"unknown option {arg!r}{_suggest(arg)}{see}"
+                raise OptionError(f"unknown option {arg!r}{_suggest(arg)}{see}")
             eq = "=" if option is not None and option.takes else ""
         option = BY_FLAG.get(name)
         if option is None:
-            return f"unknown option {name!r}{_suggest(name)}{see}"
+            raise OptionError(f"unknown option {name!r}{_suggest(name)}{see}")
         if not option.takes:
             if eq:
-                return f"{name} takes no value (given {arg!r}){see}"
+                raise OptionError(f"{name} takes no value (given {arg!r}){see}")
+            found.append((option, None))
             continue
         if eq:
             value: str | None = attached
@@ -173,17 +192,21 @@ def problem(args: list[str], prog: str = "") -> str | None:
             value = None
         if value is None or value == "":
             if option.takes == "optional":
+                found.append((option, None))
                 continue
-            return f"{name} needs a value: {name} {option.metavar}, {option.help}{see}"
+            raise OptionError(f"{name} needs a value: {name} {option.metavar}, {option.help}{see}")
         if option.choices and value not in option.choices:
-            return f"{name} {value}: expected one of {', '.join(option.choices)}{see}"
+            raise OptionError(f"{name} {value}: expected one of {', '.join(option.choices)}{see}")
         if option.kind is not str:
             try:
                 number = option.kind(value)
             except ValueError:
                 what = "a whole number" if option.kind is int else "a number"
                 usage = f"{name} {option.metavar}, {option.help}"
-                return f"{name} {value}: expected {what}: {usage}{see}"
+                raise OptionError(f"{name} {value}: expected {what}: {usage}{see}") from None
             if name == "--hints" and number not in (1, 2):
-                return f"--hints {value}: expected 1 (the idea) or 2 (the formula too){see}"
-    return None
+                raise OptionError(
+                    f"--hints {value}: expected 1 (the idea) or 2 (the formula too){see}"
+                )
+        found.append((option, value))
+    return found

@@ -1,13 +1,22 @@
 """pytest plugin: loads the learner's file for the kata suites and reports a checklist.
 
-Options (defined in grader.options): --impl (which file to grade), --device (cpu, cuda, mps),
---checklist (replace pytest's output with the learner-facing checklist), --report-json (write
-the verdict), --hints, --all (every failure, not only the headline), --perf, --strict-parity.
+What to grade comes as a grader.request.Request: handed in by the grading's child
+(runner.child_main, as a HandedIn plugin object), or, when pytest runs a suite directly
+(`python -m pytest tests/test_layernorm.py --impl solutions`), made from the plugin's options
+(defined in grader.options) by the same resolvers: --impl (which file to grade), --device (cpu,
+cuda, mps), --checklist (replace pytest's output with the learner-facing checklist),
+--report-json (write the verdict), --hints, --all (every failure, not only the headline),
+--perf, --strict-parity. A handed-in request is also set as those options' values, for a suite
+that reads one (config.getoption("device")).
 Fixtures: `kata` (the learner's module) and `device`. Every check runs with torch seeded.
 Markers: `parity` (a torch-parity check, graded after the interview core) and `broad` (a
 catch-all check that many mistakes fail, so never the headline while a specific one fails).
 Time limits: pytest-timeout's --timeout and `timeout` marker give each check its budget, which
 grader.limits measures as CPU time of this process's main thread (see there), not wall-clock.
+
+The jobs, one place each: CheckTimer (time limits), Learners (importing the learner's file),
+checklist() and record_outcome() (the checks and what became of each), measure_perf (--perf),
+JsonReport (--report-json); Grading holds a run's state and its hooks call those.
 """
 
 from __future__ import annotations
@@ -31,14 +40,26 @@ from norm_katas.grader.report import (
     PARITY,
     TIMEOUT,
     Check,
+    Outcome,
     Printer,
     Report,
+    Tier,
     describe,
+    exit_code,
     explain,
+    unstarted_json,
 )
+from norm_katas.grader.request import Request, UsageError, resolve_device
 
 GRADING = pytest.StashKey["Grading"]()
 MAX_TIMEOUTS = 2  # after this many checks hang, the learner's code loops: stop waiting
+
+
+class HandedIn:
+    """A grading's request, handed to pytest.main as a plugin object (runner.child_main)."""
+
+    def __init__(self, request: Request) -> None:
+        self.request = request
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -56,8 +77,37 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers", "info: a report for the learner (it skips with its text): never graded"
     )
-    config.stash[GRADING] = grading = Grading(config)
+    handed = next(
+        (p.request for p in config.pluginmanager.get_plugins() if isinstance(p, HandedIn)), None
+    )
+    if handed is not None:
+        _set_options(config, handed)
+    config.stash[GRADING] = grading = Grading(config, handed)
     config.pluginmanager.register(grading, "norm-katas-grading")
+    config.pluginmanager.register(grading.timer, "norm-katas-timer")
+
+
+def _set_options(config: pytest.Config, request: Request) -> None:
+    """The plugin's options say what the handed-in request says, for a suite that reads one."""
+    values = {
+        "impl": str(request.file), "device": request.device, "hints": request.hints,
+        "expand": request.expand, "perf": request.perf, "strict_parity": request.strict,
+        "checklist": request.checklist,
+        "report_json": None if request.report_json is None else str(request.report_json),
+    }  # fmt: skip
+    for name, value in values.items():
+        setattr(config.option, name, value)
+
+
+def _from_options(config: pytest.Config, kata: registry.Kata) -> Request:
+    """pytest run directly: the plugin's options make the kata's request (base: where the
+    user ran it), through the resolvers every door uses."""
+    return Request.create(
+        kata, config.getoption("impl"), device=config.getoption("device"),
+        report_json=config.getoption("report_json"), strict=config.getoption("strict_parity"),
+        hints=config.getoption("hints"), expand=config.getoption("expand"),
+        perf=config.getoption("perf"), checklist=config.getoption("checklist"),
+    )  # fmt: skip
 
 
 @pytest.fixture(scope="session")
@@ -82,88 +132,35 @@ def _seeded(device: torch.device) -> None:
         torch.manual_seed(0)
 
 
-def _device(config: pytest.Config) -> tuple[torch.device, str | None]:
-    """The device value checks run on, and a note when it differs from what was asked."""
-    asked = str(config.getoption("device")).lower()
-    if asked == "cpu":
-        return torch.device("cpu"), None
-    if asked.startswith("cuda"):
+def target(device: str) -> tuple[torch.device, str | None]:
+    """The torch device a resolved --device runs the checks on, and a note when it differs
+    from what was asked (no CUDA here)."""
+    if device.startswith("cuda"):
         if torch.cuda.is_available():
-            return torch.device(asked), None
+            return torch.device(device), None
         return torch.device("cpu"), (
             "No CUDA device here: values are checked on the CPU, and device handling on "
             "simulated CUDA (FakeTensorMode)."
         )
-    if asked == "mps":
-        if torch.backends.mps.is_available():
-            return torch.device("mps"), None
+    if device == "mps" and not torch.backends.mps.is_available():
         raise pytest.UsageError("--device mps: no MPS device is available on this machine.")
-    raise pytest.UsageError(f"--device {asked}: expected cpu, cuda or mps.")
+    return torch.device(device), None
 
 
-class Grading:
-    """Per-run state: the loaded learner files, and the checklist being built."""
+class CheckTimer:
+    """Each check's time limit. pytest-timeout reads --timeout and the `timeout` marker and asks
+    for a timer per check; in a grading, the timer is a limits.Budget that counts the check's
+    setup, call and teardown (not pytest's report of a failure, which reads source files, nor
+    the checklist). Elsewhere (the self-tests) pytest-timeout's own timer runs."""
 
-    def __init__(self, config: pytest.Config) -> None:
-        self.config = config
-        self.target, self.device_note = _device(config)
-        self.base = Path(os.environ.get("NORM_KATAS_INVOKED_FROM", Path.cwd()))
-        self.loaded: dict[Path, LearnerModule | LoadError] = {}
-        self.report: Report | None = None
-        self.checks: dict[str, Check] = {}
-        self.learner: Path | None = None
-        self.timeouts = 0
-        self.session: pytest.Session | None = None
-        self.printer: Printer | None = None
-        self.grader_errors: list[str] = []  # the grader's own failures, never the learner's
-        self.perf: dict | None = None  # --perf's measurements
-        self._deselected: list[pytest.Item] = []  # by -k or -m
+    def __init__(self) -> None:
+        self.grading = False  # set once the kata's checklist is built
         self.budget: limits.Budget | None = None  # the running check's time limit
         self._in_phase = False  # inside a check's setup, call or teardown
-        self._dump: IO[str] | None = None
-        if report := config.getoption("report_json"):
-            # The runner asks for this process's stack when a grading stops making progress.
-            self._dump = limits.register_dump(Path(report).with_suffix(".stack"))
-        if config.getoption("checklist"):
-            self.printer = Printer(
-                hints=config.getoption("hints"),
-                expand=config.getoption("expand"),
-                strict=config.getoption("strict_parity"),
-            )
-            reporter = config.pluginmanager.get_plugin("terminalreporter")
-            if reporter is not None:
-                # pytest-timeout writes through the terminal reporter, so mute it, not remove it.
-                reporter._tw = _null_writer()
 
-    def load(self, name: str) -> LearnerModule:
-        entry = registry.get(name)
-        path = registry.resolve_impl(entry, self.config.getoption("impl"), self.base)
-        if path not in self.loaded:
-            try:
-                module = load_file(path, f"norm_katas_learner_{Path(entry.file).stem}")
-                self.loaded[path] = LearnerModule(module, path)
-            except limits.TimedOut as e:  # the check's time limit ran out during the import
-                self.loaded[path] = LoadError(
-                    f"importing {display_path(path)} did not finish in time: {e.detail}\n"
-                    "Does top-level code loop forever?"
-                )
-                if self.report is not None:
-                    self.report.load_error = str(self.loaded[path])
-            except LoadError as e:
-                self.loaded[path] = e
-                if self.report is not None:
-                    self.report.load_error = str(e)
-        result = self.loaded[path]
-        if isinstance(result, LoadError):
-            pytest.fail(str(result), pytrace=False)
-        return result
-
-    # -- time limits ----------------------------------------------------------------------
-    # pytest-timeout reads --timeout and the `timeout` marker and asks for a timer per check;
-    # in a grading, the timer is a limits.Budget. Elsewhere (the self-tests) its own timer runs.
     @pytest.hookimpl(optionalhook=True)
     def pytest_timeout_set_timer(self, item: pytest.Item, settings: Any) -> bool | None:
-        if self.report is None:
+        if not self.grading:
             return None
         self.budget = limits.Budget(float(settings.timeout), item.name, settings.method)
         if self._in_phase:  # timeout_func_only: set from inside the call
@@ -178,8 +175,6 @@ class Grading:
         self.budget = None
         return True
 
-    # The budget counts a check's setup, call and teardown: not pytest's report of a failure
-    # (which reads source files), nor the checklist.
     @pytest.hookimpl(hookwrapper=True, tryfirst=True)
     def pytest_runtest_setup(self, item: pytest.Item) -> Iterator[None]:
         yield from self._counted()
@@ -203,6 +198,181 @@ class Grading:
             if self.budget is not None:
                 self.budget.stop()
 
+
+class Learners:
+    """The learner's files, each imported once per run: a file that does not import fails
+    every check that needs it, with one message."""
+
+    def __init__(self) -> None:
+        self.loaded: dict[Path, LearnerModule | LoadError] = {}
+
+    def load(self, kata: registry.Kata, path: Path) -> LearnerModule | LoadError:
+        if path not in self.loaded:
+            try:
+                module = load_file(path, f"norm_katas_learner_{Path(kata.file).stem}")
+                self.loaded[path] = LearnerModule(module, path)
+            except limits.TimedOut as e:  # the check's time limit ran out during the import
+                self.loaded[path] = LoadError(
+                    f"importing {display_path(path)} did not finish in time: {e.detail}\n"
+                    "Does top-level code loop forever?"
+                )
+            except LoadError as e:
+                self.loaded[path] = e
+        return self.loaded[path]
+
+
+def checklist(
+    request: Request, device: torch.device, items: list[pytest.Item], left_out: list[pytest.Item]
+) -> tuple[Report, dict[str, Check]]:
+    """The kata's report with its checks, none run yet, and each by its node id. The interview
+    core runs (and is listed) first, then torch parity, each in suite order; information-only
+    reports last, apart from the checks. `items` are sorted so."""
+    kata = request.kata
+    report = Report(kata.name, kata.title, display_path(request.file), str(device))
+    for item in left_out:  # by -k or -m
+        if (tier := _tier(item)) != INFO:  # leaving out a report decides nothing
+            report.deselected[tier] += 1
+    tiers = {item.nodeid: _tier(item) for item in items}
+    items.sort(key=lambda item: (CORE, PARITY, INFO).index(tiers[item.nodeid]))
+    checks = {}
+    for item in items:
+        description, hints = describe(getattr(item, "function", None).__doc__, item.name)
+        if hasattr(item, "callspec"):
+            description += f" [{item.callspec.id}]"
+        broad = item.get_closest_marker("broad") is not None
+        check = Check(item.name, description, hints, tier=tiers[item.nodeid], broad=broad)
+        checks[item.nodeid] = check
+        report.checks.append(check)
+    return report, checks
+
+
+def grader_error(call: pytest.CallInfo[Any]) -> str | None:
+    """The grader's own failure in a check (it cannot grade here, or it is too slow): never
+    the learner's."""
+    if call.excinfo is not None and call.excinfo.errisinstance((CannotGrade, limits.GraderTooSlow)):
+        return str(call.excinfo.value)
+    return None
+
+
+def record_outcome(
+    check: Check, call: pytest.CallInfo[Any], result: pytest.TestReport, learner: Path
+) -> None:
+    """What a phase of the check (setup, call, teardown) says about it: failed (with the kind
+    and message), skipped (with why), or passed."""
+    if result.failed and call.excinfo is not None:
+        check.outcome = Outcome.FAILED
+        check.kind, check.message = explain(call.excinfo, learner)
+        if call.excinfo.errisinstance(Belongs):
+            check.belongs = call.excinfo.value.check
+    elif result.skipped:
+        check.outcome = Outcome.SKIPPED
+        longrepr = result.longrepr
+        check.message = longrepr[2].removeprefix("Skipped: ") if isinstance(longrepr, tuple) else ""
+    elif result.when == "call" and result.passed:
+        check.outcome = Outcome.PASSED
+
+
+def measure_perf(
+    session: pytest.Session, report: Report, load: Any, device: torch.device
+) -> dict[str, Any] | None:
+    """--perf: the suite's perf_case, timed against torch's built-in (never graded)."""
+    from norm_katas.grader import perf
+
+    suite = next((item.module for item in session.items if hasattr(item, "module")), None)
+    make_case = getattr(suite, "perf_case", None)
+    if make_case is None or report.load_error:
+        return None
+    try:
+        kata = load(suite.KATA)
+        torch.manual_seed(0)
+        return perf.report(make_case(kata, device), device)
+    except BaseException as e:  # the learner's constructor, say: report, never crash
+        result = {"given": report.title, "device": str(device)}
+        result["error"] = f"your code raised {type(e).__name__}: {e}".strip()
+        return result
+
+
+class JsonReport:
+    """--report-json: the verdict as JSON, written again as the grading goes; the runner reads
+    it (and its modification time, as a sign of progress)."""
+
+    def __init__(self, path: Path | None, hints: int) -> None:
+        self.path = path
+        self.hints = hints
+        self._dump: IO[str] | None = None
+        if path is not None:
+            # The runner asks for this process's stack when a grading stops making progress.
+            self._dump = limits.register_dump(path.with_suffix(".stack"))
+
+    def write(self, report: Report | None, grader_errors: list[str]) -> None:
+        if self.path is None:
+            return
+        if report is not None:
+            data = report.to_json(hints=self.hints)
+        else:  # nothing to grade with: only the grader's own errors, if any
+            data = unstarted_json(grader_errors)
+        self.path.write_text(json.dumps(data, indent=2))
+
+    def touch(self) -> None:
+        if self.path is not None:
+            with contextlib.suppress(OSError):
+                os.utime(self.path)
+
+
+class Grading:
+    """A run's state: the request, the checklist being built and how its checks end."""
+
+    def __init__(self, config: pytest.Config, handed: Request | None) -> None:
+        self.config = config
+        self.handed = handed
+        if handed is not None:
+            asked = handed.device
+        else:
+            try:
+                asked = resolve_device(config.getoption("device"))
+            except UsageError as e:
+                raise pytest.UsageError(str(e)) from None
+        self.target, self.device_note = target(asked)
+        self.request: Request | None = None  # the graded kata's, once its checks are collected
+        self.learners = Learners()
+        self.timer = CheckTimer()
+        self.report: Report | None = None
+        self.checks: dict[str, Check] = {}
+        self.timeouts = 0
+        self.session: pytest.Session | None = None
+        self.printer: Printer | None = None
+        self.grader_errors: list[str] = []  # the grader's own failures, never the learner's
+        self._deselected: list[pytest.Item] = []  # by -k or -m
+        report_json = handed.report_json if handed else config.getoption("report_json")
+        hints = handed.hints if handed else config.getoption("hints")
+        self.json = JsonReport(None if report_json is None else Path(report_json), hints)
+        if handed.checklist if handed else config.getoption("checklist"):
+            reporter = config.pluginmanager.get_plugin("terminalreporter")
+            if reporter is not None:
+                # pytest-timeout writes through the terminal reporter, so mute it, not remove it.
+                reporter._tw = _null_writer()
+
+    def request_for(self, name: str) -> Request:
+        """The request for the kata `name`: the handed-in one, or one from the options."""
+        kata = registry.get(name)
+        if self.handed is not None:
+            return self.handed
+        if self.request is not None and self.request.kata == kata:
+            return self.request
+        try:
+            return _from_options(self.config, kata)
+        except UsageError as e:
+            raise pytest.UsageError(str(e)) from None
+
+    def load(self, name: str) -> LearnerModule:
+        request = self.request_for(name)
+        result = self.learners.load(request.kata, request.file)
+        if isinstance(result, LoadError):
+            if self.report is not None:
+                self.report.load_error = str(result)
+            pytest.fail(str(result), pytrace=False)
+        return result
+
     # -- the checklist --------------------------------------------------------------------
     def pytest_sessionstart(self, session: pytest.Session) -> None:
         self.session = session
@@ -213,7 +383,7 @@ class Grading:
 
     def pytest_internalerror(self, excrepr: Any) -> None:
         self.grader_errors.append(str(excrepr))
-        self._write_json()
+        self.json.write(self.report, self.grader_errors)
 
     def pytest_deselected(self, items: list[pytest.Item]) -> None:
         self._deselected.extend(items)
@@ -225,71 +395,44 @@ class Grading:
         modules.discard(None)
         if len(modules) != 1:
             return  # not a single kata's suite (the self-tests): plain pytest output
-        entry = registry.get(modules.pop())
-        self.learner = registry.resolve_impl(entry, self.config.getoption("impl"), self.base)
-        self.report = Report(entry.name, entry.title, display_path(self.learner), str(self.target))
-        for item in self._deselected:
-            if (tier := _tier(item)) != INFO:  # leaving out a report decides nothing
-                self.report.deselected[tier] += 1
-        # The interview core runs (and is listed) first, then torch parity, each in suite order;
-        # information-only reports last, apart from the checks.
-        tiers = {item.nodeid: _tier(item) for item in items}
-        items.sort(key=lambda item: (CORE, PARITY, INFO).index(tiers[item.nodeid]))
-        for item in items:
-            description, hints = describe(getattr(item, "function", None).__doc__, item.name)
-            if hasattr(item, "callspec"):
-                description += f" [{item.callspec.id}]"
-            broad = item.get_closest_marker("broad") is not None
-            check = Check(item.name, description, hints, tier=tiers[item.nodeid], broad=broad)
-            self.checks[item.nodeid] = check
-            self.report.checks.append(check)
-        self._write_json()  # unfinished until sessionfinish: tells the runner the run began
+        self.request = request = self.request_for(modules.pop())
+        self.report, self.checks = checklist(request, self.target, items, self._deselected)
+        self.report.grader_errors = self.grader_errors
+        self.timer.grading = True
+        self.json.write(self.report, self.grader_errors)  # unfinished: tells the runner it began
+        if not request.checklist:
+            return
+        self.printer = Printer(hints=request.hints, expand=request.expand, strict=request.strict)
         # A suite may add what --device means for it (SyncBatchNorm: ranks on gloo, not nccl).
         suite = getattr(items[0], "module", None) if items else None
         # A suite may say what grading without the asked device means for it (Triton: the
         # kernel runs in the interpreter, not on simulated CUDA).
         missing = self.device_note and getattr(suite, "NO_DEVICE_NOTE", None)
         notes = [missing or self.device_note, _suite_note(suite, self.target)]
-        if self.printer:
-            self.printer.header(self.report, "\n".join(n for n in notes if n) or None)
+        self.printer.header(self.report, "\n".join(n for n in notes if n) or None)
 
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[Any]):
         outcome = yield
         check = self.checks.get(item.nodeid)
-        report = outcome.get_result()
-        if check is None:
+        if check is None or self.request is None:
             return
-        check.seconds = round(check.seconds + report.duration, 4)
+        result = outcome.get_result()
+        check.seconds = round(check.seconds + result.duration, 4)
         # What the learner's code printed: each phase's report holds the phases before it too.
-        if printed := (report.capstdout + report.capstderr).strip("\n"):
+        if printed := (result.capstdout + result.capstderr).strip("\n"):
             check.output = printed
-        if check.outcome in ("failed", "skipped"):
+        if check.outcome in (Outcome.FAILED, Outcome.SKIPPED):
             return
-        if call.excinfo is not None and call.excinfo.errisinstance(
-            (CannotGrade, limits.GraderTooSlow)
-        ):
-            message = str(call.excinfo.value)
+        if (message := grader_error(call)) is not None:
             if message not in self.grader_errors:  # a module fixture fails every check alike
                 self.grader_errors.append(message)
             if self.session is not None:
                 self.session.shouldstop = "the grader cannot grade here"
             return
-        if report.failed and call.excinfo is not None:
-            check.outcome = "failed"
-            check.kind, check.message = explain(call.excinfo, self.learner)
-            if call.excinfo.errisinstance(Belongs):
-                check.belongs = call.excinfo.value.check
-            if check.kind == TIMEOUT:
-                self._count_timeout()
-        elif report.skipped:
-            check.outcome = "skipped"
-            longrepr = report.longrepr
-            check.message = (
-                longrepr[2].removeprefix("Skipped: ") if isinstance(longrepr, tuple) else ""
-            )
-        elif report.when == "call" and report.passed:
-            check.outcome = "passed"
+        record_outcome(check, call, result, self.request.file)
+        if check.outcome == Outcome.FAILED and check.kind == TIMEOUT:
+            self._count_timeout()
 
     def pytest_runtest_logstart(self, nodeid: str) -> None:
         check = self.checks.get(nodeid)
@@ -298,14 +441,11 @@ class Grading:
 
     def pytest_runtest_logfinish(self, nodeid: str) -> None:
         check = self.checks.get(nodeid)
-        if self.printer and check is not None and not self.grader_errors:
+        if self.printer and check is not None and self.report and not self.grader_errors:
             self.printer.check(check, self.report)
         elif self.printer:
             self.printer.erase()  # the runner says why the grading stopped
-        # A sign of progress for the runner, which stops a grading that makes none.
-        if path := self.config.getoption("report_json"):
-            with contextlib.suppress(OSError):
-                os.utime(path)
+        self.json.touch()  # a sign of progress for the runner, which stops one that makes none
 
     def _count_timeout(self) -> None:
         self.timeouts += 1
@@ -318,58 +458,25 @@ class Grading:
                 )
 
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
-        if self.report is None:
-            self._write_json()
+        if self.report is None or self.request is None:
+            self.json.write(None, self.grader_errors)
             return
         self.report.finished = True
         # Finished before the verdict shows: watch mode never cancels a grading whose verdict
         # the learner has seen (runner._wait lets a finished report's child end).
-        self._write_json()
+        self.json.write(self.report, self.grader_errors)
         if self.printer and not self.grader_errors:  # the runner says why nothing was graded
             self.printer.verdict(self.report)
-        if self.config.getoption("perf"):
-            self._perf(session)
-        self._write_json()
+        if self.request.perf:
+            self.report.perf = measure_perf(session, self.report, self.load, self.target)
+            if self.printer and self.report.perf is not None:
+                from norm_katas.grader import perf
+
+                self.printer.write("\n" + perf.format_report(self.report.perf))
+        self.json.write(self.report, self.grader_errors)
         # Interrupted (2) too: checks that kept timing out stop the run, the learner's loop.
         if not self.grader_errors and session.exitstatus in (0, 1, 2):
-            # Solved means the interview core passes; --strict asks for parity too.
-            strict = self.config.getoption("strict_parity")
-            solved = self.report.strict_solved if strict else self.report.solved
-            if self.report.partial:  # -k or -m: as pytest, whether the selected checks pass
-                solved = self.report.selection_passes(strict)
-            session.exitstatus = 0 if solved else 1
-
-    def _perf(self, session: pytest.Session) -> None:
-        """--perf: the suite's perf_case, timed against torch's built-in (never graded)."""
-        from norm_katas.grader import perf
-
-        suite = next((item.module for item in session.items if hasattr(item, "module")), None)
-        make_case = getattr(suite, "perf_case", None)
-        if self.report is None or make_case is None or self.report.load_error:
-            return
-        try:
-            kata = self.load(suite.KATA)
-            torch.manual_seed(0)
-            result = perf.report(make_case(kata, self.target), self.target)
-        except BaseException as e:  # the learner's constructor, say: report, never crash
-            result = {"given": self.report.title, "device": str(self.target)}
-            result["error"] = f"your code raised {type(e).__name__}: {e}".strip()
-        self.perf = result
-        if self.printer:
-            self.printer.write("\n" + perf.format_report(result))
-
-    def _write_json(self) -> None:
-        path = self.config.getoption("report_json")
-        if not path:
-            return
-        if self.report is not None:
-            data = self.report.to_json(hints=self.config.getoption("hints"))
-        else:  # nothing to grade with: only the grader's own errors, if any
-            data = {"finished": True, "checks": []}
-        data["grader_errors"] = self.grader_errors
-        if self.perf is not None:
-            data["perf"] = self.perf
-        Path(path).write_text(json.dumps(data, indent=2))
+            session.exitstatus = exit_code(self.report, self.request.strict)
 
 
 def _suite_note(suite: Any, device: torch.device) -> str | None:
@@ -377,7 +484,7 @@ def _suite_note(suite: Any, device: torch.device) -> str | None:
     return note(device) if callable(note) else None
 
 
-def _tier(item: pytest.Item) -> str:
+def _tier(item: pytest.Item) -> Tier:
     if item.get_closest_marker("info") is not None:
         return INFO
     return PARITY if item.get_closest_marker("parity") is not None else CORE

@@ -67,18 +67,3 @@ def unknown(name: str) -> str:
     close = difflib.get_close_matches(name.removeprefix("kata-"), names, n=1, cutoff=0.6)
     guess = f"did you mean {close[0]!r}? " if close else ""
     return f"no kata named {name!r}; {guess}the katas are: {', '.join(names)}"
-
-
-def resolve_impl(kata: Kata, impl: str | None, base: Path | None = None) -> Path:
-    """Where the file to grade is: --impl katas (default), solutions, a folder, or a file.
-
-    A relative path is taken from `base`: the folder the user ran nox from.
-    """
-    if impl in (None, "", "katas"):
-        return kata.stub
-    if impl == "solutions":
-        return kata.solution
-    path = Path(impl).expanduser()
-    if not path.is_absolute():
-        path = (base or Path.cwd()) / path
-    return path / kata.file if path.is_dir() else path

@@ -11,6 +11,7 @@ import os
 import shutil
 import sys
 from dataclasses import asdict, dataclass, field
+from enum import Enum
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -19,9 +20,41 @@ import pytest
 from norm_katas.grader import registry, stubs
 from norm_katas.grader.limits import TimedOut
 from norm_katas.grader.loader import MissingName, display_path
+from norm_katas.grader.request import NOT_SOLVED, SOLVED
 
-TODO, FAIL, CRASH, TIMEOUT = "todo", "fail", "crash", "timeout"
-CORE, PARITY, INFO = "core", "parity", "info"
+
+class _Word(str, Enum):
+    """A word of the JSON report: equal to its string, and written as it."""
+
+    def __str__(self) -> str:
+        return self.value
+
+
+class Outcome(_Word):
+    PASSED = "passed"
+    FAILED = "failed"
+    SKIPPED = "skipped"
+    NOT_RUN = "not run"
+
+
+class Kind(_Word):
+    """What kind of failure: the learner's code is unfinished, wrong, raised, or ran too long."""
+
+    NONE = ""  # not a failure
+    TODO = "todo"
+    FAIL = "fail"
+    CRASH = "crash"
+    TIMEOUT = "timeout"
+
+
+class Tier(_Word):
+    CORE = "core"  # the interview core: decides "solved"
+    PARITY = "parity"  # torch parity: a stretch goal, required by --strict
+    INFO = "info"  # a report for the learner: never graded or counted
+
+
+TODO, FAIL, CRASH, TIMEOUT = Kind.TODO, Kind.FAIL, Kind.CRASH, Kind.TIMEOUT
+CORE, PARITY, INFO = Tier.CORE, Tier.PARITY, Tier.INFO
 MOCK_ENV = "NORM_KATAS_MOCK"  # set by the mock interview for its gradings
 TIER_TITLES = {CORE: "Interview core", PARITY: "Torch parity (stretch)", INFO: "Information"}
 OUTPUT_LINES = 3  # lines of the learner's own prints shown under a check
@@ -32,10 +65,10 @@ class Check:
     name: str  # the test function, e.g. test_eps_inside_sqrt (with [id] when parametrized)
     description: str  # first docstring line, e.g. "eps is added inside the square root"
     hints: list[str]  # the docstring's later paragraphs, idea first
-    tier: str = CORE  # core | parity | info (a report for the learner: never graded or counted)
+    tier: Tier = CORE
     broad: bool = False  # a catch-all check many mistakes fail: never the headline if another is
-    outcome: str = "not run"  # passed | failed | skipped | not run
-    kind: str = ""  # for failures: todo | fail | crash | timeout
+    outcome: Outcome = Outcome.NOT_RUN
+    kind: Kind = Kind.NONE  # for failures
     message: str = ""
     seconds: float = 0.0  # setup, call and teardown: where a grading spends its time
     belongs: str = ""  # for a failure of another check's property: that check's function
@@ -44,6 +77,18 @@ class Check:
     @property
     def function(self) -> str:
         return self.name.split("[")[0]
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Check:
+        """A check as Report.to_json wrote it (its hints: those the learner asked for)."""
+        return cls(
+            data["name"], data.get("description", ""), list(data.get("hints", [])),
+            tier=Tier(data.get("tier", CORE)), broad=data.get("broad", False),
+            outcome=Outcome(data.get("outcome", Outcome.NOT_RUN)),
+            kind=Kind(data.get("kind", Kind.NONE)), message=data.get("message", ""),
+            seconds=data.get("seconds", 0.0), belongs=data.get("belongs", ""),
+            output=data.get("output", ""),
+        )  # fmt: skip
 
 
 @dataclass
@@ -58,19 +103,22 @@ class Report:
     finished: bool = False  # False in a report left behind by a run that died
     # Checks left out by -k or -m, per tier: they are not listed, and a tier with any left
     # out cannot be called solved.
-    deselected: dict[str, int] = field(default_factory=lambda: {CORE: 0, PARITY: 0})
+    deselected: dict[Tier, int] = field(default_factory=lambda: {CORE: 0, PARITY: 0})
+    grader_errors: list[str] = field(default_factory=list)  # the grader's own, never the learner's
+    perf: dict[str, Any] | None = None  # --perf's measurements
+    is_stub: bool | None = None  # the file is the untouched stub (None: read it to know)
 
-    def tier(self, tier: str) -> list[Check]:
+    def tier(self, tier: Tier) -> list[Check]:
         return [c for c in self.checks if c.tier == tier]
 
-    def tally(self, tier: str | None = None) -> tuple[int, int]:
+    def tally(self, tier: Tier | None = None) -> tuple[int, int]:
         """(passed, counted) for a tier, or for every graded check; skipped checks do not
         count."""
         checks = [c for c in self.checks if c.tier != INFO] if tier is None else self.tier(tier)
-        counted = [c for c in checks if c.outcome != "skipped"]
-        return sum(c.outcome == "passed" for c in counted), len(counted)
+        counted = [c for c in checks if c.outcome != Outcome.SKIPPED]
+        return sum(c.outcome == Outcome.PASSED for c in counted), len(counted)
 
-    def tier_solved(self, tier: str) -> bool:
+    def tier_solved(self, tier: Tier) -> bool:
         """Every check of the tier that ran passed (solved, if none was left out)."""
         passed, counted = self.tally(tier)
         return self.load_error is None and passed == counted
@@ -95,7 +143,7 @@ class Report:
 
     @property
     def failed(self) -> list[Check]:
-        return [c for c in self.checks if c.outcome == "failed" and c.tier != INFO]
+        return [c for c in self.checks if c.outcome == Outcome.FAILED and c.tier != INFO]
 
     def ranked_failures(self) -> list[Check]:
         """Failures, most specific first: core before parity, broad checks after the others,
@@ -119,11 +167,13 @@ class Report:
         return ranked[0] if ranked else None
 
     def to_json(self, hints: int = 0) -> dict[str, Any]:
-        """The report as JSON. Hints only when the learner asked for them (--hints N): then
-        the first N steps of each failure's, as --all would print them."""
+        """The report as JSON (the format the README documents for --report-json). Hints only
+        when the learner asked for them (--hints N): then the first N steps of each failure's,
+        as --all would print them."""
         data = asdict(self)
+        extra = {name: data.pop(name) for name in ("grader_errors", "perf", "is_stub")}
         for check, saved in zip(self.checks, data["checks"], strict=True):
-            shown = check.outcome == "failed" and check.kind == FAIL
+            shown = check.outcome == Outcome.FAILED and check.kind == FAIL
             saved["hints"] = check.hints[:hints] if shown else []
         passed, total = self.tally()
         core, parity = self.tally(CORE), self.tally(PARITY)
@@ -138,8 +188,44 @@ class Report:
             partial=self.partial,
             headline=headline.name if headline else None,
             untouched=untouched(self),  # the stub as handed out: no attempt yet
+            grader_errors=extra["grader_errors"],
         )
+        if extra["perf"] is not None:
+            data["perf"] = extra["perf"]
         return data
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Report:
+        """The report that to_json wrote, or that a grading which never reached its checks
+        left (no kata: only "finished", "checks" and "grader_errors"). What to_json derives
+        (the tallies, solved, the headline) is derived again, the same; "untouched" is kept
+        as it was when graded."""
+        deselected = data.get("deselected") or {}
+        return cls(
+            data.get("kata", ""), data.get("title", ""), data.get("file", ""),
+            data.get("device", ""), [Check.from_json(c) for c in data.get("checks", [])],
+            load_error=data.get("load_error"), stopped=data.get("stopped"),
+            finished=bool(data.get("finished")),
+            deselected={tier: int(deselected.get(tier, 0)) for tier in (CORE, PARITY)},
+            grader_errors=list(data.get("grader_errors") or []), perf=data.get("perf"),
+            is_stub=data.get("untouched"),
+        )  # fmt: skip
+
+
+def unstarted_json(grader_errors: list[str]) -> dict[str, Any]:
+    """The JSON of a grading that never reached a kata's checks: only the grader's errors."""
+    return {"finished": True, "checks": [], "grader_errors": grader_errors}
+
+
+def exit_code(report: Report, strict: bool) -> int:
+    """SOLVED or NOT_SOLVED, for a grading that ran its checks: solved means the interview
+    core passes (--strict: torch parity too); with -k or -m, as pytest, whether the selected
+    checks pass. The child ends with it and the parent says it: one rule for both."""
+    if report.partial:
+        solved = report.selection_passes(strict)
+    else:
+        solved = report.strict_solved if strict else report.solved
+    return SOLVED if solved else NOT_SOLVED
 
 
 def describe(doc: str | None, fallback: str) -> tuple[str, list[str]]:
@@ -150,7 +236,7 @@ def describe(doc: str | None, fallback: str) -> tuple[str, list[str]]:
     return paragraphs[0], [p for p in paragraphs[1:] if p]
 
 
-def explain(excinfo: pytest.ExceptionInfo[BaseException], learner: Path | None) -> tuple[str, str]:
+def explain(excinfo: pytest.ExceptionInfo[BaseException], learner: Path | None) -> tuple[Kind, str]:
     """(kind, message) for a failed check, without a traceback."""
     e = excinfo.value
     text = str(e).strip()
@@ -253,9 +339,9 @@ class Printer:
         self._tier(check)
         if check.tier == INFO:  # a report, not a check: its text is the message
             self.write(f"  {self.dim}{check.description}: {check.message}{self.reset}")
-        elif check.outcome == "passed":
+        elif check.outcome == Outcome.PASSED:
             self.write(f"  {self.green}✓{self.reset} {check.description}")
-        elif check.outcome == "skipped":
+        elif check.outcome == Outcome.SKIPPED:
             self.write(f"  {self.dim}– {check.description} (skipped: {check.message}){self.reset}")
         else:
             self.write(f"  {self.red}✗{self.reset} {check.description}")
@@ -290,7 +376,7 @@ class Printer:
             self._headline(report, failed)
         if report.stopped:
             self.write(f"\n{self.red}Stopped early:{self.reset} {report.stopped}")
-        not_run = sum(c.outcome == "not run" for c in report.checks)
+        not_run = sum(c.outcome == Outcome.NOT_RUN for c in report.checks)
         if not_run:
             self.write(f"{self.dim}{not_run} check(s) did not run.{self.reset}")
         if left_out := sum(report.deselected.values()):
@@ -399,7 +485,7 @@ class Printer:
                 text += " (required by --strict)" if self.strict else " (stretch)"
             parts.append(text)
         # An information-only report (the Triton bandwidth) skips by design: not a skipped check.
-        skipped = sum(c.outcome == "skipped" and c.tier != INFO for c in report.checks)
+        skipped = sum(c.outcome == Outcome.SKIPPED and c.tier != INFO for c in report.checks)
         extra = f"  {self.dim}({skipped} skipped){self.reset}" if skipped else ""
         self.write(f"\n{self.bold}{' · '.join(parts)}{self.reset}{extra}")
 
@@ -415,6 +501,8 @@ KIND_WORDS = {
 def untouched(report: Report) -> bool:
     """Whether the graded file is the kata's stub as handed out, decided by its content's hash:
     a file that merely still raises NotImplementedError somewhere has been started."""
+    if report.is_stub is not None:
+        return report.is_stub
     path = Path(report.file)
     try:
         content = (path if path.is_absolute() else registry.ROOT / path).read_text("utf-8")

@@ -24,22 +24,26 @@ import tempfile
 import time
 import traceback
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn, TextIO
 
 from norm_katas.grader import registry
+from norm_katas.grader.request import (  # noqa: F401 (the exit codes, named here too)
+    CHECK_TIMEOUT_S,
+    GRADER_FAILED,
+    NOT_SOLVED,
+    SOLVED,
+    USAGE,
+    Request,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
     from norm_katas.grader.limits import Frame
+    from norm_katas.grader.report import Report
 
-# Exit codes of `python -m norm_katas grade` and of the nox kata sessions (see the README).
-SOLVED, NOT_SOLVED, USAGE, GRADER_FAILED = 0, 1, 2, 3
-# Per check, in CPU seconds of the grading's main thread (grader.limits); the slowest reference
-# check uses well under one.
-CHECK_TIMEOUT_S = 10
 # A grading in which no check finishes for this long (or twice a check's own wall-clock net,
 # if longer) is stopped: a safety net for what a check's limit cannot interrupt (a hang inside C).
 GRADING_LIMIT_S = 300
@@ -53,7 +57,7 @@ class GraderError(Exception):
 @dataclass
 class Outcome:
     code: int
-    report: dict | None
+    report: Report | None
     cancelled: bool = False  # stopped by the caller's cancel(): no verdict, nothing to record
 
 
@@ -168,27 +172,8 @@ def missing_requirements(kata: registry.Kata) -> str | None:
     return None
 
 
-def usage_problem(kata: registry.Kata, args: list[str], prog: str = "") -> str | None:
-    """What is wrong with the options, found before any import: an unknown option, a value of
-    the wrong kind, a missing file, a device. `prog`: the command that lists the options."""
-    from norm_katas.grader import options
-
-    if (problem := options.problem(args, prog)) is not None:
-        return problem
-    impl, _ = pop_option(args, "--impl")
-    base = Path(os.environ.get("NORM_KATAS_INVOKED_FROM", Path.cwd()))
-    path = registry.resolve_impl(kata, impl, base)
-    if not path.is_file():
-        return f"{path} does not exist: check the path given to --impl."
-    device, _ = pop_option(args, "--device")
-    if device is not None and device.split(":")[0].lower() not in ("cpu", "cuda", "mps"):
-        return f"--device {device}: expected cpu, cuda or mps."
-    return None
-
-
 def grade(
-    kata: registry.Kata,
-    args: list[str],
+    request: Request,
     *,
     out: TextIO | None = None,
     limit: float = GRADING_LIMIT_S,
@@ -200,66 +185,41 @@ def grade(
     about ten times a second while the child runs; when it says True the child and all it
     started are killed, and the outcome is `cancelled`, with no report.
     """
+    from norm_katas.grader.limits import wall_net
+    from norm_katas.grader.report import Report
+
     out = out or sys.stderr
-    if reason := missing_requirements(kata):
+    if reason := missing_requirements(request.kata):
         print(reason, file=out, flush=True)
         return Outcome(GRADER_FAILED, None)
-    if (problem := usage_problem(kata, args)) is not None:
-        print(problem, file=out, flush=True)
-        return Outcome(USAGE, None)
-    # Paths are the user's, from where they ran the command: the child works elsewhere.
-    base = Path(os.environ.get("NORM_KATAS_INVOKED_FROM", Path.cwd()))
-    wanted, args = pop_option(args, "--report-json")
-    impl, args = pop_option(args, "--impl")
-    args = ["--impl", os.path.abspath(registry.resolve_impl(kata, impl, base)), *args]
-    strict = "--strict" in args
-    args = ["--strict-parity" if a == "--strict" else a for a in args]
-    given = any(a == "--timeout" or a.startswith("--timeout=") for a in args)
-    timeout = [] if given else [f"--timeout={CHECK_TIMEOUT_S}"]
-    args = [*timeout, *args]
-    limit = max(limit, 2 * _check_wall_net(args) + 60)  # a check's own limits act first
+    limit = max(limit, 2 * wall_net(request.timeout) + 60)  # a check's own limits act first
     # ignore_cleanup_errors: a rank killed with its grading may still be writing its log there.
     with tempfile.TemporaryDirectory(prefix="norm-katas-", ignore_cleanup_errors=True) as tmp:
         path = Path(tmp) / "report.json"
         scratch = Path(tmp) / "work"  # the learner's code runs here: see child_main
         scratch.mkdir()
-        status = _run_child(kata, args, path, scratch, out, limit, cancel)
+        # The child writes its report here; the user's --report-json gets a copy.
+        status = _run_child(replace(request, report_json=path), scratch, out, limit, cancel)
         if isinstance(status, Cancelled):
             return Outcome(NOT_SOLVED, None, cancelled=True)
-        report = json.loads(path.read_text()) if path.exists() else None
+        report = Report.from_json(json.loads(path.read_text())) if path.exists() else None
         crash = path.with_suffix(".crash")
         details = crash.read_text() if crash.exists() else ""
-        if wanted and path.exists():
-            shutil.copyfile(path, base / Path(wanted).expanduser())
+        if request.report_json is not None and path.exists():
+            shutil.copyfile(path, request.report_json)
     if hasattr(signal, "SIGPIPE") and status == -signal.SIGPIPE:
         # Whoever read the checklist stopped reading (`| head`): nothing to say, and an
         # unfinished report that is no attempt to record.
         return Outcome(NOT_SOLVED, None)
-    selection = " ".join(
-        f"{flag} {value}" for flag in ("-k", "-m") if (value := pop_option(args, flag)[0])
-    )
-    return Outcome(_verdict(status, report, strict, details, out, selection), report)
-
-
-def _check_wall_net(args: list[str]) -> float:
-    """The wall-clock net of one check, for the --timeout in args."""
-    from norm_katas.grader.limits import wall_net
-
-    value, _ = pop_option(args, "--timeout")
-    try:
-        return wall_net(float(value)) if value else wall_net(CHECK_TIMEOUT_S)
-    except ValueError:
-        return wall_net(CHECK_TIMEOUT_S)  # pytest says what is wrong with it
+    return Outcome(_verdict(status, report, request, details, out), report)
 
 
 def _verdict(
-    status: int | Stalled,
-    report: dict | None,
-    strict: bool,
-    details: str,
-    out: TextIO,
-    selection: str = "",
+    status: int | Stalled, report: Report | None, request: Request, details: str, out: TextIO
 ) -> int:
+    """The exit code of a grading, and what to say when it is not the checklist's own."""
+    from norm_katas.grader.report import exit_code
+
     def say(text: str) -> None:
         print(text, file=out, flush=True)
 
@@ -267,21 +227,22 @@ def _verdict(
         return _stalled(status, out)
     if report is None:
         if status == PYTEST_USAGE_ERROR:
-            return USAGE  # pytest has said why (an unknown option, --device foo, ...)
+            return USAGE  # pytest has said why (--device mps without one, ...)
         cause = f"the grading process ended ({_status(status)}) before any check ran."
         say(grader_failed(cause, details))
         return GRADER_FAILED
-    if errors := report.get("grader_errors"):
+    if errors := report.grader_errors:
         say(grader_failed("its checks could not run to the end.", "\n\n".join(errors)))
         return GRADER_FAILED
-    if not report.get("finished"):
+    if not report.finished:
         say(
             f"\nThe grader's process ended abruptly ({_status(status)}) while running your code.\n"
             "Does your file call os._exit(), crash the interpreter, or use up all the memory? "
             "Remove that and grade again."
         )
         return NOT_SOLVED
-    if status == PYTEST_NO_TESTS or not report.get("checks"):
+    if status == PYTEST_NO_TESTS or not report.checks:
+        selection = request.selection
         matched = f"No check matched {selection}" if selection else "No check ran"
         say(
             f"{matched}: nothing was graded. -k picks checks by words of their names "
@@ -291,10 +252,7 @@ def _verdict(
     if status not in (SOLVED, NOT_SOLVED, PYTEST_INTERRUPTED):
         say(grader_failed(f"pytest ended with status {status} inside the grader."))
         return GRADER_FAILED
-    if report.get("partial"):  # -k or -m: the plugin's code says whether the selection passes
-        return SOLVED if status == SOLVED else NOT_SOLVED
-    solved = report.get("strict_solved" if strict else "solved")
-    return SOLVED if solved else NOT_SOLVED
+    return exit_code(report, request.strict)  # what the child's plugin ended with, too
 
 
 def _stalled(stalled: Stalled, out: TextIO) -> int:
@@ -348,16 +306,20 @@ def exit_process(code: int) -> NoReturn:
     os._exit(code)
 
 
-def child_main(kata: registry.Kata, args: list[str], report: Path, scratch: Path) -> int:
+def child_main(request: Request, scratch: Path) -> int:
     """What runs in the child: the kata's suite with the checklist. Returns pytest's code.
 
+    The request comes as it is, resolved (in memory across a fork, from JSON across a spawn),
+    and goes to the plugin as a plugin object: pytest's arguments are only pytest's own.
     The learner's code runs with `scratch`, an empty folder of this grading's, as its working
     directory: `open("notes.txt", "w")` or `torch.save(m, "model.pt")` there, at import or in
     forward, writes into that folder, which goes with the grading, and never into the
     repository. What the grading needs is found by absolute paths: the suite, --rootdir, the
-    report, --impl (made absolute by the parent) and the import path.
+    report, the file to grade and the import path.
     """
     import pytest
+
+    from norm_katas.grader.plugin import HandedIn
 
     # A relative entry ("" for `python -c`) would import from the scratch folder from now on.
     sys.path[:] = [os.path.abspath(p) for p in sys.path]
@@ -372,10 +334,10 @@ def child_main(kata: registry.Kata, args: list[str], report: Path, scratch: Path
     # No logging plugin either: the checklist never shows captured logs, and it re-attaches its
     # handler to every logger torch creates, for each phase of each check.
     command = [
-        str(kata.suite), "-p", "pytest_timeout", "-p", "no:logging", "--checklist",
-        "--rootdir", str(registry.ROOT), f"--report-json={report}", *args,
+        str(request.kata.suite), "-p", "pytest_timeout", "-p", "no:logging",
+        "--rootdir", str(registry.ROOT), *request.pytest_argv(),
     ]  # fmt: skip
-    return int(pytest.main(command))
+    return int(pytest.main(command, plugins=[HandedIn(request)]))
 
 
 def _fork_is_safe() -> bool:
@@ -386,9 +348,7 @@ def _fork_is_safe() -> bool:
 
 
 def _run_child(
-    kata: registry.Kata,
-    args: list[str],
-    report: Path,
+    request: Request,
     scratch: Path,
     out: TextIO,
     limit: float,
@@ -396,13 +356,14 @@ def _run_child(
 ) -> int | Stalled | Cancelled:
     """The child's exit code (negative: killed by that signal), Stalled if no check finished
     for `limit` seconds (the child touches the report after each), or Cancelled."""
+    assert request.report_json is not None
+    report = request.report_json
     for stream in (sys.stdout, sys.stderr, out):
         stream.flush()
     if not _fork_is_safe():
-        command = [
-            sys.executable, "-m", "norm_katas", "_child", kata.name, str(report), str(scratch),
-            *args,
-        ]  # fmt: skip
+        handed = report.with_name("request.json")  # the request, as data: nothing to parse
+        handed.write_text(request.to_json())
+        command = [sys.executable, "-m", "norm_katas", "_child", str(handed), str(scratch)]
         # Started in the repository, so that `-m norm_katas` imports; child_main moves to scratch.
         child = subprocess.Popen(
             command, cwd=registry.ROOT, stdin=subprocess.DEVNULL, stdout=_fd(out),
@@ -420,7 +381,7 @@ def _run_child(
             os.setpgid(0, 0)  # its own process group, so it can be stopped with all it started
             signal.signal(signal.SIGINT, signal.default_int_handler)
             _redirect(out)
-            code = child_main(kata, args, report, scratch)
+            code = child_main(request, scratch)
         except BaseException as e:  # the grader's own failure: the parent reports it
             report.with_suffix(".crash").write_text(_where(e))
         finally:
@@ -508,16 +469,3 @@ def _cause(e: BaseException) -> str:
 def _where(e: BaseException) -> str:
     """The last frames of a traceback, the grader's own or torch's: where to look."""
     return "".join(traceback.format_exception(type(e), e, e.__traceback__, limit=-4))
-
-
-def pop_option(args: list[str], option: str) -> tuple[str | None, list[str]]:
-    """Take `option VALUE` or `option=VALUE` out of args."""
-    rest, value, it = [], None, iter(args)
-    for arg in it:
-        if arg == option:
-            value = next(it, None)
-        elif arg.startswith(option + "="):
-            value = arg.split("=", 1)[1]
-        else:
-            rest.append(arg)
-    return value, rest

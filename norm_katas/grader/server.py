@@ -2,8 +2,9 @@
 each request in a forked child. The self-tests grade hundreds of files through it.
 
 Protocol, one JSON object per line. The server says {"ready": true} (or {"error": message})
-once warm; then for each request {"kata": name, "args": [...], "out": path} it grades, appends
-the transcript (checklist and any message) to `out`, and answers {"code": exit code}.
+once warm; then for each {"request": Request.to_json(), "out": path} it grades the request
+(parsed by the client: the server parses no options), appends the transcript (checklist and
+any message) to `out`, and answers {"code": exit code}.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from pathlib import Path
 from typing import IO
 
 from norm_katas.grader import registry, runner
+from norm_katas.grader.request import Request
 
 
 def serve(stdin: IO[str] = sys.stdin, stdout: IO[str] = sys.stdout) -> int:
@@ -27,9 +29,9 @@ def serve(stdin: IO[str] = sys.stdin, stdout: IO[str] = sys.stdout) -> int:
     for line in stdin:
         if not line.strip():
             continue
-        request = json.loads(line)
-        with open(request["out"], "a", encoding="utf-8") as out:
-            outcome = runner.grade(registry.get(request["kata"]), request.get("args", []), out=out)
+        message = json.loads(line)
+        with open(message["out"], "a", encoding="utf-8") as out:
+            outcome = runner.grade(Request.from_json(message["request"]), out=out)
         _answer(stdout, {"code": outcome.code})
     return 0
 
@@ -50,10 +52,10 @@ class Client:
         hello = self._read()
         self.error: str | None = hello.get("error")
 
-    def grade(self, kata: str, args: list[str], out: Path) -> int:
+    def grade(self, request: Request, out: Path) -> int:
         assert self.process.stdin is not None
-        request = {"kata": kata, "args": args, "out": str(out)}
-        self.process.stdin.write(json.dumps(request) + "\n")
+        message = {"request": request.to_json(), "out": str(out)}
+        self.process.stdin.write(json.dumps(message) + "\n")
         self.process.stdin.flush()
         return int(self._read()["code"])
 

@@ -5,13 +5,13 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 
-from norm_katas.grader import registry, runner
+from norm_katas.grader import runner
+from norm_katas.grader.request import Request
 from norm_katas.practice import history
 
 
 def grade(
-    kata: registry.Kata,
-    args: list[str],
+    request: Request,
     mode: str = "practice",
     cancel: Callable[[], bool] | None = None,
     **mock: object,
@@ -20,11 +20,10 @@ def grade(
     some checks only (-k, -m), which says nothing about the kata as a whole, nor a usage error
     (-k matching no check), which graded nothing. A grading that cancel() stopped has no
     report, so it is not recorded either."""
-    outcome = runner.grade(kata, args, cancel=cancel)
-    impl, _ = runner.pop_option(args, "--impl")
+    outcome = runner.grade(request, cancel=cancel)
     report = outcome.report
-    recorded = report is not None and not report.get("partial")
-    if recorded and outcome.code in (runner.SOLVED, runner.NOT_SOLVED) and impl != "solutions":
+    recorded = report is not None and not report.partial and not request.reference
+    if recorded and outcome.code in (runner.SOLVED, runner.NOT_SOLVED):
         try:
             history.record_report(report, mode, **mock)  # type: ignore[arg-type]
         except Exception as e:  # the history must never cost the learner a verdict

@@ -20,6 +20,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from norm_katas.grader.report import Report
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS events (
@@ -163,17 +167,20 @@ def events(kata: str | None = None) -> list[Event]:
     ]
 
 
-def record_report(report: dict, mode: str, **mock: object) -> None:
-    """Record a grading from the grader's JSON report."""
-    failed = [c["name"] for c in report.get("checks", []) if c["outcome"] in ("failed", "not run")]
-    core = report.get("core") or {"passed": 0, "total": 0}
-    parity = report.get("parity") or {"passed": 0, "total": 0}
-    if report.get("load_error"):  # nothing ran: every check counts as failed
-        core = {"passed": 0, "total": core["total"]}
-    # Grading the stub as handed out, or a file that does not load, tries nothing yet.
-    attempt = not report.get("load_error") and not report.get("untouched")
+def record_report(report: Report, mode: str, **mock: object) -> None:
+    """Record a grading from the grader's report."""
+    from norm_katas.grader.report import CORE, PARITY, Outcome, untouched
+
+    not_passed = (Outcome.FAILED, Outcome.NOT_RUN)
+    failed = [c.name for c in report.checks if c.outcome in not_passed]
+    passed, total = report.tally(CORE)
+    parity_passed, parity_total = report.tally(PARITY)
+    if report.load_error:  # nothing ran: every check counts as failed
+        passed = 0
+    headline = report.headline
     record(
-        report["kata"], mode, core["passed"], core["total"], failed,
-        parity_passed=parity["passed"], parity_total=parity["total"],
-        headline=report.get("headline"), attempt=attempt, **mock,  # type: ignore[arg-type]
+        report.kata, mode, passed, total, failed, parity_passed=parity_passed,
+        parity_total=parity_total, headline=headline.name if headline else None,
+        # Grading the stub as handed out, or a file that does not load, tries nothing yet.
+        attempt=not report.load_error and not untouched(report), **mock,  # type: ignore[arg-type]
     )  # fmt: skip

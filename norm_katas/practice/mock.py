@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from norm_katas.grader import registry, runner
-from norm_katas.grader.report import MOCK_ENV
+from norm_katas.grader.report import CORE, MOCK_ENV, PARITY, Report
+from norm_katas.grader.request import Request
 from norm_katas.practice import grading, loop, progress, workspace
 from norm_katas.practice.progress import clock
 
@@ -39,7 +40,7 @@ class Mock:
     started: float = field(default_factory=time.monotonic)
     mock_id: str = field(default_factory=lambda: uuid.uuid4().hex)
     gradings: int = 0
-    last: dict | None = None
+    last: Report | None = None  # the last grading's report
     solved_at: float | None = None  # the interview core passed
     parity_at: float | None = None  # torch parity passed too
     stretch: bool = False  # going on for parity after the core was solved
@@ -47,6 +48,7 @@ class Mock:
 
     def __post_init__(self) -> None:
         self.watched = loop.WatchedFile(self.path)  # the stub itself is graded only once saved
+        self.request = Request.create(self.kata, str(self.path))
 
     @property
     def elapsed(self) -> float:
@@ -59,8 +61,8 @@ class Mock:
         elapsed = self.elapsed
         cancel = self.cancel if clear else None  # the final grading runs to its verdict
         outcome = grading.grade(
-            self.kata, ["--impl", str(self.path)], mode="mock", cancel=cancel,
-            seconds=elapsed, budget=self.budget, mock_id=self.mock_id,
+            self.request, mode="mock", cancel=cancel, seconds=elapsed, budget=self.budget,
+            mock_id=self.mock_id,
         )  # fmt: skip
         if outcome.cancelled:  # saved again (graded next) or q (the mock ends): not a grading
             return None
@@ -70,9 +72,9 @@ class Mock:
         if report is None or outcome.code == runner.GRADER_FAILED:
             return None
         self.last = report
-        if report.get("solved") and self.solved_at is None:
+        if report.solved and self.solved_at is None:
             self.solved_at = elapsed
-        if report.get("strict_solved") and self.parity_at is None:
+        if report.strict_solved and self.parity_at is None:
             self.parity_at = elapsed
         if self.parity_at is not None:
             return "every check passes"
@@ -83,11 +85,9 @@ class Mock:
     def status(self) -> str:
         left = max(0.0, self.budget - self.elapsed)
         last = self.last
-        score = (
-            f"core {last['core']['passed']}/{last['core']['total']}" if last else "not graded yet"
-        )
+        score = "core {}/{}".format(*last.tally(CORE)) if last else "not graded yet"
         if last and self.stretch:
-            score += f", parity {last['parity']['passed']}/{last['parity']['total']}"
+            score += ", parity {}/{}".format(*last.tally(PARITY))
         gradings = f"{self.gradings} grading{'s' * (self.gradings != 1)}"
         return f"⏱  {clock(left)} left  ·  {gradings}  ·  {score}  ·  Enter: grade now, q: stop "
 
@@ -111,10 +111,10 @@ def watch(mock: Mock, keys: loop.Keys) -> str:
 
 def offer_parity(mock: Mock, keys: loop.Keys) -> bool:
     """After the core is solved: go on for torch parity? Enter or y goes on."""
-    parity = (mock.last or {}).get("parity", {})
+    passed, total = mock.last.tally(PARITY) if mock.last else (0, 0)
     print(
         f"\n\nInterview core solved in {clock(mock.solved_at)}. Torch parity is at "
-        f"{parity.get('passed', 0)}/{parity.get('total', 0)}: go on for it (stretch)? [y/N] ",
+        f"{passed}/{total}: go on for it (stretch)? [y/N] ",
         end="",
         flush=True,
     )
@@ -127,18 +127,15 @@ def offer_parity(mock: Mock, keys: loop.Keys) -> bool:
 
 
 def scorecard(mock: Mock, ended: str) -> str:
-    last = mock.last or {}
-    core, parity = last.get("core", {}), last.get("parity", {})
-    score = (
-        f"core {core.get('passed', 0)}/{core.get('total', 0)} · "
-        f"parity {parity.get('passed', 0)}/{parity.get('total', 0)}"
-    )
+    core = mock.last.tally(CORE) if mock.last else (0, 0)
+    parity = mock.last.tally(PARITY) if mock.last else (0, 0)
+    score = f"core {core[0]}/{core[1]} · parity {parity[0]}/{parity[1]}"
     used = mock.solved_at if mock.solved_at is not None else min(mock.elapsed, mock.budget)
     share = f"{100 * used / mock.budget:.0f}% of the budget" if mock.budget else ""
     if mock.solved_at is not None:
         result = f"solved ✓ ({score})"
     else:
-        result = f"not solved ({score})" if core.get("total") else "not graded"
+        result = f"not solved ({score})" if core[1] else "not graded"
     rule = "─" * 64
     lines = [
         "", rule, f"Scorecard: {mock.kata.title}", rule,

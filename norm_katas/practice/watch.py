@@ -6,25 +6,20 @@ in a child forked from this process, so a verdict takes about as long as the che
 
 from __future__ import annotations
 
-import os
 import sys
 import time
-from pathlib import Path
 
-from norm_katas.grader import loader, registry, runner
+from norm_katas.grader import loader, runner
+from norm_katas.grader.request import Request
 from norm_katas.practice import grading, loop
 
 
-def run(kata: registry.Kata, args: list[str]) -> int:
-    impl, _ = runner.pop_option(args, "--impl")
-    base = Path(os.environ.get("NORM_KATAS_INVOKED_FROM", Path.cwd()))
-    path = registry.resolve_impl(kata, impl, base)
-    if not path.is_file():
-        print(f"{path} does not exist: nothing to watch.", file=sys.stderr)
-        return runner.USAGE
-    print(f"Starting the grader for {kata.title}...", flush=True)
+def run(request: Request) -> int:
+    """Watch the request's file (Request.parse found it there) and grade each save."""
+    path = request.file
+    print(f"Starting the grader for {request.kata.title}...", flush=True)
     try:
-        runner.warm_up([kata], long_lived=True)
+        runner.warm_up([request.kata], long_lived=True)
     except runner.GraderError as e:
         print(e, file=sys.stderr)
         return runner.GRADER_FAILED
@@ -35,7 +30,7 @@ def run(kata: registry.Kata, args: list[str]) -> int:
 
     def grade() -> None:
         loop.clear_screen()
-        outcome = grading.grade(kata, args, mode="practice", cancel=stops)
+        outcome = grading.grade(request, mode="practice", cancel=stops)
         if outcome.cancelled:  # saved again (graded next) or q (the loop ends)
             if keys.pending != "q":
                 print("\nSaved again: this grading was stopped; grading the new version.")

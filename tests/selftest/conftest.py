@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from norm_katas.grader import server
+from norm_katas.grader import registry, server
+from norm_katas.grader.request import Request
 
 # Each test worker grades in processes of its own. Left to torch's default (a thread per core
 # each), N workers start N x cores OpenMP threads that spin against each other: twice as slow.
@@ -73,7 +74,7 @@ def grade(warm_grader: server.Client, tmp_path: Path, request: pytest.FixtureReq
         report, out = tmp_path / f"report{n}.json", tmp_path / f"out{n}.txt"
         device_args = [] if "--device" in extra else ["--device", device]
         args = ["--impl", str(impl), f"--report-json={report}", *device_args, *extra]
-        code = warm_grader.grade(kata, args, out)
+        code = warm_grader.grade(Request.parse(registry.get(kata), args), out)
         output = out.read_text() if out.exists() else ""
         for marker in INTERNAL:
             assert marker not in output, f"grading {impl} printed an internal error:\n{output}"

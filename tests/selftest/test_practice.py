@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from norm_katas.grader import registry, stubs
+from norm_katas.grader.report import FAIL, Check, Outcome, Report
 from norm_katas.practice import history, mock, progress, workspace
 
 pexpect = pytest.importorskip("pexpect")  # not on every machine: the pty tests need it
@@ -175,28 +176,24 @@ def test_progress_table_and_next_kata() -> None:
     assert "Next: batchnorm" in text and "started but not solved" in text
 
 
+def graded(kata: str, passed: int, failed: list[str] | tuple[str, ...], **fields) -> Report:
+    """A report as the grader hands it over: `failed` (the first is the headline), then
+    `passed` core checks that pass."""
+    checks = [Check(n, n, [], outcome=Outcome.FAILED, kind=FAIL) for n in failed]
+    checks += [Check(f"test_ok_{i}", "", [], outcome=Outcome.PASSED) for i in range(passed)]
+    return Report(kata, kata, f"katas/{kata}.py", "cpu", checks, **{"is_stub": False, **fields})
+
+
 def test_progress_counts_a_mistake_at_its_headline_and_only_real_attempts() -> None:
     # One mistake (eps outside the sqrt) fails three checks each time: it counts at its headline.
     for _ in range(3):
-        history.record_report(
-            {
-                "kata": "layernorm", "core": {"passed": 14, "total": 17}, "headline":
-                "test_eps_inside_sqrt", "checks": [
-                    {"name": n, "outcome": "failed"}
-                    for n in ("test_eps_inside_sqrt", "test_no_bias", "test_matches_torch")
-                ],
-            },
-            "practice",
-        )  # fmt: skip
+        mistake = ("test_eps_inside_sqrt", "test_no_bias", "test_matches_torch")
+        history.record_report(graded("layernorm", 14, mistake), "practice")
     # The untouched stub, and a file that did not load, are no attempts.
-    history.record_report(
-        {"kata": "layernorm", "core": {"passed": 0, "total": 17}, "untouched": True,
-         "headline": "test_parameters", "checks": []}, "practice",
-    )  # fmt: skip
-    history.record_report(
-        {"kata": "rmsnorm", "core": {"passed": 0, "total": 17}, "load_error": "SyntaxError",
-         "checks": []}, "practice",
-    )  # fmt: skip
+    stub = ["test_parameters", *(f"test_{i}" for i in range(16))]
+    history.record_report(graded("layernorm", 0, stub, is_stub=True), "practice")
+    unloaded = graded("rmsnorm", 0, [f"test_{i}" for i in range(17)], load_error="SyntaxError")
+    history.record_report(unloaded, "practice")
     text = cli("progress").stdout
     rows = {line.split()[0]: line.split() for line in text.splitlines() if line.split()}
     assert rows["layernorm"][1] == "3" and rows["rmsnorm"][1] == "0", text
