@@ -68,8 +68,21 @@ def device(request: pytest.FixtureRequest) -> torch.device:
 
 @pytest.fixture(scope="module")
 def kata(request: pytest.FixtureRequest) -> LearnerModule:
-    """The learner's module for the suite's KATA, loaded from --impl (default katas/)."""
-    return request.config.stash[GRADING].load(request.module.KATA)
+    """The learner's module for the suite's kata, loaded from --impl (default katas/)."""
+    entry = kata_of(request.module)
+    if entry is None:
+        pytest.fail(
+            f"{request.module.__file__} is no kata's suite: the `kata` fixture serves "
+            "tests/test_<kata>.py, for a kata in katas/katas.toml",
+            pytrace=False,
+        )
+    return request.config.stash[GRADING].load(entry)
+
+
+def kata_of(module: Any) -> registry.Kata | None:
+    """The kata whose suite `module` is, from its file name: tests/test_<kata>.py."""
+    path = getattr(module, "__file__", None)
+    return registry.for_suite(path) if path else None
 
 
 @pytest.fixture(autouse=True)
@@ -135,12 +148,11 @@ class Grading:
                 # pytest-timeout writes through the terminal reporter, so mute it, not remove it.
                 reporter._tw = _null_writer()
 
-    def load(self, name: str) -> LearnerModule:
-        entry = registry.get(name)
+    def load(self, entry: registry.Kata) -> LearnerModule:
         path = registry.resolve_impl(entry, self.config.getoption("impl"), self.base)
         if path not in self.loaded:
             try:
-                module = load_file(path, f"norm_katas_learner_{Path(entry.file).stem}")
+                module = load_file(path, f"norm_katas_learner_{entry.stem}")
                 self.loaded[path] = LearnerModule(module, path)
             except limits.TimedOut as e:  # the check's time limit ran out during the import
                 self.loaded[path] = LoadError(
@@ -221,11 +233,12 @@ class Grading:
     # Last, so that -k and -m have deselected what they leave out: the checklist is the rest.
     @pytest.hookimpl(trylast=True)
     def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
-        modules = {getattr(item.module, "KATA", None) for item in items if hasattr(item, "module")}
-        modules.discard(None)
-        if len(modules) != 1:
+        suites = {item.module for item in items if hasattr(item, "module")}
+        katas = {kata_of(module) for module in suites}
+        katas.discard(None)
+        if len(katas) != 1:
             return  # not a single kata's suite (the self-tests): plain pytest output
-        entry = registry.get(modules.pop())
+        entry = katas.pop()
         self.learner = registry.resolve_impl(entry, self.config.getoption("impl"), self.base)
         self.report = Report(entry.name, entry.title, display_path(self.learner), str(self.target))
         for item in self._deselected:
@@ -348,7 +361,7 @@ class Grading:
         if self.report is None or make_case is None or self.report.load_error:
             return
         try:
-            kata = self.load(suite.KATA)
+            kata = self.load(kata_of(suite))
             torch.manual_seed(0)
             result = perf.report(make_case(kata, self.target), self.target)
         except BaseException as e:  # the learner's constructor, say: report, never crash
