@@ -99,6 +99,16 @@ def for_suite(path: str | os.PathLike[str]) -> Kata | None:
     return next((kata for kata in load() if kata.suite == found), None)
 
 
+def kata_table() -> str:
+    """The README's kata table (`python -m norm_katas list --markdown`)."""
+    rows = ["| nox session | file | kata | difficulty | minutes |", "|---|---|---|---|---|"]
+    for k in load():
+        rows.append(
+            f"| `kata-{k.name}` | `katas/{k.file}` | {k.title} | {k.difficulty} | {k.minutes} |"
+        )
+    return "\n".join(rows)
+
+
 def get(name: str) -> Kata:
     """Find a kata by its name ("prepost-norm") or its file stem ("prepost_norm")."""
     for kata in load():
