@@ -316,6 +316,12 @@ def solution(session: nox.Session) -> None:
     run_practice(session, sys.executable, "solution", *session.posargs)
 
 
+@nox.session(name="new-kata", python=False)
+def new_kata(session: nox.Session) -> None:
+    """Authors: the skeleton of a new kata (-- NAME), every file of it, ready to run."""
+    run_practice(session, sys.executable, "new-kata", *session.posargs)
+
+
 def _selftests(session: nox.Session, python: str, args: list[str]) -> None:
     workers = [] if any(a.startswith("-n") for a in args) else ["-n", "auto"]
     session.run(python, "-m", "pytest", "tests/selftest", *workers, *args, external=True)
@@ -403,5 +409,7 @@ def _unknown_sessions() -> None:
             sys.exit(2)
 
 
-SESSIONS = ["mock", "progress", "reset", "solution", "tests", "compat", "lint", "benchmark"]
+SESSIONS = [
+    "mock", "progress", "reset", "solution", "new-kata", "tests", "compat", "lint", "benchmark",
+]  # fmt: skip
 _unknown_sessions()

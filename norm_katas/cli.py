@@ -7,6 +7,7 @@ python -m norm_katas progress [--history [KATA]]       your progress (nox -s pro
 python -m norm_katas reset <kata>... | --all           restore stubs (nox -s reset)
 python -m norm_katas solution <kata>                   the reference solution (nox -s solution)
 python -m norm_katas stubs [--record]                  authors: check or record stubs/
+python -m norm_katas new-kata <name>                   authors: a new kata, ready to run
 python -m norm_katas serve                             self-tests: a warm grading server
 """
 
@@ -19,6 +20,7 @@ import sys
 from pathlib import Path
 
 from norm_katas.grader import registry, runner
+from norm_katas.grader.registry import kata_table  # the README's kata table
 
 USAGE = __doc__.split("\n\n", 1)[1]
 PROG = "python -m norm_katas"
@@ -54,16 +56,6 @@ def cmd_grade(argv: list[str]) -> int:
         print(e, file=sys.stderr)
         return runner.GRADER_FAILED
     return grading.grade(request).code
-
-
-def kata_table() -> str:
-    """The README's kata table, from the registry."""
-    rows = ["| nox session | file | kata | difficulty | minutes |", "|---|---|---|---|---|"]
-    for k in registry.load():
-        rows.append(
-            f"| `kata-{k.name}` | `katas/{k.file}` | {k.title} | {k.difficulty} | {k.minutes} |"
-        )
-    return "\n".join(rows)
 
 
 def cmd_list(argv: list[str]) -> int:
@@ -190,6 +182,25 @@ def cmd_stubs(argv: list[str]) -> int:
     return 1 if problems else 0
 
 
+def cmd_new_kata(argv: list[str]) -> int:
+    """Write the skeleton of a new kata (nox -s new-kata -- NAME): authors only."""
+    from norm_katas.grader import scaffold
+
+    if len(argv) != 1 or argv[0].startswith("-"):
+        print(
+            "usage: nox -s new-kata -- NAME   (e.g. nox -s new-kata -- instancenorm)",
+            file=sys.stderr,
+        )
+        return runner.USAGE
+    try:
+        done = scaffold.create(argv[0])
+    except scaffold.ScaffoldError as e:
+        print(f"{e}. Nothing was written.", file=sys.stderr)
+        return runner.USAGE
+    print("\n".join(done))
+    return 0
+
+
 def cmd_serve(argv: list[str]) -> int:
     from norm_katas.grader import server
 
@@ -212,7 +223,8 @@ def cmd_child(argv: list[str]) -> int:
 
 COMMANDS = {
     "grade": cmd_grade, "list": cmd_list, "mock": cmd_mock, "progress": cmd_progress,
-    "reset": cmd_reset, "solution": cmd_solution, "stubs": cmd_stubs, "serve": cmd_serve,
+    "reset": cmd_reset, "solution": cmd_solution, "stubs": cmd_stubs, "new-kata": cmd_new_kata,
+    "serve": cmd_serve,
     "_child": cmd_child,
 }  # fmt: skip
 

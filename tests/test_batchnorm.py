@@ -31,44 +31,6 @@ from norm_katas.grader.checks import (
     shape_of,
 )
 
-KATA = "batchnorm"
-
-# Asked after a mock interview: (question, model answer).
-FOLLOW_UPS = [
-    (
-        "Why is running_var updated with the unbiased variance when training normalizes with "
-        "the biased one?",
-        "Training normalizes the batch by its own spread, and the biased variance (divide by m) "
-        "is exactly that spread, so the batch comes out zero-mean and unit-variance. running_var "
-        "instead estimates the variance of the whole data distribution for inference, and a "
-        "sample of m values underestimates it by a factor (m - 1) / m, so Bessel's correction "
-        "m / (m - 1) is applied first. It matters for small batches and vanishes for large ones.",
-    ),
-    (
-        "Why does BatchNorm struggle with small batches, and what is used instead?",
-        "With a few values per channel the batch mean and variance are noisy, every sample's "
-        "output depends on the others, and training statistics differ from the running ones used "
-        "at inference; one value per channel cannot be normalized at all. Detection and "
-        "segmentation models freeze BatchNorm (eval mode) when fine-tuning, sync it across GPUs "
-        "(SyncBatchNorm), or use GroupNorm; transformers and RNNs use LayerNorm, which does not "
-        "look across the batch.",
-    ),
-    (
-        "Why does the convolution or linear layer right before a BatchNorm need no bias?",
-        "BatchNorm subtracts each channel's mean, and a constant per-channel bias only shifts "
-        "that mean, so it is removed again: its gradient is zero and BatchNorm's own beta does "
-        "its job. Hence Conv2d(..., bias=False) before BatchNorm2d in ResNets.",
-    ),
-    (
-        "What does BatchNorm become at inference, and how can it be folded into the preceding "
-        "convolution?",
-        "In eval mode it is a fixed per-channel affine map: y = a * x + b with a = weight / "
-        "sqrt(running_var + eps) and b = bias - a * running_mean. Scaling the convolution's "
-        "output channel c by a[c] and adding b[c] (plus a[c] times its old bias) gives one "
-        "convolution with the same output and no normalization cost.",
-    ),
-]
-
 STATS = ("running_mean", "running_var", "num_batches_tracked")
 MISSING = object()
 

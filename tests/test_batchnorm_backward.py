@@ -43,36 +43,6 @@ from norm_katas.grader.checks import (
     shape_of,
 )
 
-KATA = "batchnorm-backward"
-
-FOLLOW_UPS = [
-    (
-        "Why is BatchNorm's backward coupled across the batch, and what follows from that?",
-        "Every sample of a channel enters that channel's mean and variance, and every output "
-        "is normalized with them, so dL/dx for one sample has the batch-mean terms −mean(g) − "
-        "x̂ · mean(g · x̂) that depend on all the others. The gradients of a batch are therefore "
-        "not independent per-sample gradients: with tiny batches they are noisy, a batch split "
-        "across GPUs needs synchronized statistics (SyncBatchNorm) for forward and backward, "
-        "and per-sample tricks such as per-example gradient clipping (DP-SGD) do not apply.",
-    ),
-    (
-        "How does the backward change in eval mode, with the running statistics?",
-        "In eval mode μ and σ² are constants (the running averages), not functions of the "
-        "batch, so the layer is a per-channel affine map: dL/dx = dL/dy · w · r with r = "
-        "1/√(running_var + ε), and no mean terms at all. That is why BatchNorm can be folded "
-        "into the preceding convolution for inference, and why fine-tuning with frozen "
-        "BatchNorm behaves so differently from training mode.",
-    ),
-    (
-        "What does a fused BatchNorm kernel save for backward, and how does it reduce?",
-        "Per channel it keeps the batch mean and 1/σ (2·C numbers) besides the input, which "
-        "the previous layer keeps anyway, and recomputes x̂ in backward. Backward is then two "
-        "passes over each channel: one reduction for Σ dy and Σ dy · x̂ (which are also "
-        "grad_bias and grad_weight), then the elementwise formula for dL/dx using them; cuDNN "
-        "and torch's native_batch_norm_backward work this way.",
-    ),
-]
-
 FORBIDDEN = BUILTIN_NORMS | {
     "native_batch_norm_backward", "batch_norm_backward", "cudnn_batch_norm_backward",
     "miopen_batch_norm_backward", "native_layer_norm_backward", "native_group_norm_backward",

@@ -31,37 +31,6 @@ from norm_katas.grader.checks import (
     shape_of,
 )
 
-KATA = "dropout"
-
-FOLLOW_UPS = [
-    (
-        "Why scale the kept values by 1 / (1 - p) during training rather than multiply by "
-        "(1 - p) at inference?",
-        "Both make the expected activation at training time equal to what the next layer sees "
-        "at inference. The original paper kept the units unscaled and multiplied the weights by "
-        "the keep probability at test time; inverted dropout moves the correction into training "
-        "so that the deployed model is a plain identity there: inference code needs neither p "
-        "nor any change, and p can be tuned or set to 0 without touching the inference path.",
-    ),
-    (
-        "What goes wrong if you forget model.eval() before evaluating, and when would you keep "
-        "dropout on at inference on purpose?",
-        "Every forward pass then drops a random subset of units and scales the rest, so "
-        "predictions are noisy, differ between two runs on the same input and are usually less "
-        "accurate; metrics fluctuate for no visible reason. Monte Carlo dropout keeps it on on "
-        "purpose: averaging several stochastic passes gives a prediction, and their spread a "
-        "cheap estimate of the model's uncertainty.",
-    ),
-    (
-        "What does dropout have to keep for the backward pass, and how can that memory be saved?",
-        "The mask: the gradient is grad_output * mask / (1 - p), so torch's native_dropout "
-        "returns a boolean mask (one byte per element) alongside the output and saves it for "
-        "backward. With large activations, such as attention probabilities, that is a lot of "
-        "memory; fused kernels like FlashAttention store only the random generator's seed and "
-        "offset and regenerate the same mask during backward.",
-    ),
-]
-
 
 def call(p=0.5, inplace=False):
     return f"Dropout({p}, inplace=True)" if inplace else f"Dropout({p})"

@@ -28,36 +28,6 @@ from norm_katas.grader.checks import (
     shape_of,
 )
 
-KATA = "droppath"
-
-FOLLOW_UPS = [
-    (
-        "What does DropPath do to a residual network's expected depth, and why does that help?",
-        "Each block's branch survives with probability 1 - p, so a network of L blocks runs on "
-        "average only the sum of the survival probabilities of its blocks: with the usual "
-        "linear rule (p growing from 0 to p_L with depth) about L (1 - p_L / 2) blocks. Training "
-        "therefore sees an ensemble of shallower networks that share weights: gradients reach "
-        "early layers through shorter paths, blocks cannot rely on each other too closely, and "
-        "the full-depth network used at inference behaves like the ensemble's average.",
-    ),
-    (
-        "How does DropPath differ from Dropout, and why is it applied to the residual branch?",
-        "Dropout zeroes single activations inside a layer; DropPath zeroes a whole sample's "
-        "branch output, so that sample skips the block entirely and keeps its identity path. "
-        "It must sit on the branch, x + drop_path(f(x)): dropping the sum would wipe the "
-        "identity too and cut the signal to zero. Within a sample everything is kept or "
-        "dropped together, with one draw per sample.",
-    ),
-    (
-        "Why scale the survivors by 1 / (1 - p), and why do some models turn that off?",
-        "Scaling keeps the expected branch output equal to f(x), so the residual stream's "
-        "scale at inference, when every branch is present, matches what training saw on "
-        "average; inference then needs no correction. scale_by_keep=False leaves survivors "
-        "unscaled, as the original stochastic-depth paper did, which then calls for scaling the "
-        "branches by their survival probability at test time instead.",
-    ),
-]
-
 FORBIDDEN = BUILTIN_DROPOUTS | {"stochastic_depth"}
 
 

@@ -35,36 +35,6 @@ from norm_katas.grader.checks import (
     shape_of,
 )
 
-KATA = "groupnorm"
-
-FOLLOW_UPS = [
-    (
-        "Why do detection and segmentation models use GroupNorm instead of BatchNorm?",
-        "They train on a few large images per GPU, so a batch holds one or two samples per "
-        "device: BatchNorm's batch statistics are then noisy, and the running averages used at "
-        "inference drift away from what training saw. GroupNorm takes its statistics inside "
-        "each sample, over groups of channels and all positions, so its behaviour does not "
-        "depend on the batch size and is the same in training and at inference (Wu & He 2018 "
-        "show it holding its accuracy at 2 images per GPU where BatchNorm collapses).",
-    ),
-    (
-        "How do LayerNorm and InstanceNorm relate to GroupNorm, and what does G trade off?",
-        "With G = 1 all channels form one group: LayerNorm over (C, H, W). With G = C every "
-        "channel is its own group: InstanceNorm, which removes each channel's own mean and "
-        "contrast (useful in style transfer, harmful when channel statistics carry meaning). "
-        "G in between assumes channels in a group behave alike; 32 groups is the usual choice, "
-        "keeping enough values per group for a stable estimate while letting groups differ.",
-    ),
-    (
-        "GroupNorm has no running statistics: what does that mean for fine-tuning and export?",
-        "Inference computes the same per-sample statistics as training, so there is no "
-        "train/eval mismatch, no need to freeze statistics when fine-tuning with small batches, "
-        "and no buffers in the checkpoint. The price is that it cannot be folded into the "
-        "preceding convolution as BatchNorm can at inference: it stays a normalization at run "
-        "time, with its reductions over each group.",
-    ),
-]
-
 # (num_groups, num_channels, input shape): G of 1, a divisor of C, and C, over ranks 2 to 4.
 CASES = [
     (1, 6, (3, 6, 5)),

@@ -31,32 +31,6 @@ from norm_katas.grader.checks import (
     shape_of,
 )
 
-KATA = "layernorm"
-
-# Follow-up questions for the mock interview (nox -s mock): (question, model answer).
-FOLLOW_UPS = [
-    (
-        "Why do Transformers use LayerNorm rather than BatchNorm?",
-        "LayerNorm's statistics come from one sample's features, so it behaves the same for any "
-        "batch size, in training and at inference, and with variable-length or padded sequences. "
-        "BatchNorm's statistics mix samples and positions, need running estimates for inference, "
-        "and become noisy with the small per-device batches that large models train with.",
-    ),
-    (
-        "Why the biased variance here, and where exactly does eps go?",
-        "The layer normalizes the features it actually has, so it uses their population variance "
-        "(divide by H); there is no population beyond them to estimate. eps is added to the "
-        "variance inside the square root: it bounds the denominator below by sqrt(eps), so a "
-        "constant row gives 0 instead of 0/0; and matching torch keeps checkpoints portable.",
-    ),
-    (
-        "What do weight and bias add, if the output is already normalized?",
-        "They give the layer back the ability to choose its own scale and offset per feature, so "
-        "normalizing never removes representational power: with weight = std and bias = mean the "
-        "layer can undo the normalization entirely. bias=False drops the shift, as some LLMs do.",
-    ),
-]
-
 
 def pair(kata, *args, **kwargs):
     """The learner's LayerNorm and torch's, with the same random affine parameters."""

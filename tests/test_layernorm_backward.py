@@ -42,37 +42,6 @@ from norm_katas.grader.checks import (
     shape_of,
 )
 
-KATA = "layernorm-backward"
-
-FOLLOW_UPS = [
-    (
-        "What must LayerNorm save for its backward, and how does a fused kernel save memory?",
-        "The backward needs x̂ (or x and the row mean), the per-row 1/σ and the weight: with "
-        "those, dL/dx = r · (g − mean(g) − x̂ · mean(g · x̂)) needs nothing else. Autograd "
-        "through the unfused formula keeps every intermediate (x − μ, its square, the variance, "
-        "x̂, the product with w). Fused kernels (Apex, Triton, llm.c) keep only x, which the "
-        "next layer saves anyway, plus two floats per row (μ and 1/σ), and recompute x̂ inside "
-        "the backward kernel, trading a little arithmetic for much less memory traffic.",
-    ),
-    (
-        "Why does dL/dx have those two mean terms, and what goes wrong without them?",
-        "μ and σ² are functions of every element of the row, so moving one element moves the "
-        "statistics that normalize all the others. The chain rule through μ gives −mean(g) "
-        "(a constant gradient along the row vanishes: adding c to a row does not change x̂), "
-        "and through σ² gives −x̂ · mean(g · x̂) (scaling a row does not change x̂ either). "
-        "Dropping them gives the gradient of a fixed affine map: plausible-looking but wrong, "
-        "and training drifts.",
-    ),
-    (
-        "Why are grad_weight and grad_bias reductions, and which dimensions do they sum over?",
-        "The same weight and bias are applied at every row (every token of every sequence), so "
-        "their gradients add up the contributions of all rows: Σ dL/dy · x̂ and Σ dL/dy over "
-        "every dimension but the normalized one. In a fused kernel that reduction across rows "
-        "is the awkward part: each block writes a partial sum and a second small kernel, or "
-        "atomics, adds them.",
-    ),
-]
-
 FORBIDDEN = BUILTIN_NORMS | {
     "native_layer_norm_backward", "layer_norm_backward", "native_batch_norm_backward",
     "native_group_norm_backward", "_fused_rms_norm_backward",

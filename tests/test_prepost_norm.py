@@ -34,42 +34,6 @@ from norm_katas.grader.checks import (
     shape_of,
 )
 
-KATA = "prepost-norm"
-
-FOLLOW_UPS = [
-    (
-        "Why do deep Post-LN Transformers usually need a learning-rate warm-up, while Pre-LN "
-        "ones often train without it?",
-        "In Post-LN every residual sum passes through a LayerNorm, so the identity path is "
-        "rescaled at each layer and the gradient reaching a layer depends on all the norms above "
-        "it. Xiong et al. (2020) showed that at initialization the gradients of the parameters "
-        "near the output are large in Post-LN, so a full learning rate from step one is unstable; "
-        "warm-up keeps the first updates small. In Pre-LN the un-normalized identity path carries "
-        "the gradient straight to every layer, the gradients are well behaved at initialization, "
-        "and warm-up can often be dropped.",
-    ),
-    (
-        "Why does a Pre-LN stack need one more LayerNorm after its last block, and where does "
-        "it go in practice?",
-        "A Pre-LN block never normalizes its output: the residual stream is x_0 plus the sum of "
-        "every branch's update, so its scale grows with depth and is not normalized when it "
-        "reaches the head. A final norm fixes that: GPT-2 added ln_f after the last block, and "
-        "with norm_first=True layers nn.TransformerEncoder is given norm=nn.LayerNorm(d_model). "
-        "A Post-LN stack needs none, since its last operation already is a LayerNorm.",
-    ),
-    (
-        "If Pre-LN trains more easily, why do some deep models still use Post-LN variants such "
-        "as DeepNorm?",
-        "Because the Pre-LN residual stream keeps growing, each block's update is small next to "
-        "it, and deep Pre-LN stacks behave more like wider, shallower networks; well-tuned "
-        "Post-LN models have been reported to reach better final quality. DeepNorm (DeepNet, "
-        "Wang et al. 2022) keeps the norm after the sum but up-weights the residual, "
-        "norm(alpha * x + F(x)) with alpha > 1, and scales down the initialization of the branch "
-        "weights, which bounds the size of each update and let Post-LN train with up to 1,000 "
-        "layers.",
-    ),
-]
-
 D, NHEAD, FF = 16, 4, 32  # a small block: every check runs in well under a second
 NORM_FIRST = (False, True)  # Post-LN, then Pre-LN
 

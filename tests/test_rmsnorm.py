@@ -45,33 +45,6 @@ from norm_katas.grader.checks import (
     shape_of,
 )
 
-KATA = "rmsnorm"
-
-# Asked after a mock interview: (question, model answer).
-FOLLOW_UPS = [
-    (
-        "What does RMSNorm drop compared with LayerNorm, and why does it still work?",
-        "It drops the mean subtraction and the bias: it only rescales each sample by its root "
-        "mean square. Zhang and Sennrich (2019) argue that LayerNorm's benefit comes mostly from "
-        "re-scaling invariance, not re-centring; skipping the mean saves a reduction and some "
-        "memory traffic, and LLaMA, Mistral, Gemma and T5 train as well with it.",
-    ),
-    (
-        "Why upcast float16 or bfloat16 inputs to float32 before squaring?",
-        "float16's largest value is 65504, so any |x| above about 256 squares to inf and the "
-        "whole row normalizes to 0; a long sum of squares also loses precision in 10 or 7 "
-        "mantissa bits. torch squares, averages and scales in float32, then casts the result "
-        "back to the input dtype so the caller gets the dtype it passed in.",
-    ),
-    (
-        "What is eps when it is None in torch.nn.RMSNorm, and why not a fixed 1e-6?",
-        "torch.finfo of the dtype the computation runs in: float32's 1.19e-7 for float16, "
-        "bfloat16 and float32 inputs, float64's 2.2e-16 for float64. It scales with the "
-        "precision actually used; float16's own eps (9.8e-4) would visibly shrink outputs "
-        "whose RMS is small, and LLaMA-style models usually pass their own eps (1e-5, 1e-6).",
-    ),
-]
-
 # float16 outputs get rtol 2e-3 (two ulps) instead of 1e-3: casting back before multiplying by
 # the weight, as Hugging Face's LLaMA does, rounds once more than torch and is still correct.
 RTOL = {torch.float16: 2e-3}

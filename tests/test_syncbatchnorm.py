@@ -40,48 +40,6 @@ from norm_katas.grader.checks import (
     shape_of,
 )
 
-KATA = "syncbatchnorm"
-
-# Asked after a mock interview: (question, model answer).
-FOLLOW_UPS = [
-    (
-        "Your BatchNorm runs on 8 GPUs with 4 samples each: what goes wrong without SyncBatchNorm?",
-        "Each GPU normalizes with the mean and variance of its own 4 samples (times the spatial "
-        "positions): noisy estimates, so every sample's output depends on which 3 others share "
-        "its GPU, the running statistics average noisy values, and training behaves unlike eval. "
-        "Detection and segmentation models, with 1-4 images per GPU, suffer most. SyncBatchNorm "
-        "computes the statistics of all 32 samples: the model trains as if the whole batch sat "
-        "on one GPU.",
-    ),
-    (
-        "Why gather the counts with the sums, instead of averaging the ranks' means and variances?",
-        "The global mean is the count-weighted mean of the rank means, so uneven batches (the "
-        "last batch of an epoch, a rank with 1 sample) need the counts. And the global variance "
-        "is not the mean of the rank variances: it adds the spread of the rank means around the "
-        "global mean, sum n_r (var_r + (mean_r - mean)^2) / N. Send (count, sum, sum of squares) "
-        "or (count, mean, M2) per rank and combine; torch all-gathers (mean, invstd, count).",
-    ),
-    (
-        "What does SyncBatchNorm cost, and when would you rather not use it?",
-        "Every BatchNorm layer adds a blocking collective in forward and another in backward: "
-        "small, latency-bound messages (O(C) values) that stall the GPU, dozens per step in a "
-        "ResNet, and harder to overlap than DDP's bucketed gradient all-reduce. With 32 or more "
-        "samples per GPU the local statistics are good enough and plain BatchNorm is faster; "
-        "with tiny per-GPU batches one can sync over small groups (process_group), freeze "
-        "BatchNorm (eval mode, as when fine-tuning detectors) or use GroupNorm, which needs no "
-        "batch statistics at all.",
-    ),
-    (
-        "Why does backward need a collective of its own, and why not for weight and bias?",
-        "The global mean and variance depend on every rank's x, so the gradient of x on one "
-        "rank has terms from all of them: grad_x = w / std * (dy - mean(dy) - x_hat * "
-        "mean(dy * x_hat)), means over the global batch; backward all-reduces sum(dy) and "
-        "sum(dy * x_hat) per channel. Without it each rank's gradient misses the others' terms. "
-        "weight and bias are parameters: each rank returns its own share and DDP all-reduces "
-        "parameter gradients anyway; reducing them here too would count them twice.",
-    ),
-]
-
 RANKS = 4
 # Process groups made on every start: two disjoint pairs, and three ranks without rank 0.
 GROUPS = {"0-1": [0, 1], "2-3": [2, 3], "1-3": [1, 2, 3]}

@@ -75,47 +75,11 @@ from norm_katas.grader.checks import (
 )
 from norm_katas.grader.torch_compat import DispatchMode
 
-KATA = "triton-rmsnorm"
-
 # Imported by the engine fixture, once it has chosen compiled or interpreted: Triton's own
 # library kernels (tl.sum, ...) are built for the interpreter only if TRITON_INTERPRET is set
 # when triton.language is first imported.
 triton = tl = None
 INTERPRETED = False
-
-# Asked after a mock interview: (question, model answer).
-FOLLOW_UPS = [
-    (
-        "Why is RMSNorm memory-bound, and what speed should a good kernel reach?",
-        "It does about four flops per element (square, add, two multiplies) while moving four "
-        "bytes of bfloat16 (two read, two written): about one flop per byte. An H100 does some "
-        "300 bf16 tensor-core flops, and about 20 on its plain fp32 units, in the time HBM moves "
-        "one byte, so the arithmetic hides under the memory traffic and the time is bytes / "
-        "bandwidth. The bar is a device-to-device copy of the same bytes: 90-100% of it.",
-    ),
-    (
-        "What does fusion save in bytes moved, compared with eager PyTorch?",
-        "Eager code on a bfloat16 x runs x.float() (read 2 bytes, write 4 per element), pow (4+4), "
-        "mean (4), the multiply by rstd (4+4), the multiply by weight (4+4) and the cast back "
-        "(4+2): about 40 bytes per element, plus a launch per op. The fused kernel reads 2 and "
-        "writes 2, so about ten times less traffic; the per-row statistics stay in registers.",
-    ),
-    (
-        "Why accumulate in float32 when the input is float16 or bfloat16?",
-        "float16 tops out at 65504, so any |x| above 256 squares to inf and the row normalizes to "
-        "zero. bfloat16 has float32's range but 8 bits of mantissa: once the running sum of "
-        "squares is a few hundred times an element, new terms are rounded away. Since the kernel "
-        "is memory-bound, float32 math in registers is free; cast once, when storing.",
-    ),
-    (
-        "How would you write the backward pass?",
-        "Save rstd per row (M floats) in forward. With g = weight * dy, dx = rstd * (g - x * "
-        "rstd² * mean(g * x)), one program per row again, reading x and dy and writing dx. "
-        "dweight = sum over rows of dy * x * rstd is a reduction across programs: accumulate "
-        "partial sums per group of rows in a (G, N) float32 buffer, then sum it in a second "
-        "small kernel, as Triton's LayerNorm tutorial does (atomics work, not deterministically).",
-    ),
-]
 
 # Fills every float tensor rms_norm allocates, and the fence after it: exact in float16,
 # bfloat16 and float32, and far from any output here (|y| <= sqrt(N) * |weight| ~ 400).
@@ -396,14 +360,16 @@ def engine(device):
         import triton.language as tl
     except Exception as e:  # an ImportError, or a broken install
         cannot_grade(
-            f"The {KATA} kata needs Triton (triton>=3.0), which is not installed for this Python "
-            f"({sys.executable}; importing it raised {type(e).__name__}: {e}). Install it with "
+            "The triton-rmsnorm kata needs Triton (triton>=3.0), which is not installed for this "
+            f"Python ({sys.executable}; importing it raised {type(e).__name__}: {e}). Install "
+            "it with "
             "pip install 'triton>=3.0' (Linux; no GPU needed: without one the grader runs your "
             "kernel in Triton's interpreter), then grade again."
         )
     if _version(triton.__version__) < (3, 0):
         cannot_grade(
-            f"The {KATA} kata needs Triton 3.0 or later; this Python has {triton.__version__}."
+            "The triton-rmsnorm kata needs Triton 3.0 or later; this Python has "
+            f"{triton.__version__}."
         )
     if problem := _library_mode_problem():
         cannot_grade(problem)

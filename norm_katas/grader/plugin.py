@@ -118,8 +118,21 @@ def device(request: pytest.FixtureRequest) -> torch.device:
 
 @pytest.fixture(scope="module")
 def kata(request: pytest.FixtureRequest) -> LearnerModule:
-    """The learner's module for the suite's KATA, loaded from --impl (default katas/)."""
-    return request.config.stash[GRADING].load(request.module.KATA)
+    """The learner's module for the suite's kata, loaded from --impl (default katas/)."""
+    entry = kata_of(request.module)
+    if entry is None:
+        pytest.fail(
+            f"{request.module.__file__} is no kata's suite: the `kata` fixture serves "
+            "tests/test_<kata>.py, for a kata in katas/katas.toml",
+            pytrace=False,
+        )
+    return request.config.stash[GRADING].load(entry)
+
+
+def kata_of(module: Any) -> registry.Kata | None:
+    """The kata whose suite `module` is, from its file name: tests/test_<kata>.py."""
+    path = getattr(module, "__file__", None)
+    return registry.for_suite(path) if path else None
 
 
 @pytest.fixture(autouse=True)
@@ -209,7 +222,7 @@ class Learners:
     def load(self, kata: registry.Kata, path: Path) -> LearnerModule | LoadError:
         if path not in self.loaded:
             try:
-                module = load_file(path, f"norm_katas_learner_{Path(kata.file).stem}")
+                module = load_file(path, f"norm_katas_learner_{kata.stem}")
                 self.loaded[path] = LearnerModule(module, path)
             except limits.TimedOut as e:  # the check's time limit ran out during the import
                 self.loaded[path] = LoadError(
@@ -283,7 +296,7 @@ def measure_perf(
     if make_case is None or report.load_error:
         return None
     try:
-        kata = load(suite.KATA)
+        kata = load(kata_of(suite))
         torch.manual_seed(0)
         return perf.report(make_case(kata, device), device)
     except BaseException as e:  # the learner's constructor, say: report, never crash
@@ -352,9 +365,8 @@ class Grading:
                 # pytest-timeout writes through the terminal reporter, so mute it, not remove it.
                 reporter._tw = _null_writer()
 
-    def request_for(self, name: str) -> Request:
-        """The request for the kata `name`: the handed-in one, or one from the options."""
-        kata = registry.get(name)
+    def request_for(self, kata: registry.Kata) -> Request:
+        """The request for `kata`: the handed-in one, or one from the options."""
         if self.handed is not None:
             return self.handed
         if self.request is not None and self.request.kata == kata:
@@ -364,8 +376,8 @@ class Grading:
         except UsageError as e:
             raise pytest.UsageError(str(e)) from None
 
-    def load(self, name: str) -> LearnerModule:
-        request = self.request_for(name)
+    def load(self, kata: registry.Kata) -> LearnerModule:
+        request = self.request_for(kata)
         result = self.learners.load(request.kata, request.file)
         if isinstance(result, LoadError):
             if self.report is not None:
@@ -391,11 +403,12 @@ class Grading:
     # Last, so that -k and -m have deselected what they leave out: the checklist is the rest.
     @pytest.hookimpl(trylast=True)
     def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
-        modules = {getattr(item.module, "KATA", None) for item in items if hasattr(item, "module")}
-        modules.discard(None)
-        if len(modules) != 1:
+        suites = {item.module for item in items if hasattr(item, "module")}
+        katas = {kata_of(module) for module in suites}
+        katas.discard(None)
+        if len(katas) != 1:
             return  # not a single kata's suite (the self-tests): plain pytest output
-        self.request = request = self.request_for(modules.pop())
+        self.request = request = self.request_for(katas.pop())
         self.report, self.checks = checklist(request, self.target, items, self._deselected)
         self.report.grader_errors = self.grader_errors
         self.timer.grading = True

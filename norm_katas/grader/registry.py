@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import difflib
+import os
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -17,16 +19,32 @@ REGISTRY = ROOT / "katas" / "katas.toml"
 STUBS = ROOT / "stubs"  # the pristine stubs: the tool's copies, never the learner's (grader.stubs)
 
 
+FIELDS = ("name", "title", "difficulty", "minutes", "requires")
+
+
 @dataclass(frozen=True)
 class Kata:
+    """One entry of the registry. Every file of a kata is named after it: the kata "prepost-norm"
+    is katas/prepost_norm.py (also in stubs/ and solutions/), tests/test_prepost_norm.py,
+    tests/catalogue/prepost_norm/ and tests/followups/prepost_norm.toml."""
+
     name: str  # nox session is kata-<name>
     title: str
-    file: str  # same file name in katas/, stubs/ and solutions/
     difficulty: str
     minutes: int
     # Extra packages this kata's grading needs (pip requirement strings), installed into the
     # grading environment by its nox session only: e.g. ["triton>=3.0"].
     requires: tuple[str, ...] = field(default=())
+
+    @property
+    def stem(self) -> str:
+        """The name as a Python identifier: "prepost-norm" -> "prepost_norm"."""
+        return self.name.replace("-", "_")
+
+    @property
+    def file(self) -> str:
+        """The same file name in katas/, stubs/ and solutions/."""
+        return f"{self.stem}.py"
 
     @property
     def stub(self) -> Path:
@@ -44,19 +62,57 @@ class Kata:
 
     @property
     def suite(self) -> Path:
-        return ROOT / "tests" / f"test_{Path(self.file).stem}.py"
+        return ROOT / "tests" / f"test_{self.stem}.py"
+
+    @property
+    def catalogue(self) -> Path:
+        """The folder of wrong (and ok_) implementations that prove the suite's checks."""
+        return ROOT / "tests" / "catalogue" / self.stem
+
+    @property
+    def followups(self) -> Path:
+        """The questions asked after a mock interview, with their model answers."""
+        return ROOT / "tests" / "followups" / f"{self.stem}.toml"
+
+
+def read_toml(path: Path) -> dict[str, Any]:
+    with path.open("rb") as f:
+        return tomllib.load(f)
 
 
 def load() -> list[Kata]:
-    with REGISTRY.open("rb") as f:
-        entries = tomllib.load(f)["kata"]
-    return [Kata(**{**entry, "requires": tuple(entry.get("requires", ()))}) for entry in entries]
+    katas = []
+    for entry in read_toml(REGISTRY)["kata"]:
+        if unknown_keys := sorted(set(entry) - set(FIELDS)):
+            raise ValueError(
+                f"katas/katas.toml: the kata {entry.get('name')!r} has keys no kata has "
+                f"({', '.join(unknown_keys)}); a kata's keys are {', '.join(FIELDS)} (its files "
+                "are named after its name)"
+            )
+        katas.append(Kata(**{**entry, "requires": tuple(entry.get("requires", ()))}))
+    return katas
+
+
+def for_suite(path: str | os.PathLike[str]) -> Kata | None:
+    """The kata whose suite is the file at `path` (tests/test_<stem>.py), if any."""
+    found = Path(path).resolve()
+    return next((kata for kata in load() if kata.suite == found), None)
+
+
+def kata_table() -> str:
+    """The README's kata table (`python -m norm_katas list --markdown`)."""
+    rows = ["| nox session | file | kata | difficulty | minutes |", "|---|---|---|---|---|"]
+    for k in load():
+        rows.append(
+            f"| `kata-{k.name}` | `katas/{k.file}` | {k.title} | {k.difficulty} | {k.minutes} |"
+        )
+    return "\n".join(rows)
 
 
 def get(name: str) -> Kata:
     """Find a kata by its name ("prepost-norm") or its file stem ("prepost_norm")."""
     for kata in load():
-        if name in (kata.name, Path(kata.file).stem):
+        if name in (kata.name, kata.stem):
             return kata
     raise KeyError(unknown(name))
 

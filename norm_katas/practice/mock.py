@@ -4,7 +4,6 @@ would ask. It is solved when the interview core passes; torch parity is an optio
 
 from __future__ import annotations
 
-import ast
 import os
 import random
 import sys
@@ -22,14 +21,10 @@ from norm_katas.practice.progress import clock
 
 
 def follow_ups(kata: registry.Kata) -> list[tuple[str, str]]:
-    """The suite's FOLLOW_UPS = [(question, answer), ...], read without importing it."""
-    tree = ast.parse(kata.suite.read_text(encoding="utf-8"))
-    for node in tree.body:
-        if isinstance(node, ast.Assign) and any(
-            isinstance(t, ast.Name) and t.id == "FOLLOW_UPS" for t in node.targets
-        ):
-            return [tuple(pair) for pair in ast.literal_eval(node.value)]
-    return []
+    """(question, model answer) of each [[followup]] in tests/followups/<kata>.toml."""
+    if not kata.followups.exists():
+        return []
+    return [(f["question"], f["answer"]) for f in registry.read_toml(kata.followups)["followup"]]
 
 
 @dataclass
