@@ -60,7 +60,7 @@ import torch
 from norm_katas.grader.checks import cannot_grade, fail, fail_hung
 from norm_katas.grader.limits import Watch, dump_stack, learner_site, register_dump
 from norm_katas.grader.loader import LoadError, display_path, load_file
-from norm_katas.grader.tracing import _is_learner_code
+from norm_katas.grader.tracing import is_learner_code
 
 # A rank waits at a collective for a peer that is neither there nor done until that peer has
 # used this much CPU time meanwhile (the self-tests, which loop a rank on purpose, shorten it);
@@ -104,7 +104,7 @@ class WorldError(Exception):
 
 def _is_library(filename: str) -> bool:
     """Code of torch, the standard library, the grader, the suites or this harness."""
-    return not _is_learner_code(filename)
+    return not is_learner_code(filename)
 
 
 def _site() -> tuple[str, int] | None:
