@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
@@ -70,6 +71,15 @@ def device(request: pytest.FixtureRequest) -> torch.device:
 def kata(request: pytest.FixtureRequest) -> LearnerModule:
     """The learner's module for the suite's KATA, loaded from --impl (default katas/)."""
     return request.config.stash[GRADING].load(request.module.KATA)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _stop_the_ranks() -> Iterator[None]:
+    """Ranks a suite started (grader.distributed) live as long as the suite: its distributed
+    checks reuse them; they stop after its last check."""
+    yield
+    if (world := sys.modules.get("norm_katas.grader.distributed.world")) is not None:
+        world.close_all()
 
 
 @pytest.fixture(autouse=True)
