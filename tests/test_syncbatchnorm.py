@@ -21,7 +21,6 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from norm_katas.grader import ranks, tracing
 from norm_katas.grader.checks import (
     BUILTIN_NORM_MODULES,
     BUILTIN_NORMS,
@@ -39,6 +38,7 @@ from norm_katas.grader.checks import (
     fail,
     shape_of,
 )
+from norm_katas.grader.distributed import GlobalBatchNorm, WorldSpec, raised
 
 RANKS = 4
 # Process groups made on every start: two disjoint pairs, and three ranks without rank 0.
@@ -57,243 +57,14 @@ SYNC_BUILTINS = frozenset({
     "batch_norm_update_stats", "native_batch_norm_backward", "batch_norm_backward",
 })  # fmt: skip
 FORBIDDEN = BUILTIN_NORMS | SYNC_BUILTINS
-
-
-class GlobalBatchNorm(nn.modules.batchnorm._BatchNorm):
-    """torch's BatchNorm for any (N, C, *) input: what SyncBatchNorm computes on all the ranks'
-    batches put together."""
-
-    def _check_input_dim(self, x: torch.Tensor) -> None:
-        pass
-
-
-# -- the ranks ------------------------------------------------------------------------------
-
-_WORLDS: dict[tuple[str, str], ranks.World] = {}
-
-
-@pytest.fixture(scope="module", autouse=True)
-def _stop_the_ranks():
-    """The ranks live as long as this suite: every distributed check reuses them."""
-    yield
-    for world in _WORLDS.values():
-        world.close()
-    _WORLDS.clear()
-
-
-def device_note(device: torch.device) -> str | None:
-    """Said under the header when --device cuda cannot give every rank its own GPU."""
-    if device.type == "cuda" and backend_for(device) == "gloo":
-        return (
-            f"The {RANKS} ranks need {RANKS} GPUs for nccl, and this machine has "
-            f"{torch.cuda.device_count()}: they run on the CPU over gloo; the single-process "
-            "checks use the GPU."
-        )
-    return None
-
-
-def backend_for(device: torch.device) -> str:
-    """nccl with one GPU per rank where there are enough GPUs; gloo on the CPU otherwise."""
-    if device.type == "cuda" and torch.cuda.device_count() >= RANKS:
-        return "nccl"
-    return "gloo"
-
-
-def world(kata, device) -> ranks.World:
-    """The four ranks with the learner's file loaded: started on first use, and again after
-    a run that left them unusable (a rank killed, stuck or crashed)."""
-    key = (str(kata.path), backend_for(device))
-    current = _WORLDS.get(key)
-    if current is not None and current.alive:
-        return current
-    if current is not None:
-        current.close(kill=True)
-    try:
-        _WORLDS[key] = ranks.World(
-            kata.path, RANKS, module_name="norm_katas_learner_syncbatchnorm",
-            backend=key[1], groups=GROUPS,
-        )  # fmt: skip
-    except ranks.WorldError as e:
-        fail(str(e))
-    return _WORLDS[key]
-
-
-def rank_steps(kata, ctx: ranks.RankContext, spec: dict | None) -> dict | None:
-    """On each rank: build the learner's SyncBatchNorm, run the steps, report what it did."""
-    if spec is None:
-        return None  # this rank sits this scenario out
-    kwargs = dict(spec["kwargs"])
-    if spec["group"] is not None:
-        kwargs["process_group"] = ctx.groups[spec["group"]]
-    ctx.phase("__init__")
-    bn = kata.SyncBatchNorm(spec["C"], **kwargs).to(ctx.device, spec["dtype"])
-    if spec["state"] is not None:
-        try:
-            bn.load_state_dict(spec["state"])
-        except Exception as e:
-            raise ranks.Mistake(f"nn.SyncBatchNorm's state_dict does not load: {e}") from None
-    trace = tracing.Trace()
-    steps = []
-    for k, step in enumerate(spec["steps"], 1):
-        mode = "training" if step["training"] else "eval"
-        bn.train(step["training"])
-        x = step["x"].to(ctx.device).requires_grad_(step["grad"] is not None)
-        mark = ctx.mark()
-        ctx.phase(f"forward ({mode} step {k})")
-        with _recording(trace, spec["trace"]):
-            y = bn(x)
-        if not isinstance(y, torch.Tensor):
-            raise ranks.Mistake(f"forward returned {type(y).__name__}, not a tensor.")
-        out = {"y": y.detach().cpu()}
-        if step["grad"] is not None:
-            ctx.phase(f"backward ({mode} step {k})")
-            if not y.requires_grad:
-                raise ranks.Mistake(
-                    f"the output of training step {k} does not require grad: is it detached?"
-                )
-            with _recording(trace, spec["trace"]):
-                y.backward(step["grad"].to(ctx.device))
-            out["grad_x"] = None if x.grad is None else x.grad.cpu()
-            for name, p in bn.named_parameters():
-                out[f"grad_{name}"] = None if p.grad is None else p.grad.detach().cpu().clone()
-                p.grad = None
-        for name in STATS:
-            value = getattr(bn, name, None)
-            out[name] = value.detach().cpu().clone() if isinstance(value, torch.Tensor) else value
-        out["calls"] = ctx.calls_since(mark)
-        steps.append(out)
-    ctx.phase("done")
-    culprit = trace.first_call_of(set(spec["forbidden"])) if spec["trace"] else None
-    return {"steps": steps, "culprit": culprit}
-
-
-class _recording:
-    """tracing.record's two recorders, when on (kept across steps in one Trace)."""
-
-    def __init__(self, trace: tracing.Trace, on: bool) -> None:
-        self.modes = [tracing._FunctionRecorder(trace), tracing._OpRecorder(trace)] if on else []
-
-    def __enter__(self) -> None:
-        for mode in self.modes:
-            mode.__enter__()
-
-    def __exit__(self, *exc) -> None:
-        for mode in reversed(self.modes):
-            mode.__exit__(*exc)
-
-
-class Scenario:
-    """Steps run on the ranks at once, and the same steps on the global batch for reference.
-
-    xs[k][r]: rank r's input at step k (None: the rank sits out); grads likewise (None: no
-    backward). groups[r]: the name of rank r's process group (None: the default group).
-    """
-
-    def __init__(
-        self, C, xs, *, training=None, grads=None, kwargs=None, state=None, groups=None,
-        dtype=torch.float64, trace=False,
-    ) -> None:  # fmt: skip
-        self.C, self.xs, self.dtype = C, [[_as(x, dtype) for x in step] for step in xs], dtype
-        self.training = training or [True] * len(xs)
-        self.grads = grads or [None] * len(xs)
-        self.kwargs = kwargs or {}
-        self.state = None if state is None else {k: _as(v, dtype) for k, v in state.items()}
-        self.groups = groups or [None] * RANKS
-        self.trace = trace
-
-    def members(self, rank: int) -> list[int]:
-        name = self.groups[rank]
-        return GROUPS[name] if name else list(range(RANKS))
-
-    @property
-    def given(self) -> str:
-        name = describe_call("SyncBatchNorm", self.C, **self.kwargs)
-        who = f"on {RANKS} ranks"
-        named = sorted({g for g in self.groups if g})
-        if named:
-            who += " with process_group " + " and ".join(
-                f"[{', '.join(map(str, GROUPS[g]))}]" for g in named
-            )
-        return f"{name} {who}, {describe_inputs(self.xs[0])}"
-
-    def run(self, kata, device, *, advice: str = "") -> list[dict | None]:
-        """What each rank reported (None where it sat out); fails on any rank's problem."""
-        reports = self.run_reports(kata, device)
-        values = ranks.expect_ranks_ok(reports, given=self.given, advice=advice)
-        return values
-
-    def run_reports(self, kata, device) -> list[ranks.Report]:
-        payloads = []
-        for r in range(RANKS):
-            if all(step[r] is None for step in self.xs):
-                payloads.append(None)
-                continue
-            payloads.append({
-                "C": self.C, "kwargs": self.kwargs, "group": self.groups[r], "dtype": self.dtype,
-                "state": self.state, "trace": self.trace, "forbidden": sorted(FORBIDDEN),
-                "steps": [
-                    {"x": self.xs[k][r], "training": self.training[k],
-                     "grad": None if self.grads[k] is None else _as(self.grads[k][r], self.dtype)}
-                    for k in range(len(self.xs))
-                ],
-            })  # fmt: skip
-        return world(kata, device).run(rank_steps, payloads)
-
-    def steps(self, values: list, rank: int) -> list[tuple[dict, dict]]:
-        """(what rank `rank` reported, what it should have) for each step."""
-        return list(zip(values[rank]["steps"], self.expected(rank), strict=True))
-
-    def expected(self, rank: int) -> list[dict]:
-        """Step by step, what rank `rank` should get: BatchNorm over its group's global batch,
-        in float64."""
-        members = self.members(rank)
-        at = members.index(rank)
-        ref = GlobalBatchNorm(self.C, **self.kwargs).double()
-        if self.state is not None:
-            ref.load_state_dict({k: _as(v, torch.float64) for k, v in self.state.items()})
-        params = list(ref.parameters())
-        out = []
-        for k, step in enumerate(self.xs):
-            ref.train(self.training[k])
-            parts = [step[r].double() for r in members]
-            x = torch.cat(parts).requires_grad_()
-            y = ref(x)
-            sizes = [p.size(0) for p in parts]
-            want = {"y": y.detach().split(sizes)[at]}
-            if self.grads[k] is not None:
-                g = torch.cat([self.grads[k][r].double() for r in members])
-                want["grad_x"] = torch.autograd.grad(y, x, g, retain_graph=True)[0].split(sizes)[at]
-                if params:  # this rank's share: the gradient through its own outputs only
-                    mask = torch.zeros_like(g)
-                    start = sum(sizes[:at])
-                    mask[start : start + sizes[at]] = 1
-                    grads = torch.autograd.grad(y, params, g * mask, retain_graph=True)
-                    want["grad_weight"], want["grad_bias"] = grads
-                    want["grad_weight_all"], want["grad_bias_all"] = torch.autograd.grad(
-                        y, params, g, retain_graph=True
-                    )
-            for name in STATS:
-                value = getattr(ref, name)
-                want[name] = None if value is None else value.detach().clone()
-            out.append(want)
-        return out
-
-
-def _as(value, dtype):
-    if isinstance(value, torch.Tensor) and value.is_floating_point():
-        return value.to(dtype)
-    return value
-
-
-def describe_inputs(xs: list) -> str:
-    """'x (6, 3, 4) float64 on every rank' or 'x (5, 3), (1, 3), (3, 3), (1, 3) float64'."""
-    present = [x for x in xs if x is not None]
-    dtype = str(present[0].dtype).removeprefix("torch.")
-    shapes = [x.shape for x in present]
-    if len(present) == len(xs) and all(s == shapes[0] for s in shapes):
-        return f"x {shape_of(present[0])} on every rank"
-    shown = ", ".join("-" if x is None else f"({', '.join(map(str, x.shape))})" for x in xs)
-    return f"x {shown} {dtype} on ranks 0-{len(xs) - 1}"
+# The ranks every distributed check runs on, each with the learner's SyncBatchNorm: started
+# once, reused by every check until one leaves them unusable.
+WORLD = WorldSpec(RANKS, "SyncBatchNorm", groups=GROUPS, forbidden=FORBIDDEN)
+# Scenario(C, xs, training=, grads=, kwargs=, state=, groups=, dtype=, trace=): steps run on the
+# ranks at once (xs[k][r]: rank r's input at step k), and the same on the global batch.
+Scenario = WORLD.scenario
+# Said under the header when --device cuda cannot give every rank its own GPU.
+device_note = WORLD.device_note
 
 
 def random_state(C: int, *, affine: bool = True, stats: bool = True) -> dict:
@@ -335,56 +106,7 @@ def call(module, x, *, given, learner, advice=""):
     except NotImplementedError:
         raise
     except Exception as e:
-        fail(f"{given}: your code {ranks.raised(e, learner)}. {advice}".rstrip())
-
-
-def used_statistics(x: torch.Tensor, y: torch.Tensor, eps: float = 1e-5):
-    """The mean and variance that turned x into y = (x - mean) / sqrt(var + eps) (weight 1,
-    bias 0), read off a straight line fitted per channel; and how far y is from such a line."""
-    C = x.size(1)
-    xs, ys = x.transpose(0, 1).reshape(C, -1), y.transpose(0, 1).reshape(C, -1).double()
-    xm, ym = xs.mean(1, keepdim=True), ys.mean(1, keepdim=True)
-    slope = ((xs - xm) * (ys - ym)).sum(1) / (xs - xm).square().sum(1)
-    intercept = ym[:, 0] - slope * xm[:, 0]
-    residual = (ys - slope[:, None] * xs - intercept[:, None]).abs().max().item()
-    return -intercept / slope, 1 / slope.square() - eps, residual
-
-
-def local_stats(x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-    dims = [0, *range(2, x.dim())]
-    return x.mean(dims), x.var(dims, unbiased=False)
-
-
-def expect_statistic(have, want, *, given, rank, what, suspects=()):
-    """One rank's per-channel statistic (read off its output) against the expected one;
-    on failure, say which well-known wrong value it matches, if any."""
-    close = torch.isclose(have, want, rtol=READ_RTOL, atol=READ_ATOL)
-    if close.all():
-        return
-    c = int((~close).nonzero()[0])
-    why = ""
-    for value, explanation in suspects:
-        if torch.isclose(have, value, rtol=READ_RTOL, atol=READ_ATOL).all():
-            why = f" That is {explanation}."
-            break
-    fail(
-        f"{given}: rank {rank} normalized channel {c} with {what} {have[c].item():.6g} (read off "
-        f"its output), expected {want[c].item():.6g}.{why}"
-    )
-
-
-def expect_normalized(x, y, *, given, rank):
-    """The output is one straight-line map of x per channel: (x - mean) / std."""
-    if not isinstance(y, torch.Tensor) or y.shape != x.shape:
-        shown = tuple(y.shape) if isinstance(y, torch.Tensor) else type(y).__name__
-        fail(f"{given}: rank {rank}'s output has shape {shown}, expected {tuple(x.shape)}.")
-    *_, residual = used_statistics(x, y)
-    if not math.isfinite(residual) or residual > READ_ATOL:
-        fail(
-            f"{given}: rank {rank}'s output is not (x - mean) / sqrt(var + eps) with one mean "
-            "and one variance per channel: the statistics must be shared by every value of a "
-            "channel (over N and all the dims after C), and by every rank."
-        )
+        fail(f"{given}: your code {raised(e, learner)}. {advice}".rstrip())
 
 
 def quietly(run):
@@ -396,25 +118,6 @@ def quietly(run):
         raise
     except Exception:
         return None
-
-
-def expect_calls(report_calls, *, given, rank, none=False, group=None):
-    """The collectives of one rank's step: none at all (eval), or all on `group`."""
-    if none and report_calls:
-        first = report_calls[0]
-        fail(
-            f"{given}: in eval mode rank {rank} called {first['name']} ({len(report_calls)} "
-            "collective(s) in all). Eval needs no communication: it normalizes with the running "
-            "statistics, which are the same on every rank already, and ranks may evaluate "
-            "different numbers of batches (a collective there would hang)."
-        )
-    for call_ in report_calls if group is not None else ():
-        if list(call_["group"]) != list(group):
-            fail(
-                f"{given}: rank {rank}'s {call_['name']} in {call_['phase']} went over ranks "
-                f"{list(call_['group'])}, not over its process_group's ranks {list(group)}. "
-                "Pass group=self.process_group to every collective (None means every rank)."
-            )
 
 
 # -- one process: torch.nn's parameters, buffers, and BatchNorm without a process group ------
@@ -619,6 +322,74 @@ def test_follows_device(kata, device):
 # -- four ranks -------------------------------------------------------------------------------
 
 SHIFTS = [[-3.0, 1.0, 0.5], [-1.0, 2.0, -2.0], [2.0, -1.0, 3.0], [4.0, 0.0, -1.0]]
+
+
+def local_stats(x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    dims = [0, *range(2, x.dim())]
+    return x.mean(dims), x.var(dims, unbiased=False)
+
+
+def used_statistics(x: torch.Tensor, y: torch.Tensor, eps: float = 1e-5):
+    """The mean and variance that turned x into y = (x - mean) / sqrt(var + eps) (weight 1,
+    bias 0), read off a straight line fitted per channel; and how far y is from such a line."""
+    C = x.size(1)
+    xs, ys = x.transpose(0, 1).reshape(C, -1), y.transpose(0, 1).reshape(C, -1).double()
+    xm, ym = xs.mean(1, keepdim=True), ys.mean(1, keepdim=True)
+    slope = ((xs - xm) * (ys - ym)).sum(1) / (xs - xm).square().sum(1)
+    intercept = ym[:, 0] - slope * xm[:, 0]
+    residual = (ys - slope[:, None] * xs - intercept[:, None]).abs().max().item()
+    return -intercept / slope, 1 / slope.square() - eps, residual
+
+
+def expect_normalized(x, y, *, given, rank):
+    """The output is one straight-line map of x per channel: (x - mean) / std."""
+    if not isinstance(y, torch.Tensor) or y.shape != x.shape:
+        shown = tuple(y.shape) if isinstance(y, torch.Tensor) else type(y).__name__
+        fail(f"{given}: rank {rank}'s output has shape {shown}, expected {tuple(x.shape)}.")
+    *_, residual = used_statistics(x, y)
+    if not math.isfinite(residual) or residual > READ_ATOL:
+        fail(
+            f"{given}: rank {rank}'s output is not (x - mean) / sqrt(var + eps) with one mean "
+            "and one variance per channel: the statistics must be shared by every value of a "
+            "channel (over N and all the dims after C), and by every rank."
+        )
+
+
+def expect_statistic(have, want, *, given, rank, what, suspects=()):
+    """One rank's per-channel statistic (read off its output) against the expected one;
+    on failure, say which well-known wrong value it matches, if any."""
+    close = torch.isclose(have, want, rtol=READ_RTOL, atol=READ_ATOL)
+    if close.all():
+        return
+    c = int((~close).nonzero()[0])
+    why = ""
+    for value, explanation in suspects:
+        if torch.isclose(have, value, rtol=READ_RTOL, atol=READ_ATOL).all():
+            why = f" That is {explanation}."
+            break
+    fail(
+        f"{given}: rank {rank} normalized channel {c} with {what} {have[c].item():.6g} (read off "
+        f"its output), expected {want[c].item():.6g}.{why}"
+    )
+
+
+def expect_calls(report_calls, *, given, rank, none=False, group=None):
+    """The collectives of one rank's step: none at all (eval), or all on `group`."""
+    if none and report_calls:
+        first = report_calls[0]
+        fail(
+            f"{given}: in eval mode rank {rank} called {first['name']} ({len(report_calls)} "
+            "collective(s) in all). Eval needs no communication: it normalizes with the running "
+            "statistics, which are the same on every rank already, and ranks may evaluate "
+            "different numbers of batches (a collective there would hang)."
+        )
+    for call_ in report_calls if group is not None else ():
+        if list(call_["group"]) != list(group):
+            fail(
+                f"{given}: rank {rank}'s {call_['name']} in {call_['phase']} went over ranks "
+                f"{list(call_['group'])}, not over its process_group's ranks {list(group)}. "
+                "Pass group=self.process_group to every collective (None means every rank)."
+            )
 
 
 def test_every_rank_joins_the_same_collectives(kata, device):

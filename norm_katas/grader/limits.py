@@ -102,9 +102,9 @@ def is_learner_file(filename: str) -> bool:
     does not count: torch and dataclasses make their own."""
     if filename.startswith("<"):
         return False
-    from norm_katas.grader.tracing import _is_learner_code
+    from norm_katas.grader.tracing import is_learner_code
 
-    return _is_learner_code(filename)
+    return is_learner_code(filename)
 
 
 def learner_site(frames: Iterable[Frame]) -> Site | None:

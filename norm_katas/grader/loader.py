@@ -7,7 +7,7 @@ import importlib.util
 import sys
 import traceback
 from pathlib import Path
-from types import ModuleType
+from types import ModuleType, TracebackType
 
 import pytest
 
@@ -20,9 +20,20 @@ class MissingName(pytest.fail.Exception):
     """The learner's file lacks a name the kata needs: the check's own hints do not apply."""
 
 
-def _learner_frame(tb: traceback.StackSummary, path: Path) -> traceback.FrameSummary | None:
-    frames = [f for f in tb if Path(f.filename).resolve() == path.resolve()]
-    return frames[-1] if frames else None
+def learner_frame(
+    tb: TracebackType | None, learner: Path, *, elsewhere: bool = False
+) -> traceback.FrameSummary | None:
+    """The learner's line in a traceback: its innermost frame in the file `learner`. With
+    elsewhere, failing that, the innermost frame of any code of the learner's (a module the
+    file imports, code it exec'd), as a rank reports an error that never passed through it."""
+    frames = traceback.extract_tb(tb)
+    target = learner.resolve()
+    own = [f for f in frames if Path(f.filename).resolve() == target]
+    if not own and elsewhere:
+        from norm_katas.grader.tracing import is_learner_code  # imports torch: only when asked
+
+        own = [f for f in frames if is_learner_code(f.filename)]
+    return own[-1] if own else None
 
 
 def load_file(path: Path, module_name: str) -> ModuleType:
@@ -54,7 +65,7 @@ def load_file(path: Path, module_name: str) -> ModuleType:
         sys.modules.pop(module_name, None)
         if isinstance(e, KeyboardInterrupt):
             raise
-        frame = _learner_frame(traceback.extract_tb(e.__traceback__), path)
+        frame = learner_frame(e.__traceback__, path)
         at = f" (line {frame.lineno}: {frame.line})" if frame else ""
         raise LoadError(
             f"importing {shown} raised {type(e).__name__}: {e}{at}. "

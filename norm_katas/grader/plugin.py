@@ -24,6 +24,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
@@ -133,6 +134,15 @@ def kata_of(module: Any) -> registry.Kata | None:
     """The kata whose suite `module` is, from its file name: tests/test_<kata>.py."""
     path = getattr(module, "__file__", None)
     return registry.for_suite(path) if path else None
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _stop_the_ranks() -> Iterator[None]:
+    """Ranks a suite started (grader.distributed) live as long as the suite: its distributed
+    checks reuse them; they stop after its last check."""
+    yield
+    if (world := sys.modules.get("norm_katas.grader.distributed.world")) is not None:
+        world.close_all()
 
 
 @pytest.fixture(autouse=True)

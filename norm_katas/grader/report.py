@@ -19,7 +19,7 @@ import pytest
 
 from norm_katas.grader import registry, stubs
 from norm_katas.grader.limits import TimedOut
-from norm_katas.grader.loader import MissingName, display_path
+from norm_katas.grader.loader import MissingName, display_path, learner_frame
 from norm_katas.grader.request import NOT_SOLVED, SOLVED
 
 
@@ -261,15 +261,10 @@ def explain(excinfo: pytest.ExceptionInfo[BaseException], learner: Path | None) 
 
 
 def _learner_line(excinfo: pytest.ExceptionInfo[BaseException], learner: Path | None) -> str:
-    if learner is None:
+    frame = learner_frame(excinfo.tb, learner) if learner is not None else None
+    if frame is None:
         return ""
-    target = str(learner.resolve())
-    frames = [t for t in excinfo.traceback if str(Path(t.path).resolve()) == target]
-    if not frames:
-        return ""
-    entry = frames[-1]
-    line = str(entry.statement).strip().splitlines()[0] if entry.statement else ""
-    return f", at {display_path(learner)} line {entry.lineno + 1}: {line}"
+    return f", at {display_path(learner)} line {frame.lineno}: {(frame.line or '').strip()}"
 
 
 class Printer:

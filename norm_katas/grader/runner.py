@@ -228,7 +228,7 @@ def _verdict(
     if report is None:
         if status == PYTEST_USAGE_ERROR:
             return USAGE  # pytest has said why (--device mps without one, ...)
-        cause = f"the grading process ended ({_status(status)}) before any check ran."
+        cause = f"the grading process ended ({exit_status(status)}) before any check ran."
         say(grader_failed(cause, details))
         return GRADER_FAILED
     if errors := report.grader_errors:
@@ -236,7 +236,8 @@ def _verdict(
         return GRADER_FAILED
     if not report.finished:
         say(
-            f"\nThe grader's process ended abruptly ({_status(status)}) while running your code.\n"
+            f"\nThe grader's process ended abruptly ({exitexit_status(status)}) while running your "
+            "code.\n"
             "Does your file call os._exit(), crash the interpreter, or use up all the memory? "
             "Remove that and grade again."
         )
@@ -287,10 +288,14 @@ def _stalled(stalled: Stalled, out: TextIO) -> int:
     return GRADER_FAILED
 
 
-def _status(status: int) -> str:
+def exit_status(status: int | None) -> str:
+    """How a process ended, for a message: 'exit status 1', 'killed by SIGKILL, out of memory?'."""
+    if status is None:
+        return "still running"
     if status < 0:
-        name = signal.Signals(-status).name
-        return f"killed by {name}" + (", out of memory?" if name == "SIGKILL" else "")
+        with contextlib.suppress(ValueError):
+            name = signal.Signals(-status).name
+            return f"killed by {name}" + (", out of memory?" if name == "SIGKILL" else "")
     return f"exit status {status}"
 
 
@@ -340,7 +345,8 @@ def child_main(request: Request, scratch: Path) -> int:
     return int(pytest.main(command, plugins=[HandedIn(request)]))
 
 
-def _fork_is_safe() -> bool:
+def fork_is_safe() -> bool:
+    """Whether a child may be forked from this process rather than started afresh."""
     if sys.platform != "linux" or os.environ.get("NORM_KATAS_SPAWN"):
         return False  # macOS frameworks and Windows do not survive fork without exec
     torch = sys.modules.get("torch")
@@ -360,7 +366,7 @@ def _run_child(
     report = request.report_json
     for stream in (sys.stdout, sys.stderr, out):
         stream.flush()
-    if not _fork_is_safe():
+    if not fork_is_safe():
         handed = report.with_name("request.json")  # the request, as data: nothing to parse
         handed.write_text(request.to_json())
         command = [sys.executable, "-m", "norm_katas", "_child", str(handed), str(scratch)]

@@ -10,11 +10,12 @@ Python: the lines run in the learner's own code, and calls into Python's or nump
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import random
 import sys
 import sysconfig
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -83,10 +84,16 @@ class _OpRecorder(DispatchMode):
         return func(*args, **(kwargs or {}))
 
 
+@contextlib.contextmanager
+def recording(trace: Trace) -> Iterator[Trace]:
+    """Add to trace what the code in the with block calls, at both levels."""
+    with _FunctionRecorder(trace), _OpRecorder(trace):
+        yield trace
+
+
 def record(fn: Callable[[], Any]) -> tuple[Any, Trace]:
     """Run fn() and return its result with everything it called."""
-    trace = Trace()
-    with _FunctionRecorder(trace), _OpRecorder(trace):
+    with recording(Trace()) as trace:
         result = fn()
     return result, trace
 
@@ -106,7 +113,7 @@ _LIBRARY_DIRS = tuple(
 
 
 @functools.cache
-def _is_learner_code(filename: str) -> bool:
+def is_learner_code(filename: str) -> bool:
     """Code that is neither torch's, a library's, the stdlib's nor the grader's own."""
     if filename.startswith("<frozen"):
         return False
@@ -138,7 +145,7 @@ def _count_settrace(fn: Callable[[], Any]) -> tuple[Any, int]:
 
     def on_call(frame: Any, event: str, arg: Any) -> Any:
         nonlocal count
-        if not _is_learner_code(frame.f_code.co_filename):
+        if not is_learner_code(frame.f_code.co_filename):
             return None
         count += 1
         return local
@@ -161,7 +168,7 @@ def _count_monitoring(fn: Callable[[], Any], mon: Any) -> tuple[Any, int]:
 
     def on_event(code: Any, *_: Any) -> Any:
         nonlocal count
-        if _is_learner_code(code.co_filename):
+        if is_learner_code(code.co_filename):
             count += 1
             return None
         return mon.DISABLE  # never report this location again: keeps torch's code fast
