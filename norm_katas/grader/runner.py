@@ -236,7 +236,7 @@ def _verdict(
         return GRADER_FAILED
     if not report.finished:
         say(
-            f"\nThe grader's process ended abruptly ({exitexit_status(status)}) while running your "
+            f"\nThe grader's process ended abruptly ({exit_status(status)}) while running your "
             "code.\n"
             "Does your file call os._exit(), crash the interpreter, or use up all the memory? "
             "Remove that and grade again."
