@@ -347,9 +347,7 @@ def start(device: torch.device) -> None:
             "kernel in Triton's interpreter), then grade again."
         )
     if _version(triton.__version__) < (3, 0):
-        cannot_grade(
-            f"This kata needs Triton 3.0 or later; this Python has {triton.__version__}."
-        )
+        cannot_grade(f"This kata needs Triton 3.0 or later; this Python has {triton.__version__}.")
     if problem := _library_mode_problem():
         cannot_grade(problem)
     if INTERPRETED:
