@@ -29,6 +29,7 @@ from norm_katas.grader.checks.autograd import (
     expect_saves_only_what_backward_needs,
     expect_through_function,
 )
+from norm_katas.grader.checks.backward import FunctionKata
 from norm_katas.grader.checks.comparisons import (
     DEVICE_TOLERANCE,
     HALF_OFFSET,
@@ -92,6 +93,7 @@ __all__ = [
     "TOLERANCE",
     "Belongs",
     "CannotGrade",
+    "FunctionKata",
     "Hung",
     "PerfCase",
     "RecordingContext",
