@@ -20,6 +20,7 @@ from torch import nn
 from norm_katas.grader.checks import (
     TOLERANCE,
     PerfCase,
+    backward_grads,
     expect_close,
     expect_float64_arithmetic,
     expect_follows_device,
@@ -30,6 +31,7 @@ from norm_katas.grader.checks import (
     expect_state_dict_round_trip,
     expect_vectorized,
     fail,
+    forward_with_grad,
     load_torch_state,
     shape_of,
 )
@@ -197,12 +199,6 @@ def skip_unless_matches(got, expected, what):
     g, e = got.detach().double().cpu(), expected.detach().double().cpu()
     if got.dtype != expected.dtype or not torch.allclose(g, e, rtol=rtol, atol=atol):
         pytest.skip(f"{what} differs from torch's already: fix the checks on forward first")
-
-
-def forward_with_grad(run, x):
-    """(a leaf copy of x that requires grad, run(copy)): ready for backward."""
-    xi = x.clone().requires_grad_()
-    return xi, run(xi)
 
 
 NAMES_ADVICE = (
@@ -766,11 +762,8 @@ def test_gradients_match(kata, device):
         grad_out = torch.randn_like(x)
         (x_mine, out_mine), (x_ref, out_ref) = (forward_with_grad(m, x) for m in (mine, ref))
         skip_unless_matches(out_mine, out_ref, "the block's output")
-        got, want = {}, {}
-        for module, xi, out, grads in ((mine, x_mine, out_mine, got), (ref, x_ref, out_ref, want)):
-            out.backward(grad_out)
-            grads["input"] = xi.grad
-            grads.update({n: p.grad for n, p in module.named_parameters()})
+        got = backward_grads(out_mine, grad_out, x_mine, mine)
+        want = backward_grads(out_ref, grad_out, x_ref, ref)
         expect_grads_close(
             got, want, given=f"{block_name(norm_first)} in train mode on x {shape_of(x)}"
         )
@@ -781,12 +774,8 @@ def test_gradients_match(kata, device):
         x_mine, out_mine = forward_with_grad(unit, x)
         x_ref, out_ref = forward_with_grad(lambda xi, f=formula, u=unit: f(xi, u, u.sublayer), x)
         skip_unless_matches(out_mine, out_ref, f"the {kind} output")
-        got, want = {}, {}
-        for xi, out, grads in ((x_mine, out_mine, got), (x_ref, out_ref, want)):
-            unit.zero_grad(set_to_none=True)
-            out.backward(grad_out)
-            grads["input"] = xi.grad
-            grads.update({n: p.grad for n, p in unit.named_parameters()})
+        got = backward_grads(out_mine, grad_out, x_mine, unit)
+        want = backward_grads(out_ref, grad_out, x_ref, unit)  # the same parameters, cleared
         expect_grads_close(got, want, given=f"{kind}(8, nn.Linear) on x {shape_of(x)}")
 
 
