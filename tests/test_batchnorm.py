@@ -80,6 +80,17 @@ SHAPES = [
 ]
 
 
+def one_step(kata, device, cls, channels, x_shape, spread, centre, **kwargs):
+    """The learner's layer, with random running statistics in float64, after one training step
+    on x = randn * spread + centre: (it, (running_mean, running_var) before the step, x)."""
+    mine, ref = paired(kata, cls, channels, stats=True, **kwargs)
+    mine, ref = mine.to(device, torch.float64), ref.to(device, torch.float64)
+    before = ref.running_mean.clone(), ref.running_var.clone()
+    x = torch.randn(x_shape, dtype=torch.float64, device=device) * spread + centre
+    mine(x)
+    return mine, before, x
+
+
 def stat(module, name, *, given):
     """module.<name> (a running statistic), failing clearly when it does not exist."""
     value = getattr(module, name, MISSING)
@@ -363,13 +374,8 @@ def test_momentum_direction(kata, device):
     running_mean = (1 - momentum) * running_mean + momentum * batch_mean, and so running_var.
     """
     for cls, x_shape in (("BatchNorm1d", (8, 4)), ("BatchNorm2d", (4, 4, 3, 3))):
-        mine, ref = paired(kata, cls, 4, momentum=0.3, stats=True)
-        mine, ref = mine.to(device, torch.float64), ref.to(device, torch.float64)
-        old_mean = ref.running_mean.clone()
-        x = torch.randn(x_shape, dtype=torch.float64, device=device) * 3 + 5
+        mine, (old_mean, _), x = one_step(kata, device, cls, 4, x_shape, 3, 5, momentum=0.3)
         dims = [0, *range(2, x.dim())]
-        mine(x)
-        ref(x)
         given = (
             f"{cls}(4, momentum=0.3) with running_mean = "
             f"{[round(v, 3) for v in old_mean.tolist()]} after one training step on x {shape_of(x)}"
@@ -411,13 +417,8 @@ def test_running_var_unbiased(kata, device):
     running_var = (1 - momentum) * running_var + momentum * var_batch * m / (m - 1).
     """
     for cls, x_shape in (("BatchNorm1d", (4, 3)), ("BatchNorm2d", (2, 3, 2, 2))):
-        mine, ref = paired(kata, cls, 3, stats=True)
-        mine, ref = mine.to(device, torch.float64), ref.to(device, torch.float64)
-        old_var = ref.running_var.clone()
-        x = torch.randn(x_shape, dtype=torch.float64, device=device) * 2 + 1
+        mine, (_, old_var), x = one_step(kata, device, cls, 3, x_shape, 2, 1)
         dims = [0, *range(2, x.dim())]
-        mine(x)
-        ref(x)
         given = (
             f"{cls}(3) with running_var = {[round(v, 3) for v in old_var.tolist()]} after one "
             f"training step on x {shape_of(x)}"

@@ -148,13 +148,10 @@ def test_vectorized(kata, device):
     μ and σ² over the normalized dims, each one reduction that keeps those dims (as size 1) so it
     broadcasts back; no loop.
     """
-    small, _ = paired(kata, "LayerNorm", 16)
-    large, _ = paired(kata, "LayerNorm", 128)
-    small, large = small.to(device), large.to(device)
+    small, large = (paired(kata, "LayerNorm", d)[0].to(device) for d in (16, 128))
     xs, xl = torch.randn(2, 16, device=device), torch.randn(64, 128, device=device)
-    expect_vectorized(
-        lambda ln, x: ln(x), (small, xs), (large, xl), given="LayerNorm(16) vs LayerNorm(128)"
-    )
+    given = "LayerNorm(16) vs LayerNorm(128)"
+    expect_vectorized(lambda ln, x: ln(x), (small, xs), (large, xl), given=given)
 
 
 def test_statistics_per_sample(kata, device):

@@ -235,6 +235,20 @@ class FixedMask(nn.Module):
         return h * keep.to(h.device, h.dtype) * 2
 
 
+def _residual_matches(kata, device, kind, formula):
+    """kata.<kind> with each of sublayers(8) gives formula(x, unit, sublayer), ranks 2 and 3."""
+    for label, sub in sublayers(8):
+        for dtype, x_shape in (
+            (torch.float32, (4, 8)),
+            (torch.float32, (2, 3, 8)),
+            (torch.float64, (2, 5, 8)),
+        ):
+            unit = residual(kata, kind, 8, sub).to(device, dtype)
+            x = torch.randn(x_shape, device=device, dtype=dtype) * 3 + 1
+            expected = formula(x, unit, unit.sublayer).detach()
+            expect_close(unit(x), expected, given=f"{kind}(8, {label}) on x {shape_of(x)}")
+
+
 def _block_matches_torch(kata, device, norm_first):
     cases = [
         (torch.float32, (D, NHEAD, FF), (2, 5, D)),
@@ -355,17 +369,7 @@ def test_prenorm_residual(kata, device):
 
     Pre-LN: y = x + F(LN(x)), the residual being the original x.
     """
-    for label, sub in sublayers(8):
-        for dtype, x_shape in (
-            (torch.float32, (4, 8)),
-            (torch.float32, (2, 3, 8)),
-            (torch.float64, (2, 5, 8)),
-        ):
-            unit = residual(kata, "PreNormResidual", 8, sub).to(device, dtype)
-            x = torch.randn(x_shape, device=device, dtype=dtype) * 3 + 1
-            expected = pre_norm(x, unit, unit.sublayer).detach()
-            given = f"PreNormResidual(8, {label}) on x {shape_of(x)}"
-            expect_close(unit(x), expected, given=given)
+    _residual_matches(kata, device, "PreNormResidual", pre_norm)
 
 
 @pytest.mark.broad
@@ -377,17 +381,7 @@ def test_postnorm_residual(kata, device):
 
     Post-LN: y = LN(x + F(x)).
     """
-    for label, sub in sublayers(8):
-        for dtype, x_shape in (
-            (torch.float32, (4, 8)),
-            (torch.float32, (2, 3, 8)),
-            (torch.float64, (2, 5, 8)),
-        ):
-            unit = residual(kata, "PostNormResidual", 8, sub).to(device, dtype)
-            x = torch.randn(x_shape, device=device, dtype=dtype) * 3 + 1
-            expected = post_norm(x, unit, unit.sublayer).detach()
-            given = f"PostNormResidual(8, {label}) on x {shape_of(x)}"
-            expect_close(unit(x), expected, given=given)
+    _residual_matches(kata, device, "PostNormResidual", post_norm)
 
 
 def test_block_submodules(kata):

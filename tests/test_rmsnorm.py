@@ -216,13 +216,10 @@ def test_vectorized(kata, device):
     mean(x²) over all the normalized dims in one reduction that keeps them (as size 1), so it
     broadcasts back; no loop.
     """
-    small, _ = paired(kata, "RMSNorm", 16)
-    large, _ = paired(kata, "RMSNorm", 128)
-    small, large = small.to(device), large.to(device)
+    small, large = (paired(kata, "RMSNorm", d)[0].to(device) for d in (16, 128))
     xs, xl = torch.randn(2, 16, device=device), torch.randn(64, 128, device=device)
-    expect_vectorized(
-        lambda rms, x: rms(x), (small, xs), (large, xl), given="RMSNorm(16) vs RMSNorm(128)"
-    )
+    given = "RMSNorm(16) vs RMSNorm(128)"
+    expect_vectorized(lambda rms, x: rms(x), (small, xs), (large, xl), given=given)
 
 
 def test_zero_input(kata, device):

@@ -131,6 +131,15 @@ def expect_grads_close(
 HALF_OFFSET: dict[torch.dtype, float] = {torch.float16: 384.0, torch.bfloat16: 48.0}
 
 
+def nonzero_values(
+    *shape: int, device: torch.device | str, dtype: torch.dtype = torch.float32
+) -> torch.Tensor:
+    """Values of magnitude in [0.5, 1.5) and random sign: no zeros, so a dropped one shows."""
+    magnitude = torch.rand(shape, dtype=torch.float64) + 0.5
+    sign = torch.randint(0, 2, shape) * 2 - 1
+    return (magnitude * sign).to(device, dtype)
+
+
 def expect_rounded_once(
     y: Any,
     grads: dict[str, torch.Tensor | None],
@@ -150,6 +159,14 @@ def expect_rounded_once(
     expect_close(y, want_y.to(dtype), given=given, rtol=tol, atol=tol)
     want = {name: g.to(dtype) for name, g in want_grads.items()}
     expect_grads_close(grads, want, given=given, rtol=tol, atol=tol)
+
+
+def expect_attributes(obj: Any, given: str, **want: Any) -> None:
+    """obj.<name> == value for each name=value, in order; a missing attribute fails, named."""
+    for name, value in want.items():
+        got = getattr(obj, name, f"no attribute {name}")
+        if got != value:
+            fail(f"{given}.{name} should be {value}, got {got}.")
 
 
 def expect_raises(
