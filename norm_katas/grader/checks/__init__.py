@@ -15,6 +15,16 @@ discrepancy: the helpers here do that for you.
         x = torch.randn(4, 8, device=device) * 0.1
         expected = F.layer_norm(x, (8,), eps=0.5)
         expect_close(ln(x), expected, given=f"LayerNorm(8, eps=0.5) on x {shape_of(x)}")
+
+Import everything from here; the modules only sort it by theme:
+- comparisons: tolerances per dtype and device, expect_close and its kin, inputs that make a
+  mistake visible (HALF_OFFSET, nonzero_values);
+- modules: the learner's module beside torch's (paired, expect_same_grads, state_dict);
+- runtime: what the code does while it runs (from scratch, vectorized, torch's RNG, float64
+  arithmetic, device);
+- autograd: the custom torch.autograd.Function of the backward katas, and gradcheck;
+- backward: FunctionKata, the backward katas' checks as one template;
+- norm_katas.grader.outcomes: fail, fail_for and the grader's own outcomes (CannotGrade, Hung).
 """
 
 from __future__ import annotations
