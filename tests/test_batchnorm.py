@@ -20,14 +20,14 @@ from norm_katas.grader.checks import (
     expect_float64_arithmetic,
     expect_follows_device,
     expect_from_scratch,
-    expect_grads_close,
     expect_like,
     expect_raises,
     expect_registered_state,
+    expect_same_grads,
     expect_state_dict_round_trip,
     expect_vectorized,
     fail,
-    load_torch_state,
+    paired,
     shape_of,
 )
 
@@ -42,24 +42,15 @@ SHAPES = [
 ]
 
 
-def pair(kata, cls, *args, stats=False, **kwargs):
-    """The learner's layer and torch's, with the same random affine parameters.
-
-    With stats=True the running statistics are random too (as after some training), so
-    that eval mode has something other than mean 0 and variance 1 to use.
-    """
-    ref = getattr(nn, cls)(*args, **kwargs)
-    with torch.no_grad():
-        if ref.weight is not None:
-            ref.weight.normal_()
-            ref.bias.normal_()
-        if stats and ref.running_mean is not None:
-            ref.running_mean.normal_().mul_(2)
-            ref.running_var.uniform_(0.5, 3.0)
-            ref.num_batches_tracked.fill_(5)
-    mine = getattr(kata, cls)(*args, **kwargs)
-    load_torch_state(mine, ref, given=describe_call(cls, *args, **kwargs))
-    return mine, ref
+def one_step(kata, device, cls, channels, x_shape, spread, centre, **kwargs):
+    """The learner's layer, with random running statistics in float64, after one training step
+    on x = randn * spread + centre: (it, (running_mean, running_var) before the step, x)."""
+    mine, ref = paired(kata, cls, channels, stats=True, **kwargs)
+    mine, ref = mine.to(device, torch.float64), ref.to(device, torch.float64)
+    before = ref.running_mean.clone(), ref.running_var.clone()
+    x = torch.randn(x_shape, dtype=torch.float64, device=device) * spread + centre
+    mine(x)
+    return mine, before, x
 
 
 def stat(module, name, *, given):
@@ -170,7 +161,7 @@ def test_output_like_input(kata, device):
     """
     for dtype in (torch.float32, torch.float64):
         for cls, x_shape in SHAPES:
-            mine, _ = pair(kata, cls, 4)
+            mine, _ = paired(kata, cls, 4)
             mine = mine.to(device, dtype)
             x = torch.randn(x_shape, device=device, dtype=dtype)
             for mode in ("training", "eval"):
@@ -187,7 +178,7 @@ def test_input_unmodified(kata, device):
     """
     for cls, x_shape in SHAPES:
         for mode in ("training", "eval"):
-            mine, _ = pair(kata, cls, 4, stats=True)
+            mine, _ = paired(kata, cls, 4, stats=True)
             mine = mine.to(device).train(mode == "training")
             x = torch.randn(x_shape, device=device)
             before = x.clone()
@@ -208,7 +199,7 @@ def test_from_scratch(kata, device):
     mean, var, sqrt or rsqrt, view/reshape and in-place mul_/add_ are all you need.
     """
     for cls, x_shape in (("BatchNorm1d", (6, 4, 3)), ("BatchNorm2d", (4, 4, 3, 3))):
-        mine, _ = pair(kata, cls, 4)
+        mine, _ = paired(kata, cls, 4)
         mine = mine.to(device)
         x = torch.randn(x_shape, device=device)
 
@@ -234,8 +225,8 @@ def test_vectorized(kata, device):
         ("BatchNorm2d", (2, 2, 3, 3), (16, 64, 8, 8)),
         ("BatchNorm1d", (2, 2, 3), (32, 64, 16)),
     ):
-        small, _ = pair(kata, cls, small_shape[1])
-        large, _ = pair(kata, cls, large_shape[1])
+        small, _ = paired(kata, cls, small_shape[1])
+        large, _ = paired(kata, cls, large_shape[1])
         small, large = small.to(device), large.to(device)
         xs = torch.randn(small_shape, device=device)
         xl = torch.randn(large_shape, device=device)
@@ -262,7 +253,7 @@ def test_to_dtype(kata, device):
     self.register_buffer("running_mean", torch.zeros(C)), not self.running_mean = torch.zeros(C);
     keep eps and momentum Python floats.
     """
-    mine, _ = pair(kata, "BatchNorm2d", 3, stats=True)
+    mine, _ = paired(kata, "BatchNorm2d", 3, stats=True)
     mine = mine.to(device, torch.float64)
     expect_registered_state(mine, dtype=torch.float64, given="BatchNorm2d(3).to(float64)")
 
@@ -306,7 +297,7 @@ def test_batchnorm1d_reduces_over_n_l(kata, device):
         + 10 * torch.arange(3.0, device=device).view(1, 3, 1)
         + torch.arange(4.0, device=device).view(4, 1, 1)
     )
-    mine, ref = pair(kata, "BatchNorm1d", 3)
+    mine, ref = paired(kata, "BatchNorm1d", 3)
     mine, ref = mine.to(device, torch.float64), ref.to(device, torch.float64)
     given = f"BatchNorm1d(3) in training mode on x {shape_of(x)} whose values drift along N and L"
     expect_close(mine(x), ref(x).detach(), given=given)
@@ -328,7 +319,7 @@ def test_batchnorm2d_reduces_over_n_h_w(kata, device):
         + 10 * torch.arange(3.0, device=device).view(1, 3, 1, 1)
         + torch.arange(4.0, device=device).view(4, 1, 1, 1)
     )
-    mine, ref = pair(kata, "BatchNorm2d", 3)
+    mine, ref = paired(kata, "BatchNorm2d", 3)
     mine, ref = mine.to(device, torch.float64), ref.to(device, torch.float64)
     given = (
         f"BatchNorm2d(3) in training mode on x {shape_of(x)} whose values drift along N, H and W"
@@ -345,13 +336,8 @@ def test_momentum_direction(kata, device):
     running_mean = (1 - momentum) * running_mean + momentum * batch_mean, and so running_var.
     """
     for cls, x_shape in (("BatchNorm1d", (8, 4)), ("BatchNorm2d", (4, 4, 3, 3))):
-        mine, ref = pair(kata, cls, 4, momentum=0.3, stats=True)
-        mine, ref = mine.to(device, torch.float64), ref.to(device, torch.float64)
-        old_mean = ref.running_mean.clone()
-        x = torch.randn(x_shape, dtype=torch.float64, device=device) * 3 + 5
+        mine, (old_mean, _), x = one_step(kata, device, cls, 4, x_shape, 3, 5, momentum=0.3)
         dims = [0, *range(2, x.dim())]
-        mine(x)
-        ref(x)
         given = (
             f"{cls}(4, momentum=0.3) with running_mean = "
             f"{[round(v, 3) for v in old_mean.tolist()]} after one training step on x {shape_of(x)}"
@@ -373,7 +359,7 @@ def test_first_step_from_initial_stats(kata, device):
     running_var = 0.9 * 1 + 0.1 * unbiased batch variance.
     """
     for cls, x_shape in (("BatchNorm1d", (6, 3)), ("BatchNorm2d", (2, 3, 2, 2))):
-        mine, _ = pair(kata, cls, 3)
+        mine, _ = paired(kata, cls, 3)
         mine = mine.to(device, torch.float64)
         x = torch.randn(x_shape, dtype=torch.float64, device=device) * 2 + 3
         dims = [0, *range(2, x.dim())]
@@ -393,13 +379,8 @@ def test_running_var_unbiased(kata, device):
     running_var = (1 - momentum) * running_var + momentum * var_batch * m / (m - 1).
     """
     for cls, x_shape in (("BatchNorm1d", (4, 3)), ("BatchNorm2d", (2, 3, 2, 2))):
-        mine, ref = pair(kata, cls, 3, stats=True)
-        mine, ref = mine.to(device, torch.float64), ref.to(device, torch.float64)
-        old_var = ref.running_var.clone()
-        x = torch.randn(x_shape, dtype=torch.float64, device=device) * 2 + 1
+        mine, (_, old_var), x = one_step(kata, device, cls, 3, x_shape, 2, 1)
         dims = [0, *range(2, x.dim())]
-        mine(x)
-        ref(x)
         given = (
             f"{cls}(3) with running_var = {[round(v, 3) for v in old_var.tolist()]} after one "
             f"training step on x {shape_of(x)}"
@@ -421,7 +402,7 @@ def test_eval_leaves_running_stats_unchanged(kata, device):
     for cls, x_shape in SHAPES:
         for momentum in (0.1, None):
             kwargs = {"momentum": momentum}
-            mine, _ = pair(kata, cls, 4, stats=True, **kwargs)
+            mine, _ = paired(kata, cls, 4, stats=True, **kwargs)
             mine = mine.to(device).eval()
             given = f"{describe_call(cls, 4, **kwargs)} in eval mode"
             before = snapshot(mine, given=given)
@@ -443,7 +424,7 @@ def test_num_batches_tracked(kata, device):
     self.num_batches_tracked.add_(1) (or += 1): it stays a 0-dim torch.long buffer.
     """
     for cls, x_shape in (("BatchNorm1d", (4, 3)), ("BatchNorm2d", (2, 3, 2, 2))):
-        mine, _ = pair(kata, cls, 3)
+        mine, _ = paired(kata, cls, 3)
         mine = mine.to(device)
         given = f"{cls}(3)"
         for k in range(1, 4):
@@ -478,7 +459,7 @@ def test_running_stats_no_autograd_history(kata, device):
 
     Update them under torch.no_grad(), or from .detach()ed batch statistics.
     """
-    mine, _ = pair(kata, "BatchNorm2d", 3)
+    mine, _ = paired(kata, "BatchNorm2d", 3)
     mine = mine.to(device, torch.float64)
     given = "BatchNorm2d(3) with x.requires_grad=True"
     for k in range(1, 3):
@@ -517,7 +498,7 @@ def test_eval_uses_running_stats(kata, device):
     y = (x - running_mean) / sqrt(running_var + eps) * weight + bias.
     """
     for cls, x_shape in (*SHAPES, ("BatchNorm1d", (1, 4))):
-        mine, ref = pair(kata, cls, 4, stats=True)
+        mine, ref = paired(kata, cls, 4, stats=True)
         mine, ref = mine.to(device, torch.float64).eval(), ref.to(device, torch.float64).eval()
         x = torch.randn(x_shape, dtype=torch.float64, device=device) * 2 + 1
         shape = [1, -1] + [1] * (x.dim() - 2)
@@ -548,7 +529,7 @@ def test_affine_false(kata, device):
         ):
             fail(f"{given} should have weight = None and bias = None.")
         expect_state_dict_round_trip(mine, getattr(nn, cls)(4, affine=False), given=given)
-        mine, ref = pair(kata, cls, 4, affine=False, stats=True)
+        mine, ref = paired(kata, cls, 4, affine=False, stats=True)
         mine, ref = mine.to(device), ref.to(device)
         for mode in ("eval", "training"):
             mine.train(mode == "training")
@@ -565,7 +546,7 @@ def test_numerically_stable(kata, device):
 
     Centre first, then average the squares: xc = x - mean; var = mean(xc²).
     """
-    mine, ref = pair(kata, "BatchNorm1d", 4, affine=False, stats=True)
+    mine, ref = paired(kata, "BatchNorm1d", 4, affine=False, stats=True)
     mine, ref = mine.to(device), ref.to(device)
     x = 1000 + torch.randn(512, 4, device=device)
     given = f"BatchNorm1d(4, affine=False) in training mode on x = 1000 + randn {shape_of(x)}"
@@ -585,7 +566,7 @@ def test_follows_device(kata, device):
     """
     for cls, x_shape in (("BatchNorm2d", (4, 3, 5, 5)), ("BatchNorm1d", (6, 3, 4))):
         for kwargs in ({}, {"affine": False}):
-            mine, _ = pair(kata, cls, 3, stats=True, **kwargs)
+            mine, _ = paired(kata, cls, 3, stats=True, **kwargs)
             x = torch.randn(x_shape)
             name = describe_call(cls, 3, **kwargs)
             # eval first: it reads the running statistics, where a plain attribute shows up.
@@ -613,7 +594,7 @@ def test_forward_matches_torch(kata, device):
     for dtype in (torch.float32, torch.float64):
         for eps in (1e-5, 0.1):
             for cls, x_shape in cases:
-                mine, ref = pair(kata, cls, 4, eps=eps)
+                mine, ref = paired(kata, cls, 4, eps=eps)
                 mine, ref = mine.to(device, dtype), ref.to(device, dtype)
                 x = torch.randn(x_shape, device=device, dtype=dtype) * 3 + 1
                 given = f"{describe_call(cls, 4, eps=eps)} in training mode on x {shape_of(x)}"
@@ -631,20 +612,14 @@ def test_gradients_match(kata, device):
     """
     for cls, x_shape in (("BatchNorm1d", (5, 3, 4)), ("BatchNorm2d", (4, 3, 3, 3))):
         for mode in ("training", "eval"):
-            mine, ref = pair(kata, cls, 3, stats=True)
+            mine, ref = paired(kata, cls, 3, stats=True)
             mine, ref = mine.to(device, torch.float64), ref.to(device, torch.float64)
             mine.train(mode == "training")
             ref.train(mode == "training")
             x = torch.randn(x_shape, dtype=torch.float64, device=device) * 2 + 1
             grad_out = torch.randn_like(x)
-            got, want = {}, {}
-            for module, grads in ((mine, got), (ref, want)):
-                xi = x.clone().requires_grad_()
-                module(xi).backward(grad_out)
-                grads["input"] = xi.grad
-                grads.update({n: p.grad for n, p in module.named_parameters()})
             given = f"{cls}(3) in {mode} mode on x {shape_of(x)}"
-            expect_grads_close(got, want, given=given)
+            expect_same_grads(mine, ref, x, grad_out, given=given)
 
 
 @pytest.mark.broad
@@ -661,7 +636,7 @@ def test_several_steps_then_eval(kata, device):
     for momentum in (0.1, 0.5):
         for cls, x_shape in SHAPES:
             kwargs = {"momentum": momentum}
-            mine, ref = pair(kata, cls, 4, **kwargs)
+            mine, ref = paired(kata, cls, 4, **kwargs)
             mine, ref = mine.to(device), ref.to(device)
             name = describe_call(cls, 4, **kwargs)
             for k in range(3):
@@ -685,7 +660,7 @@ def test_computes_in_float64(kata, device):
 
     compute dtype = float32 for float16/bfloat16 inputs, x.dtype otherwise: upcast only those.
     """
-    mine, _ = pair(kata, "BatchNorm2d", 3, stats=True)
+    mine, _ = paired(kata, "BatchNorm2d", 3, stats=True)
     mine = mine.to(device, torch.float64)
     x = torch.randn(4, 3, 5, 5, dtype=torch.float64, device=device)
     for mode in ("training", "eval"):
@@ -704,7 +679,7 @@ def test_cumulative_average_momentum_none(kata, device):
     factor = 1 / num_batches_tracked (read after incrementing it), then the usual update.
     """
     for cls, x_shape in (("BatchNorm1d", (6, 3)), ("BatchNorm2d", (3, 3, 2, 2))):
-        mine, ref = pair(kata, cls, 3, momentum=None)
+        mine, ref = paired(kata, cls, 3, momentum=None)
         mine, ref = mine.to(device, torch.float64), ref.to(device, torch.float64)
         dims = [0, *range(2, len(x_shape))]
         means, variances = [], []
@@ -757,7 +732,7 @@ def test_track_running_stats_false(kata, device):
             getattr(nn, cls)(4, track_running_stats=False),
             given=given,
         )
-        mine, ref = pair(kata, cls, 4, track_running_stats=False)
+        mine, ref = paired(kata, cls, 4, track_running_stats=False)
         mine, ref = mine.to(device), ref.to(device)
         for mode in ("training", "eval"):
             mine.train(mode == "training")
@@ -797,7 +772,7 @@ def test_single_value_per_channel_raises(kata, device):
         ("BatchNorm1d", (1, 3, 4), True),
         ("BatchNorm2d", (1, 3, 1, 1), False),
     ):
-        mine, ref = pair(kata, cls, 3, stats=True)
+        mine, ref = paired(kata, cls, 3, stats=True)
         mine, ref = mine.to(device).train(training), ref.to(device).train(training)
         x = torch.randn(x_shape, device=device)
         mode = "training" if training else "eval"
@@ -849,7 +824,7 @@ def test_empty_batch(kata, device):
         ("BatchNorm1d", (0, 4, 3)),
         ("BatchNorm2d", (0, 4, 2, 2)),
     ):
-        mine, ref = pair(kata, cls, 4, stats=True)
+        mine, ref = paired(kata, cls, 4, stats=True)
         mine, ref = mine.to(device), ref.to(device)
         x = torch.randn(x_shape, device=device)
         for mode in ("training", "eval"):
@@ -876,7 +851,7 @@ def test_half_precision(kata, device, dtype):
     tol = 2e-2 if dtype == torch.float16 else 5e-2
     x = torch.randn(4, 8, 5, 5, device=device).to(dtype)
     for layer in ("float32", str(dtype).removeprefix("torch.")):
-        mine, ref = pair(kata, "BatchNorm2d", 8)
+        mine, ref = paired(kata, "BatchNorm2d", 8)
         mine, ref = mine.to(device), ref.to(device)
         if layer != "float32":
             mine = mine.to(dtype)
@@ -891,7 +866,7 @@ def test_half_precision(kata, device, dtype):
 def perf_case(kata, device):
     """What --perf times: your BatchNorm2d and nn.BatchNorm2d on a batch of feature maps."""
     shape = (64, 256, 56, 56) if device.type == "cuda" else (16, 64, 32, 32)
-    mine, ref = pair(kata, "BatchNorm2d", shape[1])
+    mine, ref = paired(kata, "BatchNorm2d", shape[1])
     mine, ref = mine.to(device), ref.to(device)
     x = torch.randn(shape, device=device, requires_grad=True)
     return PerfCase(

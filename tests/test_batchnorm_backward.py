@@ -1,6 +1,7 @@
 """Hidden checks for the BatchNorm-backward kata, compared with autograd through F.batch_norm.
 
-Most checks call the learner's forward and backward directly, with a recording ctx
+The checks are the backward katas' template (checks.FunctionKata), declared below with
+BatchNorm's dims. Most call the learner's forward and backward directly, with a recording ctx
 (checks.call_forward / call_backward): what forward saved can be inspected, and backward
 runs where the grader can watch it for autograd. Special gradients isolate the two terms of
 dL/dx: a gradient constant over a channel reaches x only through the batch mean, one
@@ -20,72 +21,22 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from norm_katas.grader.checks import (
-    BUILTIN_NORMS,
-    HALF_OFFSET,
-    PerfCase,
-    call_backward,
-    call_forward,
-    expect_backward_by_hand,
-    expect_backward_shapes,
-    expect_close,
-    expect_float64_arithmetic,
-    expect_from_scratch,
-    expect_function_follows_device,
-    expect_gradcheck,
-    expect_grads_close,
-    expect_rounded_once,
-    expect_saves_only_what_backward_needs,
-    expect_tensor,
-    expect_through_function,
-    expect_vectorized,
-    fail,
-    shape_of,
-)
+from norm_katas.grader.checks import BUILTIN_NORMS, FunctionKata
 
-FORBIDDEN = BUILTIN_NORMS | {
-    "native_batch_norm_backward", "batch_norm_backward", "cudnn_batch_norm_backward",
-    "miopen_batch_norm_backward", "native_layer_norm_backward", "native_group_norm_backward",
-    "batch_norm_backward_reduce", "batch_norm_backward_elemt",
-}  # fmt: skip
-
-
-def inputs(*shape, dtype=torch.float64, device="cpu", spread=2.0, centre=1.0):
-    """x of `shape` (N, C, *) and a random weight and bias for its C channels."""
-    c = shape[1]
-    x = torch.randn(shape, dtype=dtype, device=device) * spread + centre
-    w = torch.randn(c, dtype=dtype, device=device) + 1
-    b = torch.randn(c, dtype=dtype, device=device)
-    return x, w, b
-
-
-def run(kata, x, w, b, eps, grad_out, *, given):
-    """The learner's forward and backward, called directly: (y, (grad_x, grad_w, grad_b))."""
-    y, ctx = call_forward(kata.BatchNormFunction, x, w, b, eps)
-    y = expect_tensor(y, "forward")
-    grads = call_backward(kata.BatchNormFunction, ctx, grad_out, given=given)
-    return y, grads[:3]
-
-
-def reference(x, w, b, eps, grad_out):
-    """Autograd through the built-in, in training mode: (y, {input, weight, bias gradients})."""
-    xi, wi, bi = (t.detach().clone().requires_grad_() for t in (x, w, b))
-    y = F.batch_norm(xi, None, None, wi, bi, training=True, eps=eps)
-    y.backward(grad_out)
-    return y.detach(), {"input": xi.grad, "weight": wi.grad, "bias": bi.grad}
-
-
-def named(grads):
-    return dict(zip(("input", "weight", "bias"), grads, strict=True))
-
-
-def describe(x, eps=1e-5):
-    return f"BatchNormFunction on x {shape_of(x)} (eps={eps:g})"
-
-
-def per_channel(x):
-    """(C,) values -> shape broadcasting along dim 1 of x."""
-    return [1, -1] + [1] * (x.dim() - 2)
+BATCH_NORM = FunctionKata(
+    function="BatchNormFunction",
+    wrapper="batch_norm_train",
+    builtin=lambda x, w, b, eps: F.batch_norm(x, None, None, w, b, training=True, eps=eps),
+    builtin_name="F.batch_norm",
+    feature_dim=1,  # weight and bias run along the channels, dim 1 of (N, C, *)
+    per_feature=True,  # one mean and variance per channel, over (N, H, W)
+    constant="over each channel",
+    forbidden=BUILTIN_NORMS | {
+        "native_batch_norm_backward", "batch_norm_backward", "cudnn_batch_norm_backward",
+        "miopen_batch_norm_backward", "native_layer_norm_backward", "native_group_norm_backward",
+        "batch_norm_backward_reduce", "batch_norm_backward_elemt",
+    },
+)  # fmt: skip
 
 
 def test_is_an_autograd_function(kata, device):
@@ -97,11 +48,7 @@ def test_is_an_autograd_function(kata, device):
     class BatchNormFunction(torch.autograd.Function) with @staticmethod forward and backward;
     batch_norm_train returns BatchNormFunction.apply(x, weight, bias, eps).
     """
-    x, w, b = inputs(4, 3, 2, 2, device=device)
-    run = lambda: kata.batch_norm_train(x, w.requires_grad_(), b.requires_grad_())  # noqa: E731
-    expect_through_function(
-        kata.BatchNormFunction, "BatchNormFunction", run, caller="batch_norm_train"
-    )
+    BATCH_NORM.is_an_autograd_function(kata, device, (4, 3, 2, 2))
 
 
 def test_backward_returns_a_grad_per_input(kata, device):
@@ -112,12 +59,7 @@ def test_backward_returns_a_grad_per_input(kata, device):
 
     return grad_x, grad_weight, grad_bias, None.
     """
-    x, w, b = inputs(8, 3, device=device)
-    given = describe(x)
-    _, ctx = call_forward(kata.BatchNormFunction, x, w, b, 1e-5)
-    result = call_backward(kata.BatchNormFunction, ctx, torch.randn_like(x), given=given)
-    names = ("grad_x", "grad_weight", "grad_bias", "the None for eps")
-    expect_backward_shapes(result, (x, w, b, 1e-5), names=names, given=given)
+    BATCH_NORM.backward_returns_a_grad_per_input(kata, device, (8, 3))
 
 
 def test_input_unmodified(kata, device):
@@ -127,14 +69,7 @@ def test_input_unmodified(kata, device):
 
     xc = x - mean, not x -= mean; g = grad_out * weight, not grad_out.mul_(weight).
     """
-    x, w, b = inputs(4, 3, 2, 2, device=device)
-    grad_out = torch.randn_like(x)
-    x0, g0 = x.clone(), grad_out.clone()
-    run(kata, x, w, b, 1e-5, grad_out, given=describe(x))
-    if not torch.equal(x, x0):
-        fail(f"{describe(x)}: forward changed its input x in place.")
-    if not torch.equal(grad_out, g0):
-        fail(f"{describe(x)}: backward changed grad_out in place.")
+    BATCH_NORM.input_unmodified(kata, device, (4, 3, 2, 2))
 
 
 def test_from_scratch(kata, device):
@@ -145,9 +80,7 @@ def test_from_scratch(kata, device):
 
     mean, sum, rsqrt, view and broadcasting are all you need.
     """
-    x, w, b = inputs(4, 3, 2, 2, device=device)
-    grad_out = torch.randn_like(x)
-    expect_from_scratch(lambda: run(kata, x, w, b, 1e-5, grad_out, given=describe(x)), FORBIDDEN)
+    BATCH_NORM.from_scratch(kata, device, (4, 3, 2, 2))
 
 
 def test_vectorized(kata, device):
@@ -159,17 +92,7 @@ def test_vectorized(kata, device):
     Each statistic is one reduction over the dims (0, 2, 3, ...): μ and σ² in forward, mean(g) and
     mean(g · x̂) in backward, and sums for the parameters; no loop over channels.
     """
-    small, large = inputs(2, 2, 3, 3, device=device), inputs(16, 32, 8, 8, device=device)
-
-    def both(x, w, b, grad_out):
-        return run(kata, x, w, b, 1e-5, grad_out, given=describe(x))
-
-    expect_vectorized(
-        both,
-        (*small, torch.ones_like(small[0])),
-        (*large, torch.ones_like(large[0])),
-        given="BatchNormFunction",
-    )
+    BATCH_NORM.vectorized(kata, device, (2, 2, 3, 3), (16, 32, 8, 8))
 
 
 def test_backward_by_hand(kata, device):
@@ -180,13 +103,7 @@ def test_backward_by_hand(kata, device):
 
     From grad_out and the saved x̂ and rstd: sums for weight and bias, the two-mean formula for x.
     """
-    x, w, b = inputs(4, 3, 2, 2, device=device)
-    _, ctx = call_forward(kata.BatchNormFunction, x, w, b, 1e-5)
-    given = describe(x)
-    expect_backward_by_hand(
-        lambda: call_backward(kata.BatchNormFunction, ctx, torch.randn_like(x), given=given),
-        given=given,
-    )
+    BATCH_NORM.backward_by_hand(kata, device, (4, 3, 2, 2))
 
 
 def test_saves_only_what_backward_needs(kata, device):
@@ -197,14 +114,7 @@ def test_saves_only_what_backward_needs(kata, device):
 
     ctx.save_for_backward(x_hat, rstd, weight): or x with the channel means and rstd.
     """
-    x, w, b = inputs(4, 3, 2, 2, device=device)
-    given = describe(x)
-    xr, wr, br = (t.clone().requires_grad_() for t in (x, w, b))
-    applied = expect_tensor(kata.batch_norm_train(xr, wr, br), "batch_norm_train")
-    _, ctx = call_forward(kata.BatchNormFunction, x, w, b, 1e-5)
-    # one x-sized tensor, plus a few numbers per channel and per parameter
-    allowance = 8 * x.shape[1]
-    expect_saves_only_what_backward_needs(applied, ctx, x, allowance=allowance, given=given)
+    BATCH_NORM.saves_only_what_backward_needs(kata, device, (4, 3, 2, 2))
 
 
 def test_forward_matches_torch(kata, device):
@@ -215,16 +125,7 @@ def test_forward_matches_torch(kata, device):
 
     y = (x - mean) * rsqrt(mean((x - mean)²) + eps) * weight + bias, dims = (0, 2, 3, ...).
     """
-    for dtype in (torch.float32, torch.float64):
-        for shape in ((8, 3), (4, 3, 5, 2)):
-            x, w, b = inputs(*shape, dtype=dtype, device=device)
-            y, _ = call_forward(kata.BatchNormFunction, x, w, b, 1e-5)
-            want = F.batch_norm(x, None, None, w, b, training=True, eps=1e-5)
-            expect_close(expect_tensor(y, "forward"), want, given=describe(x))
-    x, w, b = inputs(4, 3, 2, 2, device=device, spread=0.1)
-    y, _ = call_forward(kata.BatchNormFunction, x, w, b, 0.05)
-    want = F.batch_norm(x, None, None, w, b, training=True, eps=0.05)
-    expect_close(expect_tensor(y, "forward"), want, given=describe(x, 0.05))
+    BATCH_NORM.forward_matches_torch(kata, device, ((8, 3), (4, 3, 5, 2)), (4, 3, 2, 2))
 
 
 def test_grad_bias(kata, device):
@@ -235,11 +136,7 @@ def test_grad_bias(kata, device):
 
     ∂L/∂β_c = Σ dy[n, c, h, w] over n, h and w.
     """
-    x, w, b = inputs(4, 3, 2, 5, device=device)
-    grad_out = torch.randn_like(x)
-    _, (_, _, grad_b) = run(kata, x, w, b, 1e-5, grad_out, given=describe(x))
-    _, want = reference(x, w, b, 1e-5, grad_out)
-    expect_grads_close({"bias": grad_b}, {"bias": want["bias"]}, given=describe(x))
+    BATCH_NORM.gradient_of(kata, device, "bias", (4, 3, 2, 5))
 
 
 def test_grad_weight(kata, device):
@@ -250,11 +147,7 @@ def test_grad_weight(kata, device):
 
     ∂L/∂γ_c = Σ dy · x̂ over n, h and w.
     """
-    x, w, b = inputs(4, 3, 2, 5, device=device)
-    grad_out = torch.randn_like(x)
-    _, (_, grad_w, _) = run(kata, x, w, b, 1e-5, grad_out, given=describe(x))
-    _, want = reference(x, w, b, 1e-5, grad_out)
-    expect_grads_close({"weight": grad_w}, {"weight": want["weight"]}, given=describe(x))
+    BATCH_NORM.gradient_of(kata, device, "weight", (4, 3, 2, 5))
 
 
 def test_grad_x_through_the_mean(kata, device):
@@ -266,13 +159,7 @@ def test_grad_x_through_the_mean(kata, device):
     With g = dy · γ: ∂L/∂x = (1/σ) (g − mean(g) − x̂ · mean(g · x̂)), the means per channel over n,
     h and w; the mean(g) term is the path through μ.
     """
-    x, w, b = inputs(8, 3, device=device)
-    per_c = torch.randn(1, 3, dtype=x.dtype, device=device)
-    grad_out = (per_c / w).expand_as(x).clone()  # g = grad_out · w: constant over each channel
-    given = f"{describe(x)} with grad_out · weight constant over each channel"
-    _, (grad_x, _, _) = run(kata, x, w, b, 1e-5, grad_out, given=given)
-    _, want = reference(x, w, b, 1e-5, grad_out)
-    expect_grads_close({"input": grad_x}, {"input": want["input"]}, given=given)
+    BATCH_NORM.grad_x_through_the_mean(kata, device, (8, 3))
 
 
 def test_grad_x_through_the_variance(kata, device):
@@ -284,13 +171,7 @@ def test_grad_x_through_the_variance(kata, device):
     ∂L/∂x = (1/σ) (g − mean(g) − x̂ · mean(g · x̂)) with g = dy · γ and σ = √(σ² + ε); the x̂ ·
     mean(g · x̂) term is the path through σ².
     """
-    x, w, b = inputs(8, 3, device=device)
-    x_hat = F.batch_norm(x, None, None, training=True, eps=1e-5)
-    grad_out = x_hat / w  # g = grad_out · w = x̂
-    given = f"{describe(x)} with grad_out · weight equal to x̂"
-    _, (grad_x, _, _) = run(kata, x, w, b, 1e-5, grad_out, given=given)
-    _, want = reference(x, w, b, 1e-5, grad_out)
-    expect_grads_close({"input": grad_x}, {"input": want["input"]}, given=given)
+    BATCH_NORM.grad_x_through_the_variance(kata, device, (8, 3))
 
 
 def test_backward_eps_inside_sqrt(kata, device):
@@ -301,12 +182,7 @@ def test_backward_eps_inside_sqrt(kata, device):
 
     Save rstd = rsqrt(var + eps) in forward and reuse it in backward.
     """
-    x, w, b = inputs(8, 3, device=device, spread=0.1)
-    grad_out = torch.randn_like(x)
-    given = f"{describe(x, 0.05)} on small inputs"
-    _, grads = run(kata, x, w, b, 0.05, grad_out, given=given)
-    _, want = reference(x, w, b, 0.05, grad_out)
-    expect_grads_close({"input": grads[0]}, {"input": want["input"]}, given=given)
+    BATCH_NORM.backward_eps_inside_sqrt(kata, device, (8, 3))
 
 
 def test_grad_x_over_n_h_w(kata, device):
@@ -318,12 +194,7 @@ def test_grad_x_over_n_h_w(kata, device):
     Both means in ∂L/∂x = (1/σ) (g − mean(g) − x̂ · mean(g · x̂)) run over the m = N·H·W values of a
     channel (dims 0, 2, 3), as in forward.
     """
-    x, w, b = inputs(4, 3, 2, 5, device=device)
-    grad_out = torch.randn_like(x)
-    given = describe(x)
-    _, (grad_x, _, _) = run(kata, x, w, b, 1e-5, grad_out, given=given)
-    _, want = reference(x, w, b, 1e-5, grad_out)
-    expect_grads_close({"input": grad_x}, {"input": want["input"]}, given=given)
+    BATCH_NORM.gradient_of(kata, device, "input", (4, 3, 2, 5))
 
 
 def test_follows_device(kata, device):
@@ -333,14 +204,7 @@ def test_follows_device(kata, device):
 
     torch.zeros_like(x) or device=x.device for new tensors.
     """
-    x, w, b = inputs(4, 3, 2, 2, dtype=torch.float32)
-
-    def both(x, w, b, grad_out):
-        return run(kata, x, w, b, 1e-5, grad_out, given=describe(x))
-
-    expect_function_follows_device(
-        both, x, w, b, torch.randn_like(x), device=device, given=describe(x)
-    )
+    BATCH_NORM.follows_device(kata, device, (4, 3, 2, 2))
 
 
 @pytest.mark.broad
@@ -353,12 +217,7 @@ def test_gradcheck(kata, device):
     Run torch.autograd.gradcheck(batch_norm_train, (x, weight, bias)) on small float64 inputs
     (it needs a forward that computes float64 in float64; one in float32 is skipped here).
     """
-    for shape in ((5, 3), (3, 2, 2, 2)):
-        x, w, b = (t.requires_grad_() for t in inputs(*shape, device=device))
-        given = f"torch.autograd.gradcheck(batch_norm_train, ...) on float64 x {shape_of(x)}"
-        expect_gradcheck(
-            lambda x, w, b: kata.batch_norm_train(x, w, b, 1e-5), (x, w, b), given=given
-        )
+    BATCH_NORM.gradcheck(kata, device, (5, 3), (3, 2, 2, 2))
 
 
 @pytest.mark.broad
@@ -370,13 +229,7 @@ def test_gradients_match_autograd(kata, device):
 
     grad_x = rstd · (g − mean(g) − x̂ · mean(g · x̂)); grad_w = Σ grad_out · x̂; grad_b = Σ grad_out.
     """
-    for dtype in (torch.float32, torch.float64):
-        for shape in ((8, 3), (4, 3, 5, 2)):
-            x, w, b = inputs(*shape, dtype=dtype, device=device)
-            grad_out = torch.randn_like(x)
-            _, grads = run(kata, x, w, b, 1e-5, grad_out, given=describe(x))
-            _, want = reference(x, w, b, 1e-5, grad_out)
-            expect_grads_close(named(grads), want, given=describe(x))
+    BATCH_NORM.gradients_match_autograd(kata, device, ((8, 3), (4, 3, 5, 2)))
 
 
 @pytest.mark.parity
@@ -389,17 +242,7 @@ def test_computes_in_float64(kata, device):
 
     compute dtype = float32 for float16/bfloat16 inputs, x.dtype otherwise, in both passes.
     """
-    x, w, b = inputs(4, 3, 2, 2, device=device)
-    grad_out = torch.randn_like(x)
-
-    def forward(v):
-        return run(kata, v, w, b, 1e-5, grad_out, given=describe(v))[0]
-
-    def grad_x(v):
-        return run(kata, v, w, b, 1e-5, grad_out, given=describe(v))[1][0]
-
-    expect_float64_arithmetic(forward, x, given=f"{describe(x)}: forward")
-    expect_float64_arithmetic(grad_x, x, given=f"{describe(x)}: grad_x")
+    BATCH_NORM.computes_in_float64(kata, device, (4, 3, 2, 2))
 
 
 @pytest.mark.parity
@@ -411,12 +254,7 @@ def test_noncontiguous_grad_out(kata, device):
 
     Use .reshape() or reductions that take any layout, never .view() on grad_out.
     """
-    x, w, b = inputs(4, 3, 2, 5, device=device)
-    grad_out = torch.randn(4, 5, 2, 3, dtype=x.dtype, device=device).permute(0, 3, 2, 1)
-    given = f"{describe(x)} with a permuted (non-contiguous) grad_out"
-    _, grads = run(kata, x, w, b, 1e-5, grad_out, given=given)
-    _, want = reference(x, w, b, 1e-5, grad_out)
-    expect_grads_close(named(grads), want, given=given)
+    BATCH_NORM.noncontiguous_grad_out(kata, device, (4, 3, 2, 5), dims=(0, 3, 2, 1), how="permuted")
 
 
 @pytest.mark.parity
@@ -431,29 +269,10 @@ def test_half_precision(kata, device, dtype):
     Upcast x, grad_out and the weight to float32, save float32 statistics, and round once at
     the end: y.to(x.dtype), grad_x.to(grad_out.dtype), grad_weight.to(weight.dtype).
     """
-    offset = HALF_OFFSET[dtype]
-    # One input far from zero at a time: both at once would make the gradient sensitive to
-    # float32's own rounding of the mean, which no float32 implementation avoids. 64 values
-    # per channel keep Σ grad_out (24576) within float16's range.
-    for x_shift, g_shift, far in ((offset, 0.0, "x"), (0.0, offset, "grad_out")):
-        x = (x_shift + torch.randn(4, 4, 4, 4, device=device)).to(dtype)
-        grad_out = (g_shift + torch.randn(4, 4, 4, 4, device=device)).to(dtype)
-        # The initial weight and bias: the affine step is exact in any precision, so only the
-        # statistics and the gradient's arithmetic show.
-        w = torch.ones(4, dtype=dtype, device=device)
-        b = torch.zeros(4, dtype=dtype, device=device)
-        given = f"{describe(x)} with {far} = {offset:g} + randn"
-        y, grads = run(kata, x, w, b, 1e-5, grad_out, given=given)
-        want_y, want = reference(x.double(), w.double(), b.double(), 1e-5, grad_out.double())
-        expect_rounded_once(y, named(grads), want_y, want, dtype=dtype, given=given)
+    BATCH_NORM.half_precision(kata, device, dtype, (4, 4, 4, 4))
 
 
 def perf_case(kata, device):
     """What --perf times: your batch_norm_train and F.batch_norm in training, with backward."""
     shape = (64, 256, 56, 56) if device.type == "cuda" else (16, 64, 32, 32)
-    x, w, b = (t.requires_grad_() for t in inputs(*shape, dtype=torch.float32, device=device))
-    return PerfCase(
-        given=f"batch_norm_train on x {shape_of(x)}", mine=lambda: kata.batch_norm_train(x, w, b),
-        builtin=lambda: F.batch_norm(x, None, None, w, b, training=True),
-        builtin_name="F.batch_norm", inputs=(x, w, b), bytes_moved=2 * x.nbytes,
-    )  # fmt: skip
+    return BATCH_NORM.perf_case(kata, device, shape)

@@ -17,6 +17,8 @@ from norm_katas.grader.checks import (
     BUILTIN_DROPOUTS,
     TOLERANCE,
     PerfCase,
+    describe_call,
+    expect_attributes,
     expect_close,
     expect_follows_device,
     expect_follows_torch_seed,
@@ -28,19 +30,13 @@ from norm_katas.grader.checks import (
     expect_state_dict_round_trip,
     expect_vectorized,
     fail,
+    nonzero_values,
     shape_of,
 )
 
 
 def call(p=0.5, inplace=False):
     return f"Dropout({p}, inplace=True)" if inplace else f"Dropout({p})"
-
-
-def _nonzero(*shape, device, dtype=torch.float32):
-    """Values of magnitude in [0.5, 1.5) and random sign: no zeros, so drops are visible."""
-    magnitude = torch.rand(shape, dtype=torch.float64) + 0.5
-    sign = torch.randint(0, 2, shape) * 2 - 1
-    return (magnitude * sign).to(device, dtype)
 
 
 def _run_on_copy(module, x):
@@ -100,16 +96,12 @@ def test_attributes(kata):
         ((0.3, True), {}, 0.3, True),
         ((), {"p": 0.7, "inplace": True}, 0.7, True),
     ):
-        shown = ", ".join([repr(a) for a in args] + [f"{k}={v!r}" for k, v in kwargs.items()])
+        given = describe_call("Dropout", *args, **kwargs)
         mine = kata.Dropout(*args, **kwargs)
-        if getattr(mine, "p", None) != p:
-            fail(f"Dropout({shown}).p should be {p}, got {getattr(mine, 'p', 'no attribute p')}.")
-        if getattr(mine, "inplace", None) != inplace:
-            got = getattr(mine, "inplace", "no attribute inplace")
-            fail(f"Dropout({shown}).inplace should be {inplace}, got {got}.")
+        expect_attributes(mine, given, p=p, inplace=inplace)
         if list(mine.parameters()):
             names = sorted(n for n, _ in mine.named_parameters())
-            fail(f"Dropout({shown}) should have no parameters, got {names}.")
+            fail(f"{given} should have no parameters, got {names}.")
 
 
 def test_state_dict_round_trip(kata):
@@ -133,7 +125,7 @@ def test_output_like_input(kata, device):
     y = x * mask with a mask of x's shape, not x[mask], which keeps only the survivors.
     """
     for dtype in (torch.float32, torch.float64):
-        x = _nonzero(3, 5, 8, device=device, dtype=dtype)
+        x = nonzero_values(3, 5, 8, device=device, dtype=dtype)
         out = _run_on_copy(kata.Dropout(0.5).to(device), x)
         expect_like(out, x, given=f"Dropout(0.5) in training on x {shape_of(x)}")
 
@@ -148,7 +140,7 @@ def test_input_unmodified(kata, device):
     """
     for training in (True, False):
         mine = kata.Dropout(0.5).to(device).train(training)
-        x = _nonzero(4, 8, device=device)
+        x = nonzero_values(4, 8, device=device)
         before = x.clone()
         mine(x)
         if not torch.equal(x, before):
@@ -165,7 +157,7 @@ def test_from_scratch(kata, device):
     rand_like, bernoulli, comparisons, where and multiplication are fine.
     """
     mine = kata.Dropout(0.5).to(device)
-    x = _nonzero(4, 8, device=device)
+    x = nonzero_values(4, 8, device=device)
     expect_from_scratch(
         lambda: mine(x), BUILTIN_DROPOUTS, module=mine, forbidden_modules=BUILTIN_DROPOUT_MODULES
     )
@@ -179,7 +171,7 @@ def test_vectorized(kata, device):
     One uniform draw u per element, all at once: y = x · [u ≥ p] / (1 − p).
     """
     mine = kata.Dropout(0.5).to(device)
-    xs, xl = _nonzero(2, 16, device=device), _nonzero(32, 64, device=device)
+    xs, xl = nonzero_values(2, 16, device=device), nonzero_values(32, 64, device=device)
     expect_vectorized(mine, xs, xl, given="Dropout(0.5)")
 
 
@@ -191,7 +183,7 @@ def test_p_zero_is_identity(kata, device):
     Nothing is dropped and 1 / (1 - 0) = 1, so y = x.
     """
     for dtype in (torch.float32, torch.float64):
-        x = _nonzero(16, 64, device=device, dtype=dtype)
+        x = nonzero_values(16, 64, device=device, dtype=dtype)
         given = f"Dropout(0.0) in training on x {shape_of(x)}"
         mine = kata.Dropout(0.0).to(device)
         # Exact in float32; float64 at float32's tolerance, since a layer may compute a float64
@@ -208,7 +200,7 @@ def test_p_one_gives_zeros(kata, device):
 
     if p == 1: return x * 0 (still connected to x, so its gradient is 0).
     """
-    x = _nonzero(4, 8, device=device, dtype=torch.float64).requires_grad_()
+    x = nonzero_values(4, 8, device=device, dtype=torch.float64).requires_grad_()
     given = f"Dropout(1.0) in training on x {shape_of(x)}"
     out = _run_on_copy(kata.Dropout(1.0).to(device), x)
     expect_close(out, torch.zeros_like(x), given=given, rtol=0, atol=0)
@@ -228,7 +220,7 @@ def test_eval_is_identity(kata, device):
         for inplace in (False, True):
             mine = kata.Dropout(p, inplace=inplace).to(device)
             mine.eval()
-            x = _nonzero(4, 8, device=device)
+            x = nonzero_values(4, 8, device=device)
             before = x.clone()
             given = f"{call(p, inplace)} in eval mode on x {shape_of(x)}"
             expect_close(mine(x), before, given=given, rtol=0, atol=0)
@@ -245,7 +237,7 @@ def test_kept_values_scaled(kata, device):
     E[y] = (1 - p) · x / (1 - p) = x: multiply by 1 / (1 - p), not by (1 - p).
     """
     for p in (0.2, 0.5, 0.75, 0.9):
-        x = _nonzero(32, 64, device=device, dtype=torch.float64)
+        x = nonzero_values(32, 64, device=device, dtype=torch.float64)
         out = _run_on_copy(kata.Dropout(p).to(device), x)
         _expect_dropout_of(out, x, p, given=f"{call(p)} in training on x {shape_of(x)}")
 
@@ -308,7 +300,7 @@ def test_fresh_mask_each_call(kata, device):
     A new draw u, kept where u ≥ p, inside every forward call; never a cached mask.
     """
     mine = kata.Dropout(0.5).to(device)
-    x = _nonzero(4, 256, device=device)
+    x = nonzero_values(4, 256, device=device)
     given = f"Dropout(0.5) called twice on the same x {shape_of(x)}"
     first = _expect_dropout_of(_run_on_copy(mine, x), x, 0.5, given=given)
     second = _expect_dropout_of(_run_on_copy(mine, x), x, 0.5, given=given)
@@ -327,7 +319,7 @@ def test_follows_torch_seed(kata, device):
     Draw the mask with torch on x's device: torch.rand_like(x) >= p, or torch.bernoulli.
     """
     mine = kata.Dropout(0.5).to(device)
-    x = _nonzero(8, 32, device=device)
+    x = nonzero_values(8, 32, device=device)
     expect_follows_torch_seed(
         lambda: _run_on_copy(mine, x), given=f"Dropout(0.5) in training on x {shape_of(x)}"
     )
@@ -344,7 +336,7 @@ def test_to_dtype(kata, device):
     p = 0.3
     mine = kata.Dropout(p).to(device, torch.float64)
     expect_registered_state(mine, dtype=torch.float64, given=f"{call(p)}.to(float64)")
-    x = _nonzero(4, 8, device=device, dtype=torch.float64)
+    x = nonzero_values(4, 8, device=device, dtype=torch.float64)
     given = f"{call(p)}.to(float64) on x {shape_of(x)}"
     _expect_dropout_of(_run_on_copy(mine, x), x, p, given=given)
 
@@ -373,7 +365,7 @@ def test_forward_matches_torch(kata, device):
     for dtype in (torch.float32, torch.float64):
         for x_shape in shapes:
             mine, ref = kata.Dropout().to(device), nn.Dropout()
-            x = _nonzero(*x_shape, device=device, dtype=dtype)
+            x = nonzero_values(*x_shape, device=device, dtype=dtype)
             given = f"Dropout() in training on x {shape_of(x)}"
             _expect_dropout_of(_run_on_copy(mine, x), x, 0.5, given=given)
             mine.eval()
@@ -392,7 +384,7 @@ def test_gradients_match(kata, device):
     dy/dx = 0 where an element was dropped and 1 / (1 - p) where it was kept.
     """
     p = 0.3
-    x = _nonzero(5, 3, 8, device=device, dtype=torch.float64).requires_grad_()
+    x = nonzero_values(5, 3, 8, device=device, dtype=torch.float64).requires_grad_()
     grad_out = torch.randn_like(x)
     given = f"{call(p)} in training on x {shape_of(x)}"
     out = _run_on_copy(kata.Dropout(p).to(device), x)
@@ -427,7 +419,7 @@ def test_inplace(kata, device):
     """
     p = 0.5
     mine = kata.Dropout(p, inplace=True).to(device)
-    x = _nonzero(8, 16, device=device)
+    x = nonzero_values(8, 16, device=device)
     before = x.clone()
     given = f"{call(p, True)} in training on x {shape_of(x)}"
     out = expect_like(mine(x), x, given=given)
@@ -452,7 +444,7 @@ def test_half_precision(kata, device, dtype):
     """
     p = 0.2
     mine = kata.Dropout(p).to(device)
-    x = _nonzero(8, 64, device=device, dtype=dtype)
+    x = nonzero_values(8, 64, device=device, dtype=dtype)
     # x / (1 - p) rounds differently in half precision depending on the formula (x * 1.25 in
     # one step or two): allow a few ulps; the mistakes checked here are far larger.
     given = f"{call(p)} in training on x {shape_of(x)}"

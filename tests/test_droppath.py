@@ -15,6 +15,8 @@ from norm_katas.grader.checks import (
     BUILTIN_DROPOUTS,
     TOLERANCE,
     PerfCase,
+    describe_call,
+    expect_attributes,
     expect_close,
     expect_float64_arithmetic,
     expect_follows_device,
@@ -25,17 +27,11 @@ from norm_katas.grader.checks import (
     expect_registered_state,
     expect_vectorized,
     fail,
+    nonzero_values,
     shape_of,
 )
 
 FORBIDDEN = BUILTIN_DROPOUTS | {"stochastic_depth"}
-
-
-def _nonzero(*shape, device, dtype=torch.float32):
-    """Values of magnitude in [0.5, 1.5) and random sign: no zeros, so drops are visible."""
-    magnitude = torch.rand(shape, dtype=torch.float64) + 0.5
-    sign = torch.randint(0, 2, shape) * 2 - 1
-    return (magnitude * sign).to(device, dtype)
 
 
 def call(p, scale_by_keep=True):
@@ -85,17 +81,12 @@ def test_attributes(kata):
         ((0.3, False), {}, 0.3, False),
         ((), {"drop_prob": 0.1, "scale_by_keep": False}, 0.1, False),
     ):
-        shown = ", ".join([repr(a) for a in args] + [f"{k}={v!r}" for k, v in kwargs.items()])
+        given = describe_call("DropPath", *args, **kwargs)
         mine = kata.DropPath(*args, **kwargs)
-        if getattr(mine, "drop_prob", None) != p:
-            got = getattr(mine, "drop_prob", "no attribute drop_prob")
-            fail(f"DropPath({shown}).drop_prob should be {p}, got {got}.")
-        if getattr(mine, "scale_by_keep", None) != scale:
-            got = getattr(mine, "scale_by_keep", "no attribute scale_by_keep")
-            fail(f"DropPath({shown}).scale_by_keep should be {scale}, got {got}.")
+        expect_attributes(mine, given, drop_prob=p, scale_by_keep=scale)
         if list(mine.parameters()) or mine.state_dict():
             fail(
-                f"DropPath({shown}) should hold no parameters or buffers; its state_dict has "
+                f"{given} should hold no parameters or buffers; its state_dict has "
                 f"{sorted(mine.state_dict())}."
             )
 
@@ -109,7 +100,7 @@ def test_output_like_input(kata, device):
     """
     for dtype in (torch.float32, torch.float64):
         for shape in ((4, 8), (4, 3, 8), (2, 3, 4, 5), (2, 2, 3, 4, 2)):
-            x = _nonzero(*shape, device=device, dtype=dtype)
+            x = nonzero_values(*shape, device=device, dtype=dtype)
             expect_like(
                 kata.DropPath(0.5).to(device)(x.clone()),
                 x,
@@ -131,7 +122,7 @@ def test_input_unmodified(kata, device):
     Compute into a new tensor: return x * mask.
     """
     for training in (True, False):
-        x = _nonzero(8, 16, device=device)
+        x = nonzero_values(8, 16, device=device)
         before = x.clone()
         kata.DropPath(0.5).to(device).train(training)(x)
         kata.drop_path(x, 0.5, training)
@@ -149,7 +140,7 @@ def test_from_scratch(kata, device):
     torch.rand, comparisons, bernoulli and multiplication are all you need.
     """
     mine = kata.DropPath(0.5).to(device)
-    x = _nonzero(8, 16, device=device)
+    x = nonzero_values(8, 16, device=device)
     expect_from_scratch(
         lambda: mine(x), FORBIDDEN, module=mine, forbidden_modules=BUILTIN_DROPOUT_MODULES
     )
@@ -165,7 +156,7 @@ def test_vectorized(kata, device):
     keep_prob, all samples at once.
     """
     mine = kata.DropPath(0.5).to(device)
-    xs, xl = _nonzero(2, 8, device=device), _nonzero(128, 32, device=device)
+    xs, xl = nonzero_values(2, 8, device=device), nonzero_values(128, 32, device=device)
     expect_vectorized(mine, xs, xl, given="DropPath(0.5)")
 
 
@@ -178,7 +169,7 @@ def test_eval_is_identity(kata, device):
     if not training or drop_prob == 0: return x.
     """
     for p in (0.3, 0.9, 1.0):
-        x = _nonzero(8, 16, device=device)
+        x = nonzero_values(8, 16, device=device)
         mine = kata.DropPath(p).to(device).eval()
         expect_close(mine(x), x, given=f"{call(p)} in eval mode on x {shape_of(x)}", rtol=0, atol=0)
         expect_close(
@@ -205,7 +196,7 @@ def test_whole_sample_dropped(kata, device):
     A mask of shape (N, 1, ..., 1), broadcast over the sample's other dims.
     """
     for shape in ((64, 16), (32, 3, 8), (16, 2, 4, 4)):
-        x = _nonzero(*shape, device=device)
+        x = nonzero_values(*shape, device=device)
         given = f"DropPath(0.5) in training on x {shape_of(x)}"
         kept_samples(kata.DropPath(0.5).to(device)(x), x, 0.5, given=given)
 
@@ -219,7 +210,7 @@ def test_draws_per_sample_not_per_batch(kata, device):
     The mask has N entries, one per sample, shaped (N, 1, ..., 1) to broadcast over each sample's
     other dims.
     """
-    x = _nonzero(256, 4, device=device)
+    x = nonzero_values(256, 4, device=device)
     given = f"DropPath(0.5) in training on x {shape_of(x)}"
     kept = kept_samples(kata.DropPath(0.5).to(device)(x), x, 0.5, given=given)
     # 256 independent draws at p = 0.5 agree with probability 2^-255.
@@ -260,7 +251,7 @@ def test_survivors_scaled(kata, device):
     E[y] = (1 - p) · x / (1 - p) = x: divide by keep_prob = 1 - drop_prob, not by drop_prob.
     """
     for p in (0.1, 0.25, 0.6):
-        x = _nonzero(64, 8, device=device, dtype=torch.float64)
+        x = nonzero_values(64, 8, device=device, dtype=torch.float64)
         given = f"{call(p)} in training on x {shape_of(x)}"
         kept = kept_samples(kata.DropPath(p).to(device)(x), x, p, given=given)
         if not kept.any():
@@ -278,7 +269,7 @@ def test_no_scaling_without_scale_by_keep(kata, device):
     Divide by keep_prob only when scale_by_keep is True.
     """
     p = 0.3
-    x = _nonzero(64, 8, device=device, dtype=torch.float64)
+    x = nonzero_values(64, 8, device=device, dtype=torch.float64)
     given = f"{call(p, False)} in training on x {shape_of(x)}"
     kept = kept_samples(kata.DropPath(p, False).to(device)(x), x, p, given=given, scale=False)
     if not kept.any():
@@ -297,7 +288,7 @@ def test_gradient(kata, device):
     dy/dx = mask / keep_prob, the mask of that forward call.
     """
     p = 0.4
-    x = _nonzero(32, 6, device=device, dtype=torch.float64).requires_grad_()
+    x = nonzero_values(32, 6, device=device, dtype=torch.float64).requires_grad_()
     given = f"{call(p)} in training on x {shape_of(x)}"
     out = kata.DropPath(p).to(device)(x)
     kept = kept_samples(out, x, p, given=given).to(device)
@@ -316,7 +307,7 @@ def test_drop_prob_one_gives_zeros(kata, device):
 
     Scale only when keep_prob > 0 (timm: if keep_prob > 0.0 and scale_by_keep).
     """
-    x = _nonzero(8, 4, device=device, dtype=torch.float64).requires_grad_()
+    x = nonzero_values(8, 4, device=device, dtype=torch.float64).requires_grad_()
     given = f"DropPath(1.0) in training on x {shape_of(x)}"
     out = kata.DropPath(1.0).to(device)(x)
     expect_close(out, torch.zeros_like(x), given=given, rtol=0, atol=0)
@@ -335,7 +326,7 @@ def test_fresh_draw_each_call(kata, device):
     Draw the mask inside forward, every time.
     """
     mine = kata.DropPath(0.5).to(device)
-    x = _nonzero(128, 4, device=device)
+    x = nonzero_values(128, 4, device=device)
     given = f"DropPath(0.5) called twice on the same x {shape_of(x)}"
     first = kept_samples(mine(x), x, 0.5, given=given)
     second = kept_samples(mine(x), x, 0.5, given=given)
@@ -352,7 +343,7 @@ def test_follows_torch_seed(kata, device):
     torch.rand(shape, device=x.device) (or bernoulli) for the per-sample draw.
     """
     mine = kata.DropPath(0.5).to(device)
-    x = _nonzero(64, 4, device=device)
+    x = nonzero_values(64, 4, device=device)
     expect_follows_torch_seed(
         lambda: mine(x), given=f"DropPath(0.5) in training on x {shape_of(x)}"
     )
@@ -379,7 +370,7 @@ def test_follows_device(kata, device):
     torch.rand(shape, device=x.device) or x.new_empty(shape).bernoulli_(keep_prob).
     """
     expect_follows_device(
-        kata.DropPath(0.5), _nonzero(8, 4, device="cpu"), device=device, given="DropPath(0.5)"
+        kata.DropPath(0.5), nonzero_values(8, 4, device="cpu"), device=device, given="DropPath(0.5)"
     )
 
 
@@ -394,7 +385,7 @@ def test_forward_matches_timm(kata, device):
     """
     for dtype in (torch.float32, torch.float64):
         for shape in ((16, 8), (8, 3, 8), (8, 2, 4, 5), (4, 2, 3, 4, 2)):
-            x = _nonzero(*shape, device=device, dtype=dtype)
+            x = nonzero_values(*shape, device=device, dtype=dtype)
             mine = kata.DropPath(0.5).to(device)
             kept_samples(mine(x), x, 0.5, given=f"DropPath(0.5) on x {shape_of(x)}")
             given = f"drop_path(x, 0.5, training=True) on x {shape_of(x)}"
@@ -412,7 +403,7 @@ def test_computes_in_float64(kata, device):
     Build the mask in x's dtype (x.new_empty(shape).bernoulli_(keep_prob)) and multiply x by it.
     """
     mine = kata.DropPath(0.1).to(device, torch.float64)
-    x = _nonzero(64, 8, device=device, dtype=torch.float64)
+    x = nonzero_values(64, 8, device=device, dtype=torch.float64)
     # The same seed for both runs: the same samples dropped, so only the arithmetic differs;
     # at p = 0.1 far more than half of 64 samples survive (the probe needs half to move).
     expect_float64_arithmetic(
@@ -431,7 +422,7 @@ def test_half_precision(kata, device, dtype):
     Build the mask with x's dtype (x.new_empty(shape), .to(x.dtype)).
     """
     p = 0.25
-    x = _nonzero(32, 8, device=device, dtype=dtype)
+    x = nonzero_values(32, 8, device=device, dtype=dtype)
     given = f"{call(p)} in training on x {shape_of(x)}"
     # x / (1 - p) rounds differently in half precision depending on the order of operations.
     kept_samples(kata.DropPath(p).to(device)(x), x, p, given=given, rtol=2e-2, atol=2e-2)

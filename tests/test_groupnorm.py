@@ -18,20 +18,22 @@ from torch import nn
 from norm_katas.grader.checks import (
     BUILTIN_NORM_MODULES,
     BUILTIN_NORMS,
+    HALF_OFFSET,
     PerfCase,
     describe_call,
     expect_close,
     expect_float64_arithmetic,
     expect_follows_device,
     expect_from_scratch,
-    expect_grads_close,
     expect_like,
     expect_raises,
     expect_registered_state,
+    expect_same_grads,
     expect_state_dict_round_trip,
     expect_vectorized,
     fail,
     load_torch_state,
+    paired,
     shape_of,
 )
 
@@ -43,17 +45,6 @@ CASES = [
     (2, 8, (4, 8)),
     (4, 8, (2, 8, 3)),
 ]
-
-
-def pair(kata, *args, **kwargs):
-    """The learner's GroupNorm and torch's, with the same random per-channel affine values."""
-    ref = nn.GroupNorm(*args, **kwargs)
-    with torch.no_grad():
-        for p in ref.parameters():
-            p.normal_()
-    mine = kata.GroupNorm(*args, **kwargs)
-    load_torch_state(mine, ref, given=describe_call("GroupNorm", *args, **kwargs))
-    return mine, ref
 
 
 def group_norm_f64(x, groups, eps, weight=None, bias=None):
@@ -121,7 +112,7 @@ def test_output_like_input(kata, device):
     """
     for dtype in (torch.float32, torch.float64):
         for groups, channels, x_shape in CASES:
-            mine, _ = pair(kata, groups, channels)
+            mine, _ = paired(kata, "GroupNorm", groups, channels)
             mine = mine.to(device, dtype)
             x = torch.randn(x_shape, device=device, dtype=dtype)
             given = f"GroupNorm({groups}, {channels}) on x {shape_of(x)}"
@@ -135,7 +126,7 @@ def test_input_unmodified(kata, device):
 
     xc = groups - mean, not x -= mean or x.sub_(mean).
     """
-    mine, _ = pair(kata, 2, 6)
+    mine, _ = paired(kata, "GroupNorm", 2, 6)
     x = torch.randn(3, 6, 5, device=device)
     before = x.clone()
     mine.to(device)(x)
@@ -153,7 +144,7 @@ def test_from_scratch(kata, device):
 
     reshape, mean, var, rsqrt and broadcasting are all you need.
     """
-    mine, _ = pair(kata, 2, 6)
+    mine, _ = paired(kata, "GroupNorm", 2, 6)
     mine = mine.to(device)
     x = torch.randn(3, 6, 5, device=device)
     expect_from_scratch(
@@ -170,8 +161,8 @@ def test_vectorized(kata, device):
     Seen as (N, G, C/G, *spatial), μ and σ² per sample and group are one reduction each over the
     channel-in-group and spatial dims, broadcast back.
     """
-    small, _ = pair(kata, 2, 4)
-    large, _ = pair(kata, 16, 64)
+    small, _ = paired(kata, "GroupNorm", 2, 4)
+    large, _ = paired(kata, "GroupNorm", 16, 64)
     small, large = small.to(device), large.to(device)
     xs, xl = torch.randn(2, 4, 3, device=device), torch.randn(16, 64, 9, device=device)
     expect_vectorized(
@@ -187,7 +178,7 @@ def test_to_dtype(kata, device):
 
     nn.Parameter for weight and bias, register_buffer for other state; keep eps a Python float.
     """
-    mine, _ = pair(kata, 2, 6)
+    mine, _ = paired(kata, "GroupNorm", 2, 6)
     mine = mine.to(device, torch.float64)
     expect_registered_state(mine, dtype=torch.float64, given="GroupNorm(2, 6).to(float64)")
 
@@ -200,7 +191,7 @@ def test_statistics_per_sample(kata, device):
 
     Reduce over the group's channels and positions (dims 2, 3, ... of (N, G, C/G, *)), not 0.
     """
-    mine, _ = pair(kata, 3, 6)
+    mine, _ = paired(kata, "GroupNorm", 3, 6)
     mine = mine.to(device, torch.float64)
     x = torch.randn(4, 6, 5, dtype=torch.float64, device=device) * 2 + 1
     alone = mine(x[:1].clone())
@@ -352,7 +343,7 @@ def test_forward_matches_torch(kata, device):
     for dtype in (torch.float32, torch.float64):
         for eps in (1e-5, 0.1):
             for groups, channels, x_shape in CASES:
-                mine, ref = pair(kata, groups, channels, eps=eps)
+                mine, ref = paired(kata, "GroupNorm", groups, channels, eps=eps)
                 mine, ref = mine.to(device, dtype), ref.to(device, dtype)
                 x = torch.randn(x_shape, device=device, dtype=dtype) * 3 + 1
                 given = (
@@ -373,17 +364,11 @@ def test_gradients_match(kata, device):
 
     No .detach(), .data or in-place edits on the path from x to the output.
     """
-    mine, ref = pair(kata, 2, 6)
+    mine, ref = paired(kata, "GroupNorm", 2, 6)
     mine, ref = mine.to(device, torch.float64), ref.to(device, torch.float64)
     x = torch.randn(3, 6, 5, dtype=torch.float64, device=device) * 2 + 1
     grad_out = torch.randn_like(x)
-    got, want = {}, {}
-    for module, grads in ((mine, got), (ref, want)):
-        xi = x.clone().requires_grad_()
-        module(xi).backward(grad_out)
-        grads["input"] = xi.grad
-        grads.update({n: p.grad for n, p in module.named_parameters()})
-    expect_grads_close(got, want, given=f"GroupNorm(2, 6) on x {shape_of(x)}")
+    expect_same_grads(mine, ref, x, grad_out, given=f"GroupNorm(2, 6) on x {shape_of(x)}")
 
 
 @pytest.mark.parity
@@ -395,7 +380,7 @@ def test_computes_in_float64(kata, device):
 
     compute dtype = float32 for float16/bfloat16 inputs, x.dtype otherwise: upcast only those.
     """
-    mine, _ = pair(kata, 2, 6)
+    mine, _ = paired(kata, "GroupNorm", 2, 6)
     mine = mine.to(device, torch.float64)
     x = torch.randn(3, 6, 5, dtype=torch.float64, device=device)
     expect_float64_arithmetic(mine, x, given=f"GroupNorm(2, 6).to(float64) on x {shape_of(x)}")
@@ -440,11 +425,6 @@ def test_indivisible_channels_message(kata):
             )
 
 
-# An offset whose spacing in each dtype is a quarter of randn's spread: a mean of such values
-# rounded to the dtype is off by up to an eighth of the spread; in float32, by 1e-7 of it.
-HALF_OFFSET = {torch.float16: 384.0, torch.bfloat16: 48.0}
-
-
 @pytest.mark.parity
 @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16], ids=["float16", "bfloat16"])
 def test_half_precision(kata, device, dtype):
@@ -457,7 +437,7 @@ def test_half_precision(kata, device, dtype):
     Compute on g.float(), then return y.to(x.dtype).
     """
     name = str(dtype).removeprefix("torch.")
-    mine, ref = pair(kata, 2, 8)
+    mine, ref = paired(kata, "GroupNorm", 2, 8)
     mine = mine.to(device, dtype)
     x = (torch.randn(4, 8, 16, device=device) * 3).to(dtype)
     expected = group_norm_f64(x, 2, 1e-5, ref.weight.to(dtype), ref.bias.to(dtype)).to(dtype)
@@ -487,7 +467,7 @@ def test_empty_batch(kata, device):
     from 0 elements.
     """
     for x_shape in ((0, 6, 4), (0, 6)):
-        mine, ref = pair(kata, 3, 6)
+        mine, ref = paired(kata, "GroupNorm", 3, 6)
         mine, ref = mine.to(device), ref.to(device)
         x = torch.randn(x_shape, device=device)
         expect_close(mine(x), ref(x).detach(), given=f"GroupNorm(3, 6) on x {shape_of(x)}")
@@ -496,7 +476,7 @@ def test_empty_batch(kata, device):
 def perf_case(kata, device):
     """What --perf times: your GroupNorm and nn.GroupNorm on a batch of feature maps."""
     shape, groups = ((32, 256, 56, 56), 32) if device.type == "cuda" else ((16, 64, 32, 32), 8)
-    mine, ref = pair(kata, groups, shape[1])
+    mine, ref = paired(kata, "GroupNorm", groups, shape[1])
     mine, ref = mine.to(device), ref.to(device)
     x = torch.randn(shape, device=device, requires_grad=True)
     return PerfCase(

@@ -14,33 +14,24 @@ from torch import nn
 from norm_katas.grader.checks import (
     BUILTIN_NORM_MODULES,
     BUILTIN_NORMS,
+    HALF_OFFSET,
     PerfCase,
     describe_call,
     expect_close,
     expect_float64_arithmetic,
     expect_follows_device,
     expect_from_scratch,
-    expect_grads_close,
     expect_like,
     expect_raises,
     expect_registered_state,
+    expect_same_grads,
     expect_state_dict_round_trip,
     expect_vectorized,
     fail,
     load_torch_state,
+    paired,
     shape_of,
 )
-
-
-def pair(kata, *args, **kwargs):
-    """The learner's LayerNorm and torch's, with the same random affine parameters."""
-    ref = nn.LayerNorm(*args, **kwargs)
-    with torch.no_grad():
-        for p in ref.parameters():
-            p.normal_()
-    mine = kata.LayerNorm(*args, **kwargs)
-    load_torch_state(mine, ref, given=describe_call("LayerNorm", *args, **kwargs))
-    return mine, ref
 
 
 def test_parameters(kata):
@@ -86,7 +77,7 @@ def test_output_like_input(kata, device):
     back over x.
     """
     for dtype in (torch.float32, torch.float64):
-        mine, _ = pair(kata, 8)
+        mine, _ = paired(kata, "LayerNorm", 8)
         mine = mine.to(device, dtype)
         x = torch.randn(3, 5, 8, device=device, dtype=dtype)
         expect_like(mine(x), x, given=f"LayerNorm(8) on x {shape_of(x)}")
@@ -99,7 +90,7 @@ def test_input_unmodified(kata, device):
 
     xc = x - mean, not x -= mean or x.sub_(mean).
     """
-    mine, _ = pair(kata, 8)
+    mine, _ = paired(kata, "LayerNorm", 8)
     x = torch.randn(4, 8, device=device)
     before = x.clone()
     mine.to(device)(x)
@@ -115,7 +106,7 @@ def test_from_scratch(kata, device):
 
     mean, var, sqrt, rsqrt and broadcasting are all you need.
     """
-    mine, _ = pair(kata, 8)
+    mine, _ = paired(kata, "LayerNorm", 8)
     mine = mine.to(device)
     x = torch.randn(4, 8, device=device)
     expect_from_scratch(
@@ -131,13 +122,10 @@ def test_vectorized(kata, device):
     μ and σ² over the normalized dims, each one reduction that keeps those dims (as size 1) so it
     broadcasts back; no loop.
     """
-    small, _ = pair(kata, 16)
-    large, _ = pair(kata, 128)
-    small, large = small.to(device), large.to(device)
+    small, large = (paired(kata, "LayerNorm", d)[0].to(device) for d in (16, 128))
     xs, xl = torch.randn(2, 16, device=device), torch.randn(64, 128, device=device)
-    expect_vectorized(
-        lambda ln, x: ln(x), (small, xs), (large, xl), given="LayerNorm(16) vs LayerNorm(128)"
-    )
+    given = "LayerNorm(16) vs LayerNorm(128)"
+    expect_vectorized(lambda ln, x: ln(x), (small, xs), (large, xl), given=given)
 
 
 def test_statistics_per_sample(kata, device):
@@ -149,7 +137,7 @@ def test_statistics_per_sample(kata, device):
     μ = (1/D) Σ x over the last len(normalized_shape) dims only: D values per sample, never over the
     batch dims.
     """
-    mine, _ = pair(kata, 8)
+    mine, _ = paired(kata, "LayerNorm", 8)
     mine = mine.to(device, torch.float64)
     x = torch.randn(4, 8, dtype=torch.float64, device=device) * 2 + 1
     alone = mine(x[:1].clone())
@@ -171,7 +159,7 @@ def test_constant_input(kata, device):
 
     (x - mean) / sqrt(0 + eps) = 0, so y = 0 * weight + bias = bias.
     """
-    mine, ref = pair(kata, 8)
+    mine, ref = paired(kata, "LayerNorm", 8)
     mine, ref = mine.to(device), ref.to(device)
     x = torch.full((3, 8), 2.5, device=device)
     expect_close(mine(x), ref(x).detach(), given="LayerNorm(8) on a constant input")
@@ -215,7 +203,7 @@ def test_multidim_normalized_shape(kata, device):
     sample.
     """
     for shape, x_shape in (((4, 5), (2, 3, 4, 5)), ((3, 4, 5), (2, 3, 4, 5))):
-        mine, ref = pair(kata, shape)
+        mine, ref = paired(kata, "LayerNorm", shape)
         mine, ref = mine.to(device), ref.to(device)
         x = torch.randn(x_shape, device=device) * 2 + torch.arange(5.0, device=device)
         expect_close(mine(x), ref(x).detach(), given=f"LayerNorm({shape}) on x {shape_of(x)}")
@@ -273,7 +261,7 @@ def test_to_dtype(kata, device):
     Store learnable tensors as nn.Parameter and other state with self.register_buffer(name,
     tensor); keep eps a Python float.
     """
-    mine, _ = pair(kata, 8)
+    mine, _ = paired(kata, "LayerNorm", 8)
     mine = mine.to(device, torch.float64)
     expect_registered_state(mine, dtype=torch.float64, given="LayerNorm(8).to(float64)")
 
@@ -286,7 +274,7 @@ def test_follows_device(kata, device):
 
     torch.ones(..., device=x.device) or torch.ones_like(x); parameters and buffers for state.
     """
-    mine, _ = pair(kata, 8)
+    mine, _ = paired(kata, "LayerNorm", 8)
     expect_follows_device(mine, torch.randn(4, 8), device=device, given="LayerNorm(8)")
 
 
@@ -305,7 +293,7 @@ def test_forward_matches_torch(kata, device):
     for dtype in (torch.float32, torch.float64):
         for eps in (1e-5, 0.1):
             for shape, x_shape in cases:
-                mine, ref = pair(kata, shape, eps=eps)
+                mine, ref = paired(kata, "LayerNorm", shape, eps=eps)
                 mine, ref = mine.to(device, dtype), ref.to(device, dtype)
                 x = torch.randn(x_shape, device=device, dtype=dtype) * 3 + 1
                 given = f"{describe_call('LayerNorm', shape[0], eps=eps)} on x {shape_of(x)}"
@@ -321,17 +309,11 @@ def test_gradients_match(kata, device):
 
     No .detach(), .data or in-place edits on the path from x to the output.
     """
-    mine, ref = pair(kata, (3, 8))
+    mine, ref = paired(kata, "LayerNorm", (3, 8))
     mine, ref = mine.to(device, torch.float64), ref.to(device, torch.float64)
     x = torch.randn(5, 3, 8, dtype=torch.float64, device=device) * 2 + 1
     grad_out = torch.randn_like(x)
-    got, want = {}, {}
-    for module, grads in ((mine, got), (ref, want)):
-        xi = x.clone().requires_grad_()
-        module(xi).backward(grad_out)
-        grads["input"] = xi.grad
-        grads.update({n: p.grad for n, p in module.named_parameters()})
-    expect_grads_close(got, want, given=f"LayerNorm((3, 8)) on x {shape_of(x)}")
+    expect_same_grads(mine, ref, x, grad_out, given=f"LayerNorm((3, 8)) on x {shape_of(x)}")
 
 
 @pytest.mark.parity
@@ -343,7 +325,7 @@ def test_computes_in_float64(kata, device):
 
     compute dtype = float32 for float16/bfloat16 inputs, x.dtype otherwise: upcast only those.
     """
-    mine, _ = pair(kata, 8)
+    mine, _ = paired(kata, "LayerNorm", 8)
     mine = mine.to(device, torch.float64)
     x = torch.randn(4, 8, dtype=torch.float64, device=device) * 2 + 1
     given = f"LayerNorm(8).to(float64) on x {shape_of(x)}"
@@ -358,7 +340,7 @@ def test_no_bias(kata, device):
 
     y = x_hat * weight, with self.register_parameter("bias", None).
     """
-    mine, ref = pair(kata, 8, bias=False)
+    mine, ref = paired(kata, "LayerNorm", 8, bias=False)
     if getattr(mine, "bias", "missing") is not None:
         fail("LayerNorm(8, bias=False) should have bias = None.")
     expect_state_dict_round_trip(
@@ -392,11 +374,6 @@ def test_wrong_trailing_shape_raises(kata, device):
         )
 
 
-# An offset whose spacing in each dtype is a quarter of randn's spread: a mean of such values
-# rounded to the dtype is off by up to an eighth of the spread; in float32, by 1e-7 of it.
-HALF_OFFSET = {torch.float16: 384.0, torch.bfloat16: 48.0}
-
-
 @pytest.mark.parity
 @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16], ids=["float16", "bfloat16"])
 def test_half_precision(kata, device, dtype):
@@ -409,7 +386,7 @@ def test_half_precision(kata, device, dtype):
     Compute on x.float(), then return y.to(x.dtype).
     """
     name = str(dtype).removeprefix("torch.")
-    mine, ref = pair(kata, 64)
+    mine, ref = paired(kata, "LayerNorm", 64)
     mine, ref = mine.to(device, dtype), ref.to(device, torch.float32)
     x = torch.randn(8, 64, device=device).to(dtype)
     expected = ref(x.float()).detach().to(dtype)
@@ -440,7 +417,7 @@ def test_empty_batch(kata, device):
     so use x.shape[:-k] + (n,) or reduce over dims without flattening.
     """
     for shape, x_shape in (((8,), (0, 8)), ((3, 4), (2, 0, 3, 4))):
-        mine, ref = pair(kata, shape)
+        mine, ref = paired(kata, "LayerNorm", shape)
         mine, ref = mine.to(device), ref.to(device)
         x = torch.randn(x_shape, device=device)
         expect_close(mine(x), ref(x).detach(), given=f"LayerNorm({shape}) on x {shape_of(x)}")
@@ -449,7 +426,7 @@ def test_empty_batch(kata, device):
 def perf_case(kata, device):
     """What --perf times: your LayerNorm and nn.LayerNorm on a batch of token vectors."""
     rows, d = (8192, 4096) if device.type == "cuda" else (2048, 1024)
-    mine, ref = pair(kata, d)
+    mine, ref = paired(kata, "LayerNorm", d)
     mine, ref = mine.to(device), ref.to(device)
     x = torch.randn(rows, d, device=device, requires_grad=True)
     return PerfCase(

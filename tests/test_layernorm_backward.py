@@ -1,6 +1,7 @@
 """Hidden checks for the LayerNorm-backward kata, compared with autograd through F.layer_norm.
 
-Most checks call the learner's forward and backward directly, with a recording ctx
+The checks are the backward katas' template (checks.FunctionKata), declared below with
+LayerNorm's dims. Most call the learner's forward and backward directly, with a recording ctx
 (checks.call_forward / call_backward): what forward saved can be inspected, and backward
 runs where the grader can watch it for autograd. Special gradients isolate the two terms of
 dL/dx: a gradient constant along each row reaches x only through the mean, one proportional
@@ -19,66 +20,21 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from norm_katas.grader.checks import (
-    BUILTIN_NORMS,
-    HALF_OFFSET,
-    PerfCase,
-    call_backward,
-    call_forward,
-    expect_backward_by_hand,
-    expect_backward_shapes,
-    expect_close,
-    expect_float64_arithmetic,
-    expect_from_scratch,
-    expect_function_follows_device,
-    expect_gradcheck,
-    expect_grads_close,
-    expect_rounded_once,
-    expect_saves_only_what_backward_needs,
-    expect_tensor,
-    expect_through_function,
-    expect_vectorized,
-    fail,
-    shape_of,
-)
+from norm_katas.grader.checks import BUILTIN_NORMS, FunctionKata
 
-FORBIDDEN = BUILTIN_NORMS | {
-    "native_layer_norm_backward", "layer_norm_backward", "native_batch_norm_backward",
-    "native_group_norm_backward", "_fused_rms_norm_backward",
-}  # fmt: skip
-
-
-def inputs(*shape, dtype=torch.float64, device="cpu", spread=2.0, centre=1.0):
-    """x of `shape` and a random weight and bias for its last dim."""
-    d = shape[-1]
-    x = torch.randn(shape, dtype=dtype, device=device) * spread + centre
-    w = torch.randn(d, dtype=dtype, device=device) + 1
-    b = torch.randn(d, dtype=dtype, device=device)
-    return x, w, b
-
-
-def run(kata, x, w, b, eps, grad_out, *, given):
-    """The learner's forward and backward, called directly: (y, (grad_x, grad_w, grad_b))."""
-    y, ctx = call_forward(kata.LayerNormFunction, x, w, b, eps)
-    y = expect_tensor(y, "forward")
-    grads = call_backward(kata.LayerNormFunction, ctx, grad_out, given=given)
-    return y, grads[:3]
-
-
-def reference(x, w, b, eps, grad_out):
-    """Autograd through the built-in: (y, {input, weight, bias gradients})."""
-    xi, wi, bi = (t.detach().clone().requires_grad_() for t in (x, w, b))
-    y = F.layer_norm(xi, xi.shape[-1:], wi, bi, eps)
-    y.backward(grad_out)
-    return y.detach(), {"input": xi.grad, "weight": wi.grad, "bias": bi.grad}
-
-
-def named(grads):
-    return dict(zip(("input", "weight", "bias"), grads, strict=True))
-
-
-def describe(x, eps=1e-5):
-    return f"LayerNormFunction on x {shape_of(x)} (eps={eps:g})"
+LAYER_NORM = FunctionKata(
+    function="LayerNormFunction",
+    wrapper="layer_norm",
+    builtin=lambda x, w, b, eps: F.layer_norm(x, x.shape[-1:], w, b, eps),
+    builtin_name="F.layer_norm",
+    feature_dim=-1,  # weight and bias run along the last dim
+    per_feature=False,  # one mean and variance per row, over the last dim
+    constant="along each row",
+    forbidden=BUILTIN_NORMS | {
+        "native_layer_norm_backward", "layer_norm_backward", "native_batch_norm_backward",
+        "native_group_norm_backward", "_fused_rms_norm_backward",
+    },
+)  # fmt: skip
 
 
 def test_is_an_autograd_function(kata, device):
@@ -90,9 +46,7 @@ def test_is_an_autograd_function(kata, device):
     class LayerNormFunction(torch.autograd.Function) with @staticmethod forward and backward;
     layer_norm returns LayerNormFunction.apply(x, weight, bias, eps).
     """
-    x, w, b = inputs(2, 3, 8, device=device)
-    run = lambda: kata.layer_norm(x, w.requires_grad_(), b.requires_grad_())  # noqa: E731
-    expect_through_function(kata.LayerNormFunction, "LayerNormFunction", run, caller="layer_norm")
+    LAYER_NORM.is_an_autograd_function(kata, device, (2, 3, 8))
 
 
 def test_backward_returns_a_grad_per_input(kata, device):
@@ -103,12 +57,7 @@ def test_backward_returns_a_grad_per_input(kata, device):
 
     return grad_x, grad_weight, grad_bias, None.
     """
-    x, w, b = inputs(4, 8, device=device)
-    given = describe(x)
-    _, ctx = call_forward(kata.LayerNormFunction, x, w, b, 1e-5)
-    result = call_backward(kata.LayerNormFunction, ctx, torch.randn_like(x), given=given)
-    names = ("grad_x", "grad_weight", "grad_bias", "the None for eps")
-    expect_backward_shapes(result, (x, w, b, 1e-5), names=names, given=given)
+    LAYER_NORM.backward_returns_a_grad_per_input(kata, device, (4, 8))
 
 
 def test_input_unmodified(kata, device):
@@ -118,14 +67,7 @@ def test_input_unmodified(kata, device):
 
     xc = x - mean, not x -= mean; g = grad_out * weight, not grad_out.mul_(weight).
     """
-    x, w, b = inputs(3, 8, device=device)
-    grad_out = torch.randn_like(x)
-    x0, g0 = x.clone(), grad_out.clone()
-    run(kata, x, w, b, 1e-5, grad_out, given=describe(x))
-    if not torch.equal(x, x0):
-        fail(f"{describe(x)}: forward changed its input x in place.")
-    if not torch.equal(grad_out, g0):
-        fail(f"{describe(x)}: backward changed grad_out in place.")
+    LAYER_NORM.input_unmodified(kata, device, (3, 8))
 
 
 def test_from_scratch(kata, device):
@@ -136,10 +78,7 @@ def test_from_scratch(kata, device):
 
     mean, sum, rsqrt, multiplication and broadcasting are all you need.
     """
-    x, w, b = inputs(3, 8, device=device)
-    expect_from_scratch(
-        lambda: run(kata, x, w, b, 1e-5, torch.randn_like(x), given=describe(x)), FORBIDDEN
-    )
+    LAYER_NORM.from_scratch(kata, device, (3, 8))
 
 
 def test_vectorized(kata, device):
@@ -151,17 +90,7 @@ def test_vectorized(kata, device):
     μ and σ² are one reduction over the last dim in forward; mean(g) and mean(g · x̂) in backward,
     and a sum over every row for the parameters; no loop.
     """
-    small, large = inputs(2, 3, 8, device=device), inputs(16, 12, 32, device=device)
-
-    def both(x, w, b, grad_out):
-        return run(kata, x, w, b, 1e-5, grad_out, given=describe(x))
-
-    expect_vectorized(
-        both,
-        (*small, torch.ones_like(small[0])),
-        (*large, torch.ones_like(large[0])),
-        given="LayerNormFunction",
-    )
+    LAYER_NORM.vectorized(kata, device, (2, 3, 8), (16, 12, 32))
 
 
 def test_backward_by_hand(kata, device):
@@ -172,13 +101,7 @@ def test_backward_by_hand(kata, device):
 
     From grad_out and the saved x̂ and rstd: sums for weight and bias, the two-mean formula for x.
     """
-    x, w, b = inputs(3, 8, device=device)
-    _, ctx = call_forward(kata.LayerNormFunction, x, w, b, 1e-5)
-    given = describe(x)
-    expect_backward_by_hand(
-        lambda: call_backward(kata.LayerNormFunction, ctx, torch.randn_like(x), given=given),
-        given=given,
-    )
+    LAYER_NORM.backward_by_hand(kata, device, (3, 8))
 
 
 def test_saves_only_what_backward_needs(kata, device):
@@ -189,14 +112,7 @@ def test_saves_only_what_backward_needs(kata, device):
 
     ctx.save_for_backward(x_hat, rstd, weight): or x with the row mean and rstd.
     """
-    x, w, b = inputs(4, 6, 8, device=device)
-    given = describe(x)
-    xr, wr, br = (t.clone().requires_grad_() for t in (x, w, b))
-    applied = expect_tensor(kata.layer_norm(xr, wr, br), "layer_norm")
-    _, ctx = call_forward(kata.LayerNormFunction, x, w, b, 1e-5)
-    # one x-sized tensor, plus a few numbers per row and per parameter
-    allowance = 4 * (x.numel() // x.shape[-1]) + 4 * x.shape[-1]
-    expect_saves_only_what_backward_needs(applied, ctx, x, allowance=allowance, given=given)
+    LAYER_NORM.saves_only_what_backward_needs(kata, device, (4, 6, 8))
 
 
 def test_forward_matches_torch(kata, device):
@@ -207,20 +123,7 @@ def test_forward_matches_torch(kata, device):
 
     y = (x - mean) * rsqrt(mean((x - mean)²) + eps) * weight + bias.
     """
-    for dtype in (torch.float32, torch.float64):
-        for shape in ((4, 8), (2, 3, 16)):
-            x, w, b = inputs(*shape, dtype=dtype, device=device)
-            y, _ = call_forward(kata.LayerNormFunction, x, w, b, 1e-5)
-            expect_close(
-                expect_tensor(y, "forward"),
-                F.layer_norm(x, x.shape[-1:], w, b, 1e-5),
-                given=describe(x),
-            )
-        x, w, b = inputs(4, 8, device=device, spread=0.1)
-        y, _ = call_forward(kata.LayerNormFunction, x, w, b, 0.05)
-        expect_close(
-            expect_tensor(y, "forward"), F.layer_norm(x, (8,), w, b, 0.05), given=describe(x, 0.05)
-        )
+    LAYER_NORM.forward_matches_torch(kata, device, ((4, 8), (2, 3, 16)), (4, 8))
 
 
 def test_grad_bias(kata, device):
@@ -231,11 +134,7 @@ def test_grad_bias(kata, device):
 
     ∂L/∂β = Σ dy over every row (all dims but the last).
     """
-    x, w, b = inputs(3, 4, 8, device=device)
-    grad_out = torch.randn_like(x)
-    _, (_, _, grad_b) = run(kata, x, w, b, 1e-5, grad_out, given=describe(x))
-    _, want = reference(x, w, b, 1e-5, grad_out)
-    expect_grads_close({"bias": grad_b}, {"bias": want["bias"]}, given=describe(x))
+    LAYER_NORM.gradient_of(kata, device, "bias", (3, 4, 8))
 
 
 def test_grad_weight(kata, device):
@@ -246,11 +145,7 @@ def test_grad_weight(kata, device):
 
     ∂L/∂γ = Σ dy · x̂ over every row (all dims but the last).
     """
-    x, w, b = inputs(3, 4, 8, device=device)
-    grad_out = torch.randn_like(x)
-    _, (_, grad_w, _) = run(kata, x, w, b, 1e-5, grad_out, given=describe(x))
-    _, want = reference(x, w, b, 1e-5, grad_out)
-    expect_grads_close({"weight": grad_w}, {"weight": want["weight"]}, given=describe(x))
+    LAYER_NORM.gradient_of(kata, device, "weight", (3, 4, 8))
 
 
 def test_grad_x_through_the_mean(kata, device):
@@ -262,14 +157,7 @@ def test_grad_x_through_the_mean(kata, device):
     With g = dy · γ: ∂L/∂x = (1/σ) (g − mean(g) − x̂ · mean(g · x̂)), the means over the last dim;
     the mean(g) term is the path through μ.
     """
-    x, w, b = inputs(4, 8, device=device)
-    grad_out = (
-        torch.randn(4, 1, dtype=x.dtype, device=device) / w
-    )  # g = grad_out · w: constant per row
-    given = f"{describe(x)} with grad_out · weight constant along each row"
-    _, (grad_x, _, _) = run(kata, x, w, b, 1e-5, grad_out, given=given)
-    _, want = reference(x, w, b, 1e-5, grad_out)
-    expect_grads_close({"input": grad_x}, {"input": want["input"]}, given=given)
+    LAYER_NORM.grad_x_through_the_mean(kata, device, (4, 8))
 
 
 def test_grad_x_through_the_variance(kata, device):
@@ -281,13 +169,7 @@ def test_grad_x_through_the_variance(kata, device):
     ∂L/∂x = (1/σ) (g − mean(g) − x̂ · mean(g · x̂)) with g = dy · γ and σ = √(σ² + ε); the x̂ ·
     mean(g · x̂) term is the path through σ².
     """
-    x, w, b = inputs(4, 8, device=device)
-    x_hat = F.layer_norm(x, (8,), eps=1e-5)
-    grad_out = x_hat / w  # g = grad_out · w = x̂
-    given = f"{describe(x)} with grad_out · weight equal to x̂"
-    _, (grad_x, _, _) = run(kata, x, w, b, 1e-5, grad_out, given=given)
-    _, want = reference(x, w, b, 1e-5, grad_out)
-    expect_grads_close({"input": grad_x}, {"input": want["input"]}, given=given)
+    LAYER_NORM.grad_x_through_the_variance(kata, device, (4, 8))
 
 
 def test_backward_eps_inside_sqrt(kata, device):
@@ -298,12 +180,7 @@ def test_backward_eps_inside_sqrt(kata, device):
 
     Save rstd = rsqrt(var + eps) in forward and reuse it in backward.
     """
-    x, w, b = inputs(4, 8, device=device, spread=0.1)
-    grad_out = torch.randn_like(x)
-    given = f"{describe(x, 0.05)} on small inputs"
-    _, grads = run(kata, x, w, b, 0.05, grad_out, given=given)
-    _, want = reference(x, w, b, 0.05, grad_out)
-    expect_grads_close({"input": grads[0]}, {"input": want["input"]}, given=given)
+    LAYER_NORM.backward_eps_inside_sqrt(kata, device, (4, 8))
 
 
 def test_follows_device(kata, device):
@@ -313,14 +190,7 @@ def test_follows_device(kata, device):
 
     torch.zeros_like(x) or device=x.device for new tensors.
     """
-    x, w, b = inputs(3, 8, dtype=torch.float32)
-
-    def both(x, w, b, grad_out):
-        return run(kata, x, w, b, 1e-5, grad_out, given=describe(x))
-
-    expect_function_follows_device(
-        both, x, w, b, torch.randn_like(x), device=device, given=describe(x)
-    )
+    LAYER_NORM.follows_device(kata, device, (3, 8))
 
 
 @pytest.mark.broad
@@ -333,9 +203,7 @@ def test_gradcheck(kata, device):
     Run torch.autograd.gradcheck(layer_norm, (x, weight, bias)) on small float64 inputs yourself
     (it needs a forward that computes float64 in float64; one in float32 is skipped here).
     """
-    x, w, b = (t.requires_grad_() for t in inputs(3, 5, device=device))
-    given = f"torch.autograd.gradcheck(layer_norm, ...) on float64 x {shape_of(x)}"
-    expect_gradcheck(lambda x, w, b: kata.layer_norm(x, w, b, 1e-5), (x, w, b), given=given)
+    LAYER_NORM.gradcheck(kata, device, (3, 5))
 
 
 @pytest.mark.broad
@@ -346,13 +214,7 @@ def test_gradients_match_autograd(kata, device):
 
     grad_x = rstd · (g − mean(g) − x̂ · mean(g · x̂)); grad_w = Σ grad_out · x̂; grad_b = Σ grad_out.
     """
-    for dtype in (torch.float32, torch.float64):
-        for shape in ((4, 8), (2, 3, 16)):
-            x, w, b = inputs(*shape, dtype=dtype, device=device)
-            grad_out = torch.randn_like(x)
-            _, grads = run(kata, x, w, b, 1e-5, grad_out, given=describe(x))
-            _, want = reference(x, w, b, 1e-5, grad_out)
-            expect_grads_close(named(grads), want, given=describe(x))
+    LAYER_NORM.gradients_match_autograd(kata, device, ((4, 8), (2, 3, 16)))
 
 
 @pytest.mark.parity
@@ -365,17 +227,7 @@ def test_computes_in_float64(kata, device):
 
     compute dtype = float32 for float16/bfloat16 inputs, x.dtype otherwise, in both passes.
     """
-    x, w, b = inputs(4, 8, device=device)
-    grad_out = torch.randn_like(x)
-
-    def forward(v):
-        return run(kata, v, w, b, 1e-5, grad_out, given=describe(v))[0]
-
-    def grad_x(v):
-        return run(kata, v, w, b, 1e-5, grad_out, given=describe(v))[1][0]
-
-    expect_float64_arithmetic(forward, x, given=f"{describe(x)}: forward")
-    expect_float64_arithmetic(grad_x, x, given=f"{describe(x)}: grad_x")
+    LAYER_NORM.computes_in_float64(kata, device, (4, 8))
 
 
 @pytest.mark.parity
@@ -387,12 +239,7 @@ def test_noncontiguous_grad_out(kata, device):
 
     Use .reshape() or reductions that take any layout, never .view() on grad_out.
     """
-    x, w, b = inputs(2, 6, 8, device=device)
-    grad_out = torch.randn(2, 8, 6, dtype=x.dtype, device=device).transpose(1, 2)
-    given = f"{describe(x)} with a transposed (non-contiguous) grad_out"
-    _, grads = run(kata, x, w, b, 1e-5, grad_out, given=given)
-    _, want = reference(x, w, b, 1e-5, grad_out)
-    expect_grads_close(named(grads), want, given=given)
+    LAYER_NORM.noncontiguous_grad_out(kata, device, (2, 6, 8), dims=(0, 2, 1), how="transposed")
 
 
 @pytest.mark.parity
@@ -407,29 +254,10 @@ def test_half_precision(kata, device, dtype):
     Upcast x, grad_out and the weight to float32, save float32 statistics, and round once at
     the end: y.to(x.dtype), grad_x.to(grad_out.dtype), grad_weight.to(weight.dtype).
     """
-    offset = HALF_OFFSET[dtype]
-    # One input far from zero at a time: both at once would make the gradient sensitive to
-    # float32's own rounding of the mean, which no float32 implementation avoids.
-    for x_shift, g_shift, far in ((offset, 0.0, "x"), (0.0, offset, "grad_out")):
-        x = (x_shift + torch.randn(4, 64, device=device)).to(dtype)
-        grad_out = (g_shift + torch.randn(4, 64, device=device)).to(dtype)
-        # The initial weight and bias: grad_out · weight keeps the offset common to the row (the
-        # mean term of grad_x cancels it), and the affine step is exact in any precision, so
-        # only the statistics and the gradient's arithmetic show.
-        w = torch.ones(64, dtype=dtype, device=device)
-        b = torch.zeros(64, dtype=dtype, device=device)
-        given = f"{describe(x)} with {far} = {offset:g} + randn"
-        y, grads = run(kata, x, w, b, 1e-5, grad_out, given=given)
-        want_y, want = reference(x.double(), w.double(), b.double(), 1e-5, grad_out.double())
-        expect_rounded_once(y, named(grads), want_y, want, dtype=dtype, given=given)
+    LAYER_NORM.half_precision(kata, device, dtype, (4, 64))
 
 
 def perf_case(kata, device):
     """What --perf times: your layer_norm and F.layer_norm, forward and backward."""
-    rows, d = (8192, 4096) if device.type == "cuda" else (2048, 1024)
-    x, w, b = (t.requires_grad_() for t in inputs(rows, d, dtype=torch.float32, device=device))
-    return PerfCase(
-        given=f"layer_norm on x {shape_of(x)}", mine=lambda: kata.layer_norm(x, w, b),
-        builtin=lambda: F.layer_norm(x, (d,), w, b), builtin_name="F.layer_norm",
-        inputs=(x, w, b), bytes_moved=2 * x.nbytes,
-    )  # fmt: skip
+    shape = (8192, 4096) if device.type == "cuda" else (2048, 1024)
+    return LAYER_NORM.perf_case(kata, device, shape)

@@ -20,6 +20,7 @@ from torch import nn
 from norm_katas.grader.checks import (
     TOLERANCE,
     PerfCase,
+    backward_grads,
     expect_close,
     expect_float64_arithmetic,
     expect_follows_device,
@@ -30,6 +31,7 @@ from norm_katas.grader.checks import (
     expect_state_dict_round_trip,
     expect_vectorized,
     fail,
+    forward_with_grad,
     load_torch_state,
     shape_of,
 )
@@ -163,12 +165,6 @@ def skip_unless_matches(got, expected, what):
         pytest.skip(f"{what} differs from torch's already: fix the checks on forward first")
 
 
-def forward_with_grad(run, x):
-    """(a leaf copy of x that requires grad, run(copy)): ready for backward."""
-    xi = x.clone().requires_grad_()
-    return xi, run(xi)
-
-
 NAMES_ADVICE = (
     "Use torch's submodule names: self_attn, linear1, dropout, linear2, norm1, norm2, "
     "dropout1, dropout2."
@@ -201,6 +197,20 @@ class FixedMask(nn.Module):
     def forward(self, h):
         keep = torch.rand(h.shape, generator=torch.Generator().manual_seed(self.seed)) >= 0.5
         return h * keep.to(h.device, h.dtype) * 2
+
+
+def _residual_matches(kata, device, kind, formula):
+    """kata.<kind> with each of sublayers(8) gives formula(x, unit, sublayer), ranks 2 and 3."""
+    for label, sub in sublayers(8):
+        for dtype, x_shape in (
+            (torch.float32, (4, 8)),
+            (torch.float32, (2, 3, 8)),
+            (torch.float64, (2, 5, 8)),
+        ):
+            unit = residual(kata, kind, 8, sub).to(device, dtype)
+            x = torch.randn(x_shape, device=device, dtype=dtype) * 3 + 1
+            expected = formula(x, unit, unit.sublayer).detach()
+            expect_close(unit(x), expected, given=f"{kind}(8, {label}) on x {shape_of(x)}")
 
 
 def _block_matches_torch(kata, device, norm_first):
@@ -323,17 +333,7 @@ def test_prenorm_residual(kata, device):
 
     Pre-LN: y = x + F(LN(x)), the residual being the original x.
     """
-    for label, sub in sublayers(8):
-        for dtype, x_shape in (
-            (torch.float32, (4, 8)),
-            (torch.float32, (2, 3, 8)),
-            (torch.float64, (2, 5, 8)),
-        ):
-            unit = residual(kata, "PreNormResidual", 8, sub).to(device, dtype)
-            x = torch.randn(x_shape, device=device, dtype=dtype) * 3 + 1
-            expected = pre_norm(x, unit, unit.sublayer).detach()
-            given = f"PreNormResidual(8, {label}) on x {shape_of(x)}"
-            expect_close(unit(x), expected, given=given)
+    _residual_matches(kata, device, "PreNormResidual", pre_norm)
 
 
 @pytest.mark.broad
@@ -345,17 +345,7 @@ def test_postnorm_residual(kata, device):
 
     Post-LN: y = LN(x + F(x)).
     """
-    for label, sub in sublayers(8):
-        for dtype, x_shape in (
-            (torch.float32, (4, 8)),
-            (torch.float32, (2, 3, 8)),
-            (torch.float64, (2, 5, 8)),
-        ):
-            unit = residual(kata, "PostNormResidual", 8, sub).to(device, dtype)
-            x = torch.randn(x_shape, device=device, dtype=dtype) * 3 + 1
-            expected = post_norm(x, unit, unit.sublayer).detach()
-            given = f"PostNormResidual(8, {label}) on x {shape_of(x)}"
-            expect_close(unit(x), expected, given=given)
+    _residual_matches(kata, device, "PostNormResidual", post_norm)
 
 
 def test_block_submodules(kata):
@@ -730,11 +720,8 @@ def test_gradients_match(kata, device):
         grad_out = torch.randn_like(x)
         (x_mine, out_mine), (x_ref, out_ref) = (forward_with_grad(m, x) for m in (mine, ref))
         skip_unless_matches(out_mine, out_ref, "the block's output")
-        got, want = {}, {}
-        for module, xi, out, grads in ((mine, x_mine, out_mine, got), (ref, x_ref, out_ref, want)):
-            out.backward(grad_out)
-            grads["input"] = xi.grad
-            grads.update({n: p.grad for n, p in module.named_parameters()})
+        got = backward_grads(out_mine, grad_out, x_mine, mine)
+        want = backward_grads(out_ref, grad_out, x_ref, ref)
         expect_grads_close(
             got, want, given=f"{block_name(norm_first)} in train mode on x {shape_of(x)}"
         )
@@ -745,12 +732,8 @@ def test_gradients_match(kata, device):
         x_mine, out_mine = forward_with_grad(unit, x)
         x_ref, out_ref = forward_with_grad(lambda xi, f=formula, u=unit: f(xi, u, u.sublayer), x)
         skip_unless_matches(out_mine, out_ref, f"the {kind} output")
-        got, want = {}, {}
-        for xi, out, grads in ((x_mine, out_mine, got), (x_ref, out_ref, want)):
-            unit.zero_grad(set_to_none=True)
-            out.backward(grad_out)
-            grads["input"] = xi.grad
-            grads.update({n: p.grad for n, p in unit.named_parameters()})
+        got = backward_grads(out_mine, grad_out, x_mine, unit)
+        want = backward_grads(out_ref, grad_out, x_ref, unit)  # the same parameters, cleared
         expect_grads_close(got, want, given=f"{kind}(8, nn.Linear) on x {shape_of(x)}")
 
 

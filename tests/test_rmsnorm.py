@@ -33,32 +33,22 @@ from norm_katas.grader.checks import (
     expect_float64_arithmetic,
     expect_follows_device,
     expect_from_scratch,
-    expect_grads_close,
     expect_like,
     expect_raises,
     expect_registered_state,
+    expect_same_grads,
     expect_state_dict_round_trip,
     expect_tensor,
     expect_vectorized,
     fail,
     load_torch_state,
+    paired,
     shape_of,
 )
 
 # float16 outputs get rtol 2e-3 (two ulps) instead of 1e-3: casting back before multiplying by
 # the weight, as Hugging Face's LLaMA does, rounds once more than torch and is still correct.
 RTOL = {torch.float16: 2e-3}
-
-
-def pair(kata, *args, **kwargs):
-    """The learner's RMSNorm and torch's, with the same random weight."""
-    ref = nn.RMSNorm(*args, **kwargs)
-    with torch.no_grad():
-        for p in ref.parameters():
-            p.normal_()
-    mine = kata.RMSNorm(*args, **kwargs)
-    load_torch_state(mine, ref, given=describe_call("RMSNorm", *args, **kwargs))
-    return mine, ref
 
 
 HALF = (torch.float16, torch.bfloat16)
@@ -150,7 +140,7 @@ def test_output_like_input(kata, device):
     over x.
     """
     for dtype in (torch.float32, torch.float64):
-        mine, _ = pair(kata, 8)
+        mine, _ = paired(kata, "RMSNorm", 8)
         mine = mine.to(device, dtype)
         x = torch.randn(3, 5, 8, device=device, dtype=dtype)
         expect_like(mine(x), x, given=f"RMSNorm(8) on x {shape_of(x)}")
@@ -163,7 +153,7 @@ def test_input_unmodified(kata, device):
 
     No x *= rstd, x.mul_() or x.pow_() on the input; y = x * rstd is fine.
     """
-    mine, _ = pair(kata, 8)
+    mine, _ = paired(kata, "RMSNorm", 8)
     x = torch.randn(4, 8, device=device)
     before = x.clone()
     mine.to(device)(x)
@@ -180,7 +170,7 @@ def test_from_scratch(kata, device):
     square (or pow), mean, sqrt or rsqrt, casts and broadcasting are all you need.
     """
     for dtype in (torch.float32, torch.float16):
-        mine, _ = pair(kata, 8)
+        mine, _ = paired(kata, "RMSNorm", 8)
         mine = mine.to(device, dtype)
         x = torch.randn(4, 8, device=device, dtype=dtype)
         expect_from_scratch(
@@ -199,13 +189,10 @@ def test_vectorized(kata, device):
     mean(x²) over all the normalized dims in one reduction that keeps them (as size 1), so it
     broadcasts back; no loop.
     """
-    small, _ = pair(kata, 16)
-    large, _ = pair(kata, 128)
-    small, large = small.to(device), large.to(device)
+    small, large = (paired(kata, "RMSNorm", d)[0].to(device) for d in (16, 128))
     xs, xl = torch.randn(2, 16, device=device), torch.randn(64, 128, device=device)
-    expect_vectorized(
-        lambda rms, x: rms(x), (small, xs), (large, xl), given="RMSNorm(16) vs RMSNorm(128)"
-    )
+    given = "RMSNorm(16) vs RMSNorm(128)"
+    expect_vectorized(lambda rms, x: rms(x), (small, xs), (large, xl), given=given)
 
 
 def test_zero_input(kata, device):
@@ -217,7 +204,7 @@ def test_zero_input(kata, device):
     0 * rsqrt(0 + eps) = 0, whereas 0 / sqrt(0) = NaN.
     """
     for kwargs in ({"eps": 1e-6}, {"eps": 1e-5}):
-        mine, ref = pair(kata, 8, **kwargs)
+        mine, ref = paired(kata, "RMSNorm", 8, **kwargs)
         mine, ref = mine.to(device), ref.to(device)
         x = torch.zeros(3, 8, device=device)
         expect_same(
@@ -284,7 +271,7 @@ def test_multidim_normalized_shape(kata, device):
     sample.
     """
     for shape, x_shape in (((4, 5), (2, 3, 4, 5)), ((3, 4, 5), (2, 3, 4, 5))):
-        mine, ref = pair(kata, shape, eps=1e-6)
+        mine, ref = paired(kata, "RMSNorm", shape, eps=1e-6)
         mine, ref = mine.to(device), ref.to(device)
         scale = torch.arange(1.0, 1.0 + x_shape[-2], device=device).unsqueeze(-1)
         x = torch.randn(x_shape, device=device) * scale
@@ -337,7 +324,7 @@ def test_follows_device(kata, device):
     device=x.device (or torch.full_like, new_full, ...) for tensors made in forward; a Python
     float eps needs no tensor at all.
     """
-    mine, _ = pair(kata, 8)
+    mine, _ = paired(kata, "RMSNorm", 8)
     expect_follows_device(mine, torch.randn(4, 8), device=device, given="RMSNorm(8)")
 
 
@@ -354,7 +341,7 @@ def test_forward_matches_torch(kata, device):
     for dtype in (torch.float32, torch.float64):
         for eps in (1e-5, 1e-3):
             for shape, x_shape in cases:
-                mine, ref = pair(kata, shape, eps=eps)
+                mine, ref = paired(kata, "RMSNorm", shape, eps=eps)
                 mine, ref = mine.to(device, dtype), ref.to(device, dtype)
                 x = torch.randn(x_shape, device=device, dtype=dtype) * 3 + 1
                 given = f"{describe_call('RMSNorm', *shape, eps=eps)} on x {shape_of(x)}"
@@ -370,17 +357,11 @@ def test_gradients_match(kata, device):
 
     No .detach(), .data or in-place edits on the path from x to the output.
     """
-    mine, ref = pair(kata, (3, 8), eps=1e-5)
+    mine, ref = paired(kata, "RMSNorm", (3, 8), eps=1e-5)
     mine, ref = mine.to(device, torch.float64), ref.to(device, torch.float64)
     x = torch.randn(5, 3, 8, dtype=torch.float64, device=device) * 2 + 1
     grad_out = torch.randn_like(x)
-    got, want = {}, {}
-    for module, grads in ((mine, got), (ref, want)):
-        xi = x.clone().requires_grad_()
-        module(xi).backward(grad_out)
-        grads["input"] = xi.grad
-        grads.update({n: p.grad for n, p in module.named_parameters()})
-    expect_grads_close(got, want, given=f"RMSNorm((3, 8), eps=1e-5) on x {shape_of(x)}")
+    expect_same_grads(mine, ref, x, grad_out, given=f"RMSNorm((3, 8), eps=1e-5) on x {shape_of(x)}")
 
 
 @pytest.mark.parity
@@ -408,7 +389,7 @@ def test_half_large_values(kata, device):
 
     Square and average in float32 (xf = x.float()), then cast the result back with .to(x.dtype).
     """
-    mine, ref = pair(kata, 64, eps=1e-6)
+    mine, ref = paired(kata, "RMSNorm", 64, eps=1e-6)
     mine, ref = mine.to(device, torch.float16), ref.to(device, torch.float16)
     x = (torch.randn(8, 64, device=device) * 300).to(torch.float16)
     out = expect_tensor(mine(x))
@@ -427,7 +408,7 @@ def test_half_precision(kata, device, dtype):
 
     In float32: y = x / √(mean(x²) + ε) · w; then round y once, to the input's dtype.
     """
-    mine, ref = pair(kata, 64)
+    mine, ref = paired(kata, "RMSNorm", 64)
     mine, ref = mine.to(device, dtype), ref.to(device, dtype)
     x = (torch.randn(8, 64, device=device) * 2).to(dtype)
     expect_same(mine, ref, x, given=f"RMSNorm(64).to({dtype_name(dtype)}) on x {shape_of(x)}")
@@ -475,7 +456,7 @@ def test_eps_default(kata, device, dtype, scale):
             f"RMSNorm(16).eps is {getattr(kata.RMSNorm(16), 'eps', 'missing')!r}: torch's default "
             "is eps=None, stored as given; forward picks the value."
         )
-    mine, ref = pair(kata, 16)
+    mine, ref = paired(kata, "RMSNorm", 16)
     mine, ref = mine.to(device, dtype), ref.to(device, dtype)
     x = (torch.randn(4, 16, device=device, dtype=torch.float64) * scale).to(dtype)
     given = f"RMSNorm(16) (eps=None) on x = randn * {scale:g} {shape_of(x)}"
@@ -512,7 +493,7 @@ def test_empty_batch(kata, device):
     Keep the leading dimensions as they are: x.reshape(-1, n) cannot infer -1 from 0 elements.
     """
     for shape, x_shape in (((8,), (0, 8)), ((3, 4), (2, 0, 3, 4))):
-        mine, ref = pair(kata, shape, eps=1e-6)
+        mine, ref = paired(kata, "RMSNorm", shape, eps=1e-6)
         mine, ref = mine.to(device), ref.to(device)
         x = torch.randn(x_shape, device=device)
         expect_same(mine, ref, x, given=f"RMSNorm({shape}, eps=1e-6) on x {shape_of(x)}")
@@ -521,7 +502,7 @@ def test_empty_batch(kata, device):
 def perf_case(kata, device):
     """What --perf times: your RMSNorm and nn.RMSNorm on a batch of token vectors."""
     rows, d = (8192, 4096) if device.type == "cuda" else (2048, 1024)
-    mine, ref = pair(kata, d, eps=1e-6)
+    mine, ref = paired(kata, "RMSNorm", d, eps=1e-6)
     mine, ref = mine.to(device), ref.to(device)
     x = torch.randn(rows, d, device=device, requires_grad=True)
     return PerfCase(

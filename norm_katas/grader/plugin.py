@@ -33,8 +33,8 @@ import pytest
 import torch
 
 from norm_katas.grader import limits, options, registry
-from norm_katas.grader.checks import Belongs, CannotGrade
 from norm_katas.grader.loader import LearnerModule, LoadError, display_path, load_file
+from norm_katas.grader.outcomes import Belongs, CannotGrade
 from norm_katas.grader.report import (
     CORE,
     INFO,

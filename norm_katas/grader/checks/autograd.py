@@ -1,0 +1,230 @@
+"""The custom torch.autograd.Function of the backward katas: called directly with a recording
+ctx, watched for autograd inside backward, and checked with gradcheck."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+import torch
+
+from norm_katas.grader import tracing
+from norm_katas.grader.checks.comparisons import _fmt, expect_tensor
+from norm_katas.grader.checks.runtime import computes_in_float64
+from norm_katas.grader.outcomes import fail
+
+
+def expect_through_function(cls: Any, name: str, run: Callable[[], Any], *, caller: str) -> None:
+    """cls must be a torch.autograd.Function, and run() (the learner's wrapper, `caller`) must
+    return the output of cls.apply, so that the learner's backward computes the gradient."""
+    if not (isinstance(cls, type) and issubclass(cls, torch.autograd.Function)):
+        fail(f"{name} should be a subclass of torch.autograd.Function.")
+    y = expect_tensor(run(), caller)
+    node = type(y.grad_fn).__name__ if y.grad_fn is not None else "no grad_fn"
+    if node != f"{cls.__name__}Backward":
+        fail(
+            f"{caller}(x, weight, bias) produced an output whose grad_fn is {node}, not "
+            f"{cls.__name__}Backward: it must return {name}.apply(x, weight, bias, eps), so "
+            "that your backward computes the gradient."
+        )
+
+
+class RecordingContext:
+    """Stands in for the ctx autograd hands a Function, so that forward and backward can be
+    called directly: what forward saved can be inspected, and backward runs on this thread,
+    where the grader can watch what it calls (the autograd engine may run it on another)."""
+
+    def __init__(self, needs_input_grad: tuple[bool, ...]) -> None:
+        self.needs_input_grad = needs_input_grad
+        self.materialize_grads = True
+        self._saved: tuple[torch.Tensor | None, ...] = ()
+
+    def save_for_backward(self, *tensors: torch.Tensor | None) -> None:
+        self._saved = tensors
+
+    @property
+    def saved_tensors(self) -> tuple[torch.Tensor | None, ...]:
+        return self._saved
+
+    def mark_dirty(self, *tensors: torch.Tensor) -> None:
+        pass
+
+    def mark_non_differentiable(self, *tensors: torch.Tensor) -> None:
+        pass
+
+    def set_materialize_grads(self, value: bool) -> None:
+        self.materialize_grads = value
+
+    def save_for_forward(self, *tensors: torch.Tensor | None) -> None:
+        pass
+
+    def saved(self) -> dict[str, torch.Tensor]:
+        """Every tensor kept for backward: save_for_backward's and ctx attributes'."""
+        found = {f"saved_tensors[{i}]": t for i, t in enumerate(self._saved) if t is not None}
+        for name, value in vars(self).items():
+            if name.startswith("_") or name == "needs_input_grad":
+                continue
+            if isinstance(value, torch.Tensor):
+                found[f"ctx.{name}"] = value
+            elif isinstance(value, (tuple, list)):
+                found.update(
+                    {
+                        f"ctx.{name}[{i}]": v
+                        for i, v in enumerate(value)
+                        if isinstance(v, torch.Tensor)
+                    }
+                )
+        return found
+
+
+def call_forward(function: type, *inputs: Any) -> tuple[Any, RecordingContext]:
+    """function.forward on inputs, as Function.apply runs it (without grad), and its ctx.
+
+    Supports both styles: forward(ctx, *inputs), and forward(*inputs) with setup_context.
+    """
+    needs = tuple(isinstance(i, torch.Tensor) and i.is_floating_point() for i in inputs)
+    ctx = RecordingContext(needs)
+    with torch.no_grad():
+        if getattr(function, "setup_context", None) is not getattr(
+            torch.autograd.Function, "setup_context", None
+        ):
+            output = function.forward(*inputs)
+            function.setup_context(ctx, inputs, output)
+        else:
+            output = function.forward(ctx, *inputs)
+    return output, ctx
+
+
+def call_backward(
+    function: type, ctx: RecordingContext, *grads: torch.Tensor, given: str
+) -> tuple[Any, ...]:
+    """function.backward(ctx, *grads), as the engine runs it without create_graph."""
+    with torch.no_grad():
+        result = function.backward(ctx, *grads)
+    result = result if isinstance(result, tuple) else (result,)
+    if len(result) != len(ctx.needs_input_grad):
+        fail(
+            f"{given}: backward returned {len(result)} value(s), expected one per input of "
+            f"forward ({len(ctx.needs_input_grad)}), None for an input that takes no gradient."
+        )
+    return result
+
+
+_AUTOGRAD_CALLS = frozenset({
+    "torch.autograd.grad", "torch.autograd.backward", "torch.Tensor.backward",
+    "torch.Tensor.requires_grad_", "torch.autograd.functional.vjp",
+    "torch.autograd.functional.jacobian",
+})  # fmt: skip
+
+
+def expect_backward_by_hand(run: Callable[[], Any], *, given: str) -> Any:
+    """run() (a direct call of a Function's backward) must compute the gradient itself.
+
+    Detected at run time: a call to torch.autograd.grad, .backward() or requires_grad_(), or
+    any result that carries autograd history (a forward re-run under torch.enable_grad()).
+    """
+    from torch.overrides import TorchFunctionMode
+    from torch.utils._pytree import tree_leaves
+
+    seen: list[str] = []
+
+    class Watch(TorchFunctionMode):
+        def __torch_function__(self, func, types, args=(), kwargs=None):  # type: ignore[no-untyped-def]
+            name = tracing._qualname(func)
+            if name in _AUTOGRAD_CALLS or name.startswith(("torch._functorch", "torch.func")):
+                seen.append(name)
+            out = func(*args, **(kwargs or {}))
+            leaves = tree_leaves(out)
+            if any(isinstance(t, torch.Tensor) and t.grad_fn is not None for t in leaves):
+                seen.append(f"{name}, which built autograd history")
+            return out
+
+    with Watch():
+        result = run()
+    if seen:
+        fail(
+            f"{given}: backward used autograd ({', '.join(dict.fromkeys(seen))}). The kata is to "
+            "derive the gradient by hand: compute grad_x, grad_weight and grad_bias from "
+            "grad_out and what forward saved, with plain tensor operations."
+        )
+    return result
+
+
+def expect_backward_shapes(
+    result: tuple[Any, ...], inputs: tuple[Any, ...], *, names: tuple[str, ...], given: str
+) -> None:
+    """backward's result: a gradient shaped like each tensor input, None for the others."""
+    for name, got, want in zip(names, result, inputs, strict=False):
+        if not isinstance(want, torch.Tensor):
+            if got is not None:
+                fail(f"{given}: backward's {name} should be None, got {type(got).__name__}.")
+            continue
+        got = expect_tensor(got, f"backward's {name}")
+        if got.shape != want.shape:
+            fail(
+                f"{given}: backward's {name} has shape {_fmt(got.shape)}, expected "
+                f"{_fmt(want.shape)}, the shape of its input."
+            )
+
+
+def expect_saves_only_what_backward_needs(
+    applied: torch.Tensor, ctx: RecordingContext, x: torch.Tensor, *, allowance: int, given: str
+) -> None:
+    """What forward kept for backward: nothing with autograd history, and one tensor the size
+    of x plus `allowance` numbers at most (statistics, parameters).
+
+    `applied` is an output of the Function's apply on inputs that require grad (its grad_fn is
+    the ctx autograd kept); `ctx` records a direct call of forward on x.
+    """
+    node = applied.grad_fn
+    for name, value in vars(node).items() if node is not None else ():
+        if isinstance(value, torch.Tensor) and (value.requires_grad or value.grad_fn is not None):
+            fail(
+                f"{given}: forward keeps ctx.{name} with autograd history, which holds the "
+                "input's graph alive until backward. Save tensors with "
+                "ctx.save_for_backward(...) instead."
+            )
+    saved = ctx.saved()
+    big = sorted(name for name, t in saved.items() if t.numel() >= x.numel())
+    if len(big) > 1:
+        fail(
+            f"{given}: forward saves {len(big)} tensors the size of x ({', '.join(big)}). One is "
+            "enough: x̂, or x with its statistics."
+        )
+    total = sum(t.numel() for t in saved.values())
+    if total > x.numel() + allowance:
+        fail(
+            f"{given}: forward saves {total} numbers for backward, more than one tensor the size "
+            f"of x ({x.numel()}) and a few statistics."
+        )
+
+
+def expect_gradcheck(
+    fn: Callable[..., Any], inputs: tuple[torch.Tensor, ...], *, given: str
+) -> None:
+    """torch.autograd.gradcheck(fn, inputs) passes: backward is the derivative of forward.
+
+    Finite differences in float64 need a forward that computes in float64: one that computes a
+    float64 input in float32 (a dtype policy, judged in torch parity) has steps of float32's
+    size, which gradcheck's tiny eps cannot see past. Such a forward is skipped, saying so;
+    its gradients are still compared with autograd's at float32's tolerance.
+    """
+    from torch.autograd.gradcheck import GradcheckError
+
+    x, rest = inputs[0], inputs[1:]
+    try:
+        rounded = x.dtype == torch.float64 and not computes_in_float64(
+            lambda v: fn(v, *rest), x.detach()
+        )
+    except (Exception, pytest.fail.Exception):  # gradcheck below reports it, as it always has
+        rounded = False
+    if rounded:
+        pytest.skip(
+            "your forward rounds a float64 input to float32, which float64 finite differences "
+            "cannot see past; torch parity's float64 check names it"
+        )
+    try:
+        torch.autograd.gradcheck(fn, inputs)
+    except GradcheckError as e:
+        fail(f"{given} failed: {str(e).splitlines()[0]}")

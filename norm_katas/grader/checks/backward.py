@@ -1,0 +1,342 @@
+"""The backward katas' checks, one template: a custom torch.autograd.Function (forward and a
+backward derived by hand) compared with autograd through torch's built-in.
+
+LayerNorm-backward and BatchNorm-backward differ only in which dims the statistics run over and
+which the weight runs along; a suite declares that once, as a FunctionKata, and each of its
+check functions (name, docstring and marks stay in the suite: they are what the learner reads)
+calls the method of the same name with the shapes it checks on.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+
+from norm_katas.grader.checks.autograd import (
+    call_backward,
+    call_forward,
+    expect_backward_by_hand,
+    expect_backward_shapes,
+    expect_gradcheck,
+    expect_saves_only_what_backward_needs,
+    expect_through_function,
+)
+from norm_katas.grader.checks.comparisons import (
+    HALF_OFFSET,
+    expect_close,
+    expect_grads_close,
+    expect_rounded_once,
+    expect_tensor,
+    shape_of,
+)
+from norm_katas.grader.checks.runtime import (
+    expect_float64_arithmetic,
+    expect_from_scratch,
+    expect_function_follows_device,
+    expect_vectorized,
+)
+from norm_katas.grader.outcomes import fail
+from norm_katas.grader.perf import PerfCase
+
+Grads = tuple[Any, Any, Any]  # what backward returned for x, weight and bias
+Builtin = Callable[[torch.Tensor, torch.Tensor | None, torch.Tensor | None, float], torch.Tensor]
+
+
+@dataclass(frozen=True)
+class FunctionKata:
+    """What one backward kata is: the rest of its checks is shared."""
+
+    function: str  # the Function class the learner writes: "LayerNormFunction"
+    wrapper: str  # the function that applies it, (x, weight, bias, eps=1e-5): "layer_norm"
+    builtin: Builtin  # torch's forward, builtin(x, weight, bias, eps), in training mode
+    builtin_name: str  # how messages name it: "F.layer_norm"
+    feature_dim: int  # the dim weight and bias run along: -1 (a row's features), 1 (channels)
+    per_feature: bool  # statistics per feature (BatchNorm: over every other dim), else per row
+    constant: str  # how a gradient constant where the statistics are is said: "along each row"
+    forbidden: frozenset[str]  # the built-ins forward and backward must not call
+
+    # -- the pieces every check uses ---------------------------------------------------------
+
+    def inputs(
+        self,
+        *shape: int,
+        dtype: torch.dtype = torch.float64,
+        device: torch.device | str = "cpu",
+        spread: float = 2.0,
+        centre: float = 1.0,
+    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """x of `shape` and a random weight and bias along its feature dim."""
+        d = shape[self.feature_dim]
+        x = torch.randn(shape, dtype=dtype, device=device) * spread + centre
+        w = torch.randn(d, dtype=dtype, device=device) + 1
+        b = torch.randn(d, dtype=dtype, device=device)
+        return x, w, b
+
+    def run(
+        self, kata: Any, x: torch.Tensor, w: torch.Tensor, b: torch.Tensor, eps: float,
+        grad_out: torch.Tensor, *, given: str,
+    ) -> tuple[torch.Tensor, Grads]:  # fmt: skip
+        """The learner's forward and backward, called directly: (y, (grad_x, grad_w, grad_b))."""
+        function = getattr(kata, self.function)
+        y, ctx = call_forward(function, x, w, b, eps)
+        y = expect_tensor(y, "forward")
+        grads = call_backward(function, ctx, grad_out, given=given)
+        return y, grads[:3]
+
+    def reference(
+        self, x: torch.Tensor, w: torch.Tensor, b: torch.Tensor, eps: float, grad_out: torch.Tensor
+    ) -> tuple[torch.Tensor, dict[str, torch.Tensor | None]]:
+        """Autograd through the built-in: (y, {input, weight, bias gradients})."""
+        xi, wi, bi = (t.detach().clone().requires_grad_() for t in (x, w, b))
+        y = self.builtin(xi, wi, bi, eps)
+        y.backward(grad_out)
+        return y.detach(), {"input": xi.grad, "weight": wi.grad, "bias": bi.grad}
+
+    def describe(self, x: torch.Tensor, eps: float = 1e-5) -> str:
+        return f"{self.function} on x {shape_of(x)} (eps={eps:g})"
+
+    def along_features(self, t: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
+        """t, one value per feature, viewed to broadcast along x's feature dim."""
+        shape = [1] * x.dim()
+        shape[self.feature_dim] = -1
+        return t.view(shape)
+
+    def statistic_dims(self, x: torch.Tensor) -> list[int]:
+        """The dims each mean and variance runs over."""
+        features = self.feature_dim % x.dim()
+        if self.per_feature:
+            return [d for d in range(x.dim()) if d != features]
+        return [features]
+
+    # -- the checks, one method each: `shape` is the input's ---------------------------------
+
+    def is_an_autograd_function(self, kata: Any, device: torch.device, shape: tuple) -> None:
+        x, w, b = self.inputs(*shape, device=device)
+
+        def run() -> Any:
+            return getattr(kata, self.wrapper)(x, w.requires_grad_(), b.requires_grad_())
+
+        expect_through_function(
+            getattr(kata, self.function), self.function, run, caller=self.wrapper
+        )
+
+    def backward_returns_a_grad_per_input(
+        self, kata: Any, device: torch.device, shape: tuple
+    ) -> None:
+        x, w, b = self.inputs(*shape, device=device)
+        given = self.describe(x)
+        function = getattr(kata, self.function)
+        _, ctx = call_forward(function, x, w, b, 1e-5)
+        result = call_backward(function, ctx, torch.randn_like(x), given=given)
+        names = ("grad_x", "grad_weight", "grad_bias", "the None for eps")
+        expect_backward_shapes(result, (x, w, b, 1e-5), names=names, given=given)
+
+    def input_unmodified(self, kata: Any, device: torch.device, shape: tuple) -> None:
+        x, w, b = self.inputs(*shape, device=device)
+        grad_out = torch.randn_like(x)
+        x0, g0 = x.clone(), grad_out.clone()
+        self.run(kata, x, w, b, 1e-5, grad_out, given=self.describe(x))
+        if not torch.equal(x, x0):
+            fail(f"{self.describe(x)}: forward changed its input x in place.")
+        if not torch.equal(grad_out, g0):
+            fail(f"{self.describe(x)}: backward changed grad_out in place.")
+
+    def from_scratch(self, kata: Any, device: torch.device, shape: tuple) -> None:
+        x, w, b = self.inputs(*shape, device=device)
+        grad_out = torch.randn_like(x)
+        given = self.describe(x)
+        expect_from_scratch(
+            lambda: self.run(kata, x, w, b, 1e-5, grad_out, given=given), self.forbidden
+        )
+
+    def vectorized(self, kata: Any, device: torch.device, small: tuple, large: tuple) -> None:
+        small_in, large_in = self.inputs(*small, device=device), self.inputs(*large, device=device)
+
+        def both(x, w, b, grad_out):  # type: ignore[no-untyped-def]
+            return self.run(kata, x, w, b, 1e-5, grad_out, given=self.describe(x))
+
+        expect_vectorized(
+            both,
+            (*small_in, torch.ones_like(small_in[0])),
+            (*large_in, torch.ones_like(large_in[0])),
+            given=self.function,
+        )
+
+    def backward_by_hand(self, kata: Any, device: torch.device, shape: tuple) -> None:
+        x, w, b = self.inputs(*shape, device=device)
+        function = getattr(kata, self.function)
+        _, ctx = call_forward(function, x, w, b, 1e-5)
+        given = self.describe(x)
+        expect_backward_by_hand(
+            lambda: call_backward(function, ctx, torch.randn_like(x), given=given), given=given
+        )
+
+    def saves_only_what_backward_needs(self, kata: Any, device: torch.device, shape: tuple) -> None:
+        x, w, b = self.inputs(*shape, device=device)
+        given = self.describe(x)
+        xr, wr, br = (t.clone().requires_grad_() for t in (x, w, b))
+        applied = expect_tensor(getattr(kata, self.wrapper)(xr, wr, br), self.wrapper)
+        _, ctx = call_forward(getattr(kata, self.function), x, w, b, 1e-5)
+        # one x-sized tensor, plus a few numbers per statistic and per parameter
+        statistics = x.numel() // math.prod(x.shape[d] for d in self.statistic_dims(x))
+        allowance = 4 * statistics + 4 * x.shape[self.feature_dim]
+        expect_saves_only_what_backward_needs(applied, ctx, x, allowance=allowance, given=given)
+
+    def forward_matches_torch(
+        self, kata: Any, device: torch.device, shapes: tuple[tuple, ...], small_inputs: tuple
+    ) -> None:
+        """On each of `shapes` in float32 and float64, then eps=0.05 on small inputs."""
+        function = getattr(kata, self.function)
+        for dtype in (torch.float32, torch.float64):
+            for shape in shapes:
+                x, w, b = self.inputs(*shape, dtype=dtype, device=device)
+                y, _ = call_forward(function, x, w, b, 1e-5)
+                want = self.builtin(x, w, b, 1e-5)
+                expect_close(expect_tensor(y, "forward"), want, given=self.describe(x))
+        x, w, b = self.inputs(*small_inputs, device=device, spread=0.1)
+        y, _ = call_forward(function, x, w, b, 0.05)
+        want = self.builtin(x, w, b, 0.05)
+        expect_close(expect_tensor(y, "forward"), want, given=self.describe(x, 0.05))
+
+    def gradient_of(self, kata: Any, device: torch.device, name: str, shape: tuple) -> None:
+        """The gradient of one input ("input", "weight" or "bias") alone."""
+        x, w, b = self.inputs(*shape, device=device)
+        grad_out = torch.randn_like(x)
+        given = self.describe(x)
+        _, grads = self.run(kata, x, w, b, 1e-5, grad_out, given=given)
+        _, want = self.reference(x, w, b, 1e-5, grad_out)
+        expect_grads_close({name: named(grads)[name]}, {name: want[name]}, given=given)
+
+    def grad_x_through_the_mean(self, kata: Any, device: torch.device, shape: tuple) -> None:
+        """grad_out · weight constant wherever one mean is taken: grad_x is zero."""
+        x, w, b = self.inputs(*shape, device=device)
+        constant = [1 if d in self.statistic_dims(x) else n for d, n in enumerate(x.shape)]
+        per_mean = torch.randn(constant, dtype=x.dtype, device=device)
+        grad_out = (per_mean / self.along_features(w, x)).expand_as(x).clone()
+        given = f"{self.describe(x)} with grad_out · weight constant {self.constant}"
+        self._grad_x(kata, x, w, b, 1e-5, grad_out, given=given)
+
+    def grad_x_through_the_variance(self, kata: Any, device: torch.device, shape: tuple) -> None:
+        """grad_out · weight equal to x̂: grad_x is (almost) zero."""
+        x, w, b = self.inputs(*shape, device=device)
+        x_hat = self.builtin(x, None, None, 1e-5)
+        grad_out = x_hat / self.along_features(w, x)
+        given = f"{self.describe(x)} with grad_out · weight equal to x̂"
+        self._grad_x(kata, x, w, b, 1e-5, grad_out, given=given)
+
+    def backward_eps_inside_sqrt(self, kata: Any, device: torch.device, shape: tuple) -> None:
+        x, w, b = self.inputs(*shape, device=device, spread=0.1)
+        grad_out = torch.randn_like(x)
+        given = f"{self.describe(x, 0.05)} on small inputs"
+        self._grad_x(kata, x, w, b, 0.05, grad_out, given=given)
+
+    def follows_device(self, kata: Any, device: torch.device, shape: tuple) -> None:
+        x, w, b = self.inputs(*shape, dtype=torch.float32)
+
+        def both(x, w, b, grad_out):  # type: ignore[no-untyped-def]
+            return self.run(kata, x, w, b, 1e-5, grad_out, given=self.describe(x))
+
+        expect_function_follows_device(
+            both, x, w, b, torch.randn_like(x), device=device, given=self.describe(x)
+        )
+
+    def gradcheck(self, kata: Any, device: torch.device, *shapes: tuple) -> None:
+        def fn(x: torch.Tensor, w: torch.Tensor, b: torch.Tensor) -> Any:
+            return getattr(kata, self.wrapper)(x, w, b, 1e-5)
+
+        for shape in shapes:
+            x, w, b = (t.requires_grad_() for t in self.inputs(*shape, device=device))
+            given = f"torch.autograd.gradcheck({self.wrapper}, ...) on float64 x {shape_of(x)}"
+            expect_gradcheck(fn, (x, w, b), given=given)
+
+    def gradients_match_autograd(
+        self, kata: Any, device: torch.device, shapes: tuple[tuple, ...]
+    ) -> None:
+        for dtype in (torch.float32, torch.float64):
+            for shape in shapes:
+                x, w, b = self.inputs(*shape, dtype=dtype, device=device)
+                grad_out = torch.randn_like(x)
+                self._all_grads(kata, x, w, b, grad_out, given=self.describe(x))
+
+    def computes_in_float64(self, kata: Any, device: torch.device, shape: tuple) -> None:
+        x, w, b = self.inputs(*shape, device=device)
+        grad_out = torch.randn_like(x)
+
+        def forward(v: torch.Tensor) -> torch.Tensor:
+            return self.run(kata, v, w, b, 1e-5, grad_out, given=self.describe(v))[0]
+
+        def grad_x(v: torch.Tensor) -> Any:
+            return self.run(kata, v, w, b, 1e-5, grad_out, given=self.describe(v))[1][0]
+
+        expect_float64_arithmetic(forward, x, given=f"{self.describe(x)}: forward")
+        expect_float64_arithmetic(grad_x, x, given=f"{self.describe(x)}: grad_x")
+
+    def noncontiguous_grad_out(
+        self, kata: Any, device: torch.device, shape: tuple, dims: tuple[int, ...], how: str
+    ) -> None:
+        """grad_out made in the order `dims` (a permutation that is its own inverse), then
+        permuted back to x's shape: `how` says how ("transposed", "permuted")."""
+        x, w, b = self.inputs(*shape, device=device)
+        made = torch.randn([x.shape[d] for d in dims], dtype=x.dtype, device=device)
+        grad_out = made.permute(dims)
+        given = f"{self.describe(x)} with a {how} (non-contiguous) grad_out"
+        self._all_grads(kata, x, w, b, grad_out, given=given)
+
+    def half_precision(
+        self, kata: Any, device: torch.device, dtype: torch.dtype, shape: tuple
+    ) -> None:
+        """x, then grad_out, far from zero (HALF_OFFSET + randn), with the initial weight and
+        bias: the affine step is exact in any precision, so only the statistics and the
+        gradient's arithmetic show. Compared with the formula in float64 rounded once."""
+        offset = HALF_OFFSET[dtype]
+        features = shape[self.feature_dim]
+        # One input far from zero at a time: both at once would make the gradient sensitive to
+        # float32's own rounding of the mean, which no float32 implementation avoids.
+        for x_shift, g_shift, far in ((offset, 0.0, "x"), (0.0, offset, "grad_out")):
+            x = (x_shift + torch.randn(shape, device=device)).to(dtype)
+            grad_out = (g_shift + torch.randn(shape, device=device)).to(dtype)
+            w = torch.ones(features, dtype=dtype, device=device)
+            b = torch.zeros(features, dtype=dtype, device=device)
+            given = f"{self.describe(x)} with {far} = {offset:g} + randn"
+            y, grads = self.run(kata, x, w, b, 1e-5, grad_out, given=given)
+            want_y, want = self.reference(
+                x.double(), w.double(), b.double(), 1e-5, grad_out.double()
+            )
+            expect_rounded_once(y, named(grads), want_y, want, dtype=dtype, given=given)
+
+    def perf_case(self, kata: Any, device: torch.device, shape: tuple) -> PerfCase:
+        """What --perf times: the learner's wrapper and the built-in, forward and backward."""
+        inputs = self.inputs(*shape, dtype=torch.float32, device=device)
+        x, w, b = (t.requires_grad_() for t in inputs)
+        return PerfCase(
+            given=f"{self.wrapper} on x {shape_of(x)}",
+            mine=lambda: getattr(kata, self.wrapper)(x, w, b),
+            builtin=lambda: self.builtin(x, w, b, 1e-5), builtin_name=self.builtin_name,
+            inputs=(x, w, b), bytes_moved=2 * x.nbytes,
+        )  # fmt: skip
+
+    # -- comparisons with autograd -----------------------------------------------------------
+
+    def _grad_x(
+        self, kata: Any, x: torch.Tensor, w: torch.Tensor, b: torch.Tensor, eps: float,
+        grad_out: torch.Tensor, *, given: str,
+    ) -> None:  # fmt: skip
+        _, (grad_x, _, _) = self.run(kata, x, w, b, eps, grad_out, given=given)
+        _, want = self.reference(x, w, b, eps, grad_out)
+        expect_grads_close({"input": grad_x}, {"input": want["input"]}, given=given)
+
+    def _all_grads(
+        self, kata: Any, x: torch.Tensor, w: torch.Tensor, b: torch.Tensor,
+        grad_out: torch.Tensor, *, given: str,
+    ) -> None:  # fmt: skip
+        _, grads = self.run(kata, x, w, b, 1e-5, grad_out, given=given)
+        _, want = self.reference(x, w, b, 1e-5, grad_out)
+        expect_grads_close(named(grads), want, given=given)
+
+
+def named(grads: Grads) -> dict[str, Any]:
+    return dict(zip(("input", "weight", "bias"), grads, strict=True))
