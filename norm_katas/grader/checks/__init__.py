@@ -150,5 +150,3 @@ __all__ = [
     "tensors_in",
     "tolerance",
 ]
-
-_tensors = tensors_in  # the old private name, still imported elsewhere

@@ -38,7 +38,7 @@ from typing import Any
 
 import torch
 
-from norm_katas.grader.checks import _tensors
+from norm_katas.grader.checks import tensors_in
 from norm_katas.grader.limits import Watch, register_dump
 from norm_katas.grader.loader import LoadError, learner_frame, load_file
 from norm_katas.grader.tracing import is_learner_code
@@ -146,7 +146,7 @@ class Tracker:
             return  # not a group torch knows: let torch say so
         tensor = arguments.get(COLLECTIVES[name] or "")
         sent = arguments.get(_SENT.get(name, COLLECTIVES[name] or ""))
-        numel = sum(t.numel() for t in _tensors(sent))
+        numel = sum(t.numel() for t in tensors_in(sent))
         site = _site()
         call = {
             "name": name, "phase": self.phase_name, "group": members, "numel": numel,
