@@ -35,7 +35,7 @@ from norm_katas.grader.checks import (
 )
 
 
-def call(p=0.5, inplace=False):
+def dropout_call(p=0.5, inplace=False):
     return f"Dropout({p}, inplace=True)" if inplace else f"Dropout({p})"
 
 
@@ -114,7 +114,7 @@ def test_state_dict_round_trip(kata):
     """
     for p, inplace in ((0.5, False), (0.3, True)):
         mine, ref = kata.Dropout(p, inplace=inplace), nn.Dropout(p, inplace=inplace)
-        expect_state_dict_round_trip(mine, ref, given=call(p, inplace))
+        expect_state_dict_round_trip(mine, ref, given=dropout_call(p, inplace))
 
 
 def test_output_like_input(kata, device):
@@ -222,7 +222,7 @@ def test_eval_is_identity(kata, device):
             mine.eval()
             x = nonzero_values(4, 8, device=device)
             before = x.clone()
-            given = f"{call(p, inplace)} in eval mode on x {shape_of(x)}"
+            given = f"{dropout_call(p, inplace)} in eval mode on x {shape_of(x)}"
             expect_close(mine(x), before, given=given, rtol=0, atol=0)
             if not torch.equal(x, before):
                 fail(f"{given}: x was changed; eval mode must leave it as it is.")
@@ -239,7 +239,7 @@ def test_kept_values_scaled(kata, device):
     for p in (0.2, 0.5, 0.75, 0.9):
         x = nonzero_values(32, 64, device=device, dtype=torch.float64)
         out = _run_on_copy(kata.Dropout(p).to(device), x)
-        _expect_dropout_of(out, x, p, given=f"{call(p)} in training on x {shape_of(x)}")
+        _expect_dropout_of(out, x, p, given=f"{dropout_call(p)} in training on x {shape_of(x)}")
 
 
 def test_elements_dropped_independently(kata, device):
@@ -280,7 +280,7 @@ def test_keep_fraction(kata, device):
     n = 250 * 400
     for p in (0.1, 0.5, 0.9):
         x = torch.ones(250, 400, device=device)
-        given = f"{call(p)} in training on {n:,} ones"
+        given = f"{dropout_call(p)} in training on {n:,} ones"
         out = _run_on_copy(kata.Dropout(p).to(device), x)
         fraction = _expect_dropout_of(out, x, p, given=given).double().mean().item()
         sigma = (p * (1 - p) / n) ** 0.5
@@ -335,9 +335,9 @@ def test_to_dtype(kata, device):
     """
     p = 0.3
     mine = kata.Dropout(p).to(device, torch.float64)
-    expect_registered_state(mine, dtype=torch.float64, given=f"{call(p)}.to(float64)")
+    expect_registered_state(mine, dtype=torch.float64, given=f"{dropout_call(p)}.to(float64)")
     x = nonzero_values(4, 8, device=device, dtype=torch.float64)
-    given = f"{call(p)}.to(float64) on x {shape_of(x)}"
+    given = f"{dropout_call(p)}.to(float64) on x {shape_of(x)}"
     _expect_dropout_of(_run_on_copy(mine, x), x, p, given=given)
 
 
@@ -386,7 +386,7 @@ def test_gradients_match(kata, device):
     p = 0.3
     x = nonzero_values(5, 3, 8, device=device, dtype=torch.float64).requires_grad_()
     grad_out = torch.randn_like(x)
-    given = f"{call(p)} in training on x {shape_of(x)}"
+    given = f"{dropout_call(p)} in training on x {shape_of(x)}"
     out = _run_on_copy(kata.Dropout(p).to(device), x)
     kept = _expect_dropout_of(out, x, p, given=given).to(device)
     _backward(out, grad_out, given=given)
@@ -421,7 +421,7 @@ def test_inplace(kata, device):
     mine = kata.Dropout(p, inplace=True).to(device)
     x = nonzero_values(8, 16, device=device)
     before = x.clone()
-    given = f"{call(p, True)} in training on x {shape_of(x)}"
+    given = f"{dropout_call(p, True)} in training on x {shape_of(x)}"
     out = expect_like(mine(x), x, given=given)
     # All 128 elements kept at p = 0.5: probability 2^-128.
     if torch.equal(x, before):
@@ -447,7 +447,7 @@ def test_half_precision(kata, device, dtype):
     x = nonzero_values(8, 64, device=device, dtype=dtype)
     # x / (1 - p) rounds differently in half precision depending on the formula (x * 1.25 in
     # one step or two): allow a few ulps; the mistakes checked here are far larger.
-    given = f"{call(p)} in training on x {shape_of(x)}"
+    given = f"{dropout_call(p)} in training on x {shape_of(x)}"
     _expect_dropout_of(_run_on_copy(mine, x), x, p, given=given, rtol=2e-2, atol=2e-2)
 
 

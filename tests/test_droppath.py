@@ -34,7 +34,7 @@ from norm_katas.grader.checks import (
 FORBIDDEN = BUILTIN_DROPOUTS | {"stochastic_depth"}
 
 
-def call(p, scale_by_keep=True):
+def drop_path_call(p, scale_by_keep=True):
     return f"DropPath({p})" if scale_by_keep else f"DropPath({p}, scale_by_keep=False)"
 
 
@@ -171,7 +171,9 @@ def test_eval_is_identity(kata, device):
     for p in (0.3, 0.9, 1.0):
         x = nonzero_values(8, 16, device=device)
         mine = kata.DropPath(p).to(device).eval()
-        expect_close(mine(x), x, given=f"{call(p)} in eval mode on x {shape_of(x)}", rtol=0, atol=0)
+        expect_close(
+            mine(x), x, given=f"{drop_path_call(p)} in eval mode on x {shape_of(x)}", rtol=0, atol=0
+        )
         expect_close(
             kata.drop_path(x, p, False),
             x,
@@ -230,7 +232,7 @@ def test_keep_fraction(kata, device):
     n = 40_000
     for p in (0.1, 0.5, 0.8):
         x = torch.ones(n, 2, device=device)
-        given = f"{call(p)} in training on {n:,} samples of ones"
+        given = f"{drop_path_call(p)} in training on {n:,} samples of ones"
         out = expect_like(kata.DropPath(p).to(device)(x), x, given=given)
         # Survivors only: how they are scaled is test_survivors_scaled's business.
         fraction = (out.detach() != 0).any(1).double().mean().item()
@@ -252,7 +254,7 @@ def test_survivors_scaled(kata, device):
     """
     for p in (0.1, 0.25, 0.6):
         x = nonzero_values(64, 8, device=device, dtype=torch.float64)
-        given = f"{call(p)} in training on x {shape_of(x)}"
+        given = f"{drop_path_call(p)} in training on x {shape_of(x)}"
         kept = kept_samples(kata.DropPath(p).to(device)(x), x, p, given=given)
         if not kept.any():
             fail(f"{given}: every sample was dropped; at p = {p} most should survive.")
@@ -270,7 +272,7 @@ def test_no_scaling_without_scale_by_keep(kata, device):
     """
     p = 0.3
     x = nonzero_values(64, 8, device=device, dtype=torch.float64)
-    given = f"{call(p, False)} in training on x {shape_of(x)}"
+    given = f"{drop_path_call(p, False)} in training on x {shape_of(x)}"
     kept = kept_samples(kata.DropPath(p, False).to(device)(x), x, p, given=given, scale=False)
     if not kept.any():
         fail(f"{given}: every sample was dropped; at p = {p} most should survive.")
@@ -289,7 +291,7 @@ def test_gradient(kata, device):
     """
     p = 0.4
     x = nonzero_values(32, 6, device=device, dtype=torch.float64).requires_grad_()
-    given = f"{call(p)} in training on x {shape_of(x)}"
+    given = f"{drop_path_call(p)} in training on x {shape_of(x)}"
     out = kata.DropPath(p).to(device)(x)
     kept = kept_samples(out, x, p, given=given).to(device)
     if not out.requires_grad:
@@ -423,7 +425,7 @@ def test_half_precision(kata, device, dtype):
     """
     p = 0.25
     x = nonzero_values(32, 8, device=device, dtype=dtype)
-    given = f"{call(p)} in training on x {shape_of(x)}"
+    given = f"{drop_path_call(p)} in training on x {shape_of(x)}"
     # x / (1 - p) rounds differently in half precision depending on the order of operations.
     kept_samples(kata.DropPath(p).to(device)(x), x, p, given=given, rtol=2e-2, atol=2e-2)
 

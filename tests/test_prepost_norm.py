@@ -18,8 +18,11 @@ import torch.nn.functional as F
 from torch import nn
 
 from norm_katas.grader.checks import (
-    TOLERANCE,
+    CountingLinear,
+    FixedMask,
     PerfCase,
+    RecordingLinear,
+    ZeroSublayer,
     backward_grads,
     expect_close,
     expect_float64_arithmetic,
@@ -33,7 +36,9 @@ from norm_katas.grader.checks import (
     fail,
     forward_with_grad,
     load_torch_state,
+    perturbed,
     shape_of,
+    skip_unless_close,
 )
 
 D, NHEAD, FF = 16, 4, 32  # a small block: every check runs in well under a second
@@ -96,39 +101,6 @@ def sublayers(d):
     )
 
 
-class Zero(nn.Module):
-    """A sublayer whose output is all zeros: what is left is the residual path."""
-
-    def forward(self, h):
-        return torch.zeros_like(h)
-
-
-class Recording(nn.Module):
-    """A Linear sublayer that keeps the input it was last called with."""
-
-    def __init__(self, d):
-        super().__init__()
-        self.inner = nn.Linear(d, d)
-        self.seen = None
-
-    def forward(self, h):
-        self.seen = h.detach().clone()
-        return self.inner(h)
-
-
-class Counting(nn.Module):
-    """A Linear sublayer that counts how often it is called."""
-
-    def __init__(self, d):
-        super().__init__()
-        self.inner = nn.Linear(d, d)
-        self.calls = 0
-
-    def forward(self, h):
-        self.calls += 1
-        return self.inner(h)
-
-
 def block_name(norm_first, dropout=0.0, d=D, nhead=NHEAD, ff=FF):
     return (
         f"TransformerEncoderBlock({d}, {nhead}, dim_feedforward={ff}, dropout={dropout}, "
@@ -145,24 +117,7 @@ def torch_layer(norm_first, dropout=0.0, d=D, nhead=NHEAD, ff=FF):
     ref = nn.TransformerEncoderLayer(
         d, nhead, dim_feedforward=ff, dropout=dropout, batch_first=True, norm_first=norm_first
     )
-    with torch.no_grad():
-        for p in ref.parameters():
-            p.add_(0.2 * torch.randn_like(p))
-    return ref
-
-
-def skip_unless_matches(got, expected, what):
-    """Skip a check whose premise fails: the forward already differs from torch's.
-
-    Its own checks report that; a gradient or dropout comparison on top would only repeat it
-    with a misleading hint.
-    """
-    if not isinstance(got, torch.Tensor) or got.shape != expected.shape:
-        pytest.skip(f"{what} differs from torch's already: fix the checks on forward first")
-    rtol, atol = TOLERANCE[expected.dtype]
-    g, e = got.detach().double().cpu(), expected.detach().double().cpu()
-    if got.dtype != expected.dtype or not torch.allclose(g, e, rtol=rtol, atol=atol):
-        pytest.skip(f"{what} differs from torch's already: fix the checks on forward first")
+    return perturbed(ref)
 
 
 NAMES_ADVICE = (
@@ -181,56 +136,6 @@ def block_pair(kata, norm_first, dropout=0.0, d=D, nhead=NHEAD, ff=FF):
         mine, ref, given=block_name(norm_first, dropout, d, nhead, ff), advice=NAMES_ADVICE
     )
     return mine, ref
-
-
-class FixedMask(nn.Module):
-    """Stands in for nn.Dropout: drops a fixed, seeded half of the entries and doubles the rest.
-
-    The same seed gives the same mask in the learner's block and in torch's, so the two agree
-    in train mode only if every dropout sits where torch puts it.
-    """
-
-    def __init__(self, seed, p):
-        super().__init__()
-        self.seed, self.p = seed, p
-
-    def forward(self, h):
-        keep = torch.rand(h.shape, generator=torch.Generator().manual_seed(self.seed)) >= 0.5
-        return h * keep.to(h.device, h.dtype) * 2
-
-
-def _residual_matches(kata, device, kind, formula):
-    """kata.<kind> with each of sublayers(8) gives formula(x, unit, sublayer), ranks 2 and 3."""
-    for label, sub in sublayers(8):
-        for dtype, x_shape in (
-            (torch.float32, (4, 8)),
-            (torch.float32, (2, 3, 8)),
-            (torch.float64, (2, 5, 8)),
-        ):
-            unit = residual(kata, kind, 8, sub).to(device, dtype)
-            x = torch.randn(x_shape, device=device, dtype=dtype) * 3 + 1
-            expected = formula(x, unit, unit.sublayer).detach()
-            expect_close(unit(x), expected, given=f"{kind}(8, {label}) on x {shape_of(x)}")
-
-
-def _block_matches_torch(kata, device, norm_first):
-    cases = [
-        (torch.float32, (D, NHEAD, FF), (2, 5, D)),
-        (torch.float32, (D, NHEAD, FF), (3, 1, D)),
-        (torch.float32, (12, 3, 24), (1, 7, 12)),
-        (torch.float64, (D, NHEAD, FF), (2, 6, D)),
-        (torch.float32, (D, NHEAD, FF), (0, 5, D)),  # an empty batch, where torch supports it
-    ]
-    for dtype, (d, nhead, ff), x_shape in cases:
-        mine, ref = block_pair(kata, norm_first, 0.0, d, nhead, ff)
-        mine, ref = mine.to(device, dtype).eval(), ref.to(device, dtype).eval()
-        x = torch.randn(x_shape, device=device, dtype=dtype)
-        try:
-            expected = ref(x).detach()
-        except Exception:
-            continue  # this torch version cannot run the case itself: nothing to compare with
-        given = f"{block_name(norm_first, 0.0, d, nhead, ff)} in eval mode on x {shape_of(x)}"
-        expect_close(mine(x), expected, given=given)
 
 
 def test_residual_attributes(kata):
@@ -270,7 +175,7 @@ def test_sublayer_called_once(kata, device):
     """
     x = torch.randn(4, 8, device=device)
     for kind in ("PreNormResidual", "PostNormResidual"):
-        sub = Counting(8)
+        sub = CountingLinear(8)
         unit = getattr(kata, kind)(8, sub).to(device)
         unit(x)
         if sub.calls != 1:
@@ -290,7 +195,7 @@ def test_sublayer_input(kata, device):
     """
     x = torch.randn(4, 8, device=device) * 3 + 1
     for kind in ("PreNormResidual", "PostNormResidual"):
-        sub = Recording(8)
+        sub = RecordingLinear(8)
         unit = residual(kata, kind, 8, sub).to(device)
         unit(x)
         given = f"{kind}(8, sublayer) on x {shape_of(x)}"
@@ -314,15 +219,29 @@ def test_residual_path_is_x(kata, device):
     zeros then leaves x unchanged.
     """
     x = torch.randn(4, 8, device=device) * 3 + 1
-    pre = residual(kata, "PreNormResidual", 8, Zero()).to(device)
+    pre = residual(kata, "PreNormResidual", 8, ZeroSublayer()).to(device)
     expect_close(
         pre(x), x, given=f"PreNormResidual(8, sublayer returning zeros) on x {shape_of(x)}"
     )
-    post = residual(kata, "PostNormResidual", 8, Zero()).to(device)
+    post = residual(kata, "PostNormResidual", 8, ZeroSublayer()).to(device)
     expected = layer_norm(x, post).detach()
     expect_close(
         post(x), expected, given=f"PostNormResidual(8, sublayer returning zeros) on x {shape_of(x)}"
     )
+
+
+def _residual_matches(kata, device, kind, formula):
+    """kata.<kind> with each of sublayers(8) gives formula(x, unit, sublayer), ranks 2 and 3."""
+    for label, sub in sublayers(8):
+        for dtype, x_shape in (
+            (torch.float32, (4, 8)),
+            (torch.float32, (2, 3, 8)),
+            (torch.float64, (2, 5, 8)),
+        ):
+            unit = residual(kata, kind, 8, sub).to(device, dtype)
+            x = torch.randn(x_shape, device=device, dtype=dtype) * 3 + 1
+            expected = formula(x, unit, unit.sublayer).detach()
+            expect_close(unit(x), expected, given=f"{kind}(8, {label}) on x {shape_of(x)}")
 
 
 @pytest.mark.broad
@@ -679,6 +598,26 @@ def test_follows_device(kata, device):
         )
 
 
+def _block_matches_torch(kata, device, norm_first):
+    cases = [
+        (torch.float32, (D, NHEAD, FF), (2, 5, D)),
+        (torch.float32, (D, NHEAD, FF), (3, 1, D)),
+        (torch.float32, (12, 3, 24), (1, 7, 12)),
+        (torch.float64, (D, NHEAD, FF), (2, 6, D)),
+        (torch.float32, (D, NHEAD, FF), (0, 5, D)),  # an empty batch, where torch supports it
+    ]
+    for dtype, (d, nhead, ff), x_shape in cases:
+        mine, ref = block_pair(kata, norm_first, 0.0, d, nhead, ff)
+        mine, ref = mine.to(device, dtype).eval(), ref.to(device, dtype).eval()
+        x = torch.randn(x_shape, device=device, dtype=dtype)
+        try:
+            expected = ref(x).detach()
+        except Exception:
+            continue  # this torch version cannot run the case itself: nothing to compare with
+        given = f"{block_name(norm_first, 0.0, d, nhead, ff)} in eval mode on x {shape_of(x)}"
+        expect_close(mine(x), expected, given=given)
+
+
 @pytest.mark.broad
 def test_post_norm_block_matches_torch(kata, device):
     """norm_first=False (Post-LN) matches nn.TransformerEncoderLayer, on several shapes and float64
@@ -719,7 +658,7 @@ def test_gradients_match(kata, device):
         x = torch.randn(2, 5, D, dtype=torch.float64, device=device)
         grad_out = torch.randn_like(x)
         (x_mine, out_mine), (x_ref, out_ref) = (forward_with_grad(m, x) for m in (mine, ref))
-        skip_unless_matches(out_mine, out_ref, "the block's output")
+        skip_unless_close(out_mine, out_ref, "the block's output")
         got = backward_grads(out_mine, grad_out, x_mine, mine)
         want = backward_grads(out_ref, grad_out, x_ref, ref)
         expect_grads_close(
@@ -731,7 +670,7 @@ def test_gradients_match(kata, device):
         grad_out = torch.randn_like(x)
         x_mine, out_mine = forward_with_grad(unit, x)
         x_ref, out_ref = forward_with_grad(lambda xi, f=formula, u=unit: f(xi, u, u.sublayer), x)
-        skip_unless_matches(out_mine, out_ref, f"the {kind} output")
+        skip_unless_close(out_mine, out_ref, f"the {kind} output")
         got = backward_grads(out_mine, grad_out, x_mine, unit)
         want = backward_grads(out_ref, grad_out, x_ref, unit)  # the same parameters, cleared
         expect_grads_close(got, want, given=f"{kind}(8, nn.Linear) on x {shape_of(x)}")
@@ -775,7 +714,7 @@ def test_dropout_placement(kata, device):
         mine, ref = block_pair(kata, norm_first, dropout=0.5)
         mine, ref = mine.to(device), ref.to(device)
         x = torch.randn(2, 5, D, device=device)
-        skip_unless_matches(mine.eval()(x), ref.eval()(x), "the block's eval-mode output")
+        skip_unless_close(mine.eval()(x), ref.eval()(x), "the block's eval-mode output")
         for block in (mine, ref):
             block.self_attn.dropout = 0.0  # dropout on the attention weights is torch's own
             block.dropout1, block.dropout, block.dropout2 = (FixedMask(i, 0.5) for i in (1, 2, 3))
@@ -815,7 +754,7 @@ def test_masks_match_torch(kata, device):
         mine, ref = block_pair(kata, norm_first)
         mine, ref = mine.to(device).eval(), ref.to(device).eval()
         x = torch.randn(3, seq, D, device=device)
-        skip_unless_matches(mine(x), ref(x), "the block's output without masks")
+        skip_unless_close(mine(x), ref(x), "the block's output without masks")
         for names in cases:
             kwargs = {m: masks[m] for m in names}
             shown = ", ".join(

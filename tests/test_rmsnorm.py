@@ -29,6 +29,7 @@ from norm_katas.grader.checks import (
     BUILTIN_NORMS,
     PerfCase,
     describe_call,
+    dtype_name,
     expect_close,
     expect_float64_arithmetic,
     expect_follows_device,
@@ -79,10 +80,6 @@ def rms_norm_f64(x, dims, eps):
     """The formula itself, in float64: x / sqrt(mean(x², dims) + eps)."""
     x = x.double()
     return x / torch.sqrt(x.square().mean(dims, keepdim=True) + eps)
-
-
-def dtype_name(dtype):
-    return str(dtype).removeprefix("torch.")
 
 
 def test_parameters(kata):

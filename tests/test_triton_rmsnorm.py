@@ -46,7 +46,14 @@ import torch
 import torch.nn.functional as F
 
 from norm_katas.grader import triton_engine
-from norm_katas.grader.checks import PerfCase, expect_like, expect_tensor, fail, shape_of
+from norm_katas.grader.checks import (
+    PerfCase,
+    dtype_name,
+    expect_like,
+    expect_tensor,
+    fail,
+    shape_of,
+)
 from norm_katas.grader.triton_engine import Call, Oversight
 
 # What torch may do outside the kernel, besides allocating: make views.
@@ -121,10 +128,6 @@ def make(shape, dtype=torch.float32, *, device, scale=1.0, shift=0.0):
 def described(x, **kwargs):
     extra = "".join(f", {k}={v!r}" for k, v in kwargs.items())
     return f"rms_norm(x, weight{extra}) on x {shape_of(x)}"
-
-
-def dtype_name(dtype):
-    return str(dtype).removeprefix("torch.")
 
 
 # -- the checks -------------------------------------------------------------------------------

@@ -60,6 +60,7 @@ from torch.utils._pytree import tree_flatten
 
 from norm_katas.grader.checks import (
     cannot_grade,
+    dtype_name,
     expect_close,
     expect_tensor,
     fail,
@@ -100,10 +101,6 @@ def _version(text: str) -> tuple[int, int]:
         return int(parts[0]), int(parts[1])
     except (IndexError, ValueError):
         return (0, 0)
-
-
-def dtype_name(dtype: torch.dtype) -> str:
-    return str(dtype).removeprefix("torch.")
 
 
 # -- the engine, proven on what norm kernels exercise -----------------------------------------

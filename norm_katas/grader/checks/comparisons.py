@@ -33,6 +33,11 @@ DEVICE_TOLERANCE: dict[str, dict[torch.dtype, tuple[float, float]]] = {
 }
 
 
+def dtype_name(dtype: torch.dtype) -> str:
+    """torch.bfloat16 -> "bfloat16", as the learner writes it in a message."""
+    return str(dtype).removeprefix("torch.")
+
+
 def tolerance(dtype: torch.dtype, device: torch.device | str = "cpu") -> tuple[float, float]:
     """(rtol, atol) for comparing values of `dtype` computed on `device`."""
     kind = torch.device(device).type
