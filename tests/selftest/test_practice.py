@@ -452,6 +452,8 @@ def test_watch_mode_regrades_on_save_and_quits_on_q(tmp_path: Path) -> None:
     save(mine, (CATALOGUE / "dropout" / "no_scaling.py").read_text())
     child.expect("kept values are scaled by exactly 1 / \\(1 - p\\)")  # the headline
     child.expect(r"Interview core \d+/\d+ ✗")
+    # The verdict prints before the grading is over; Enter during a grading is let go.
+    child.expect("Watching")
     child.send("\n")  # Enter regrades without a save
     child.expect(r"Interview core \d+/\d+ ✗")
     child.expect("Watching")  # that grading is over: a save now is not one that stops it
