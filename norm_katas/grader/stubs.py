@@ -36,7 +36,7 @@ PITFALLS = "Pitfalls interviewers probe"
 HEADER = f"""\
 # The pristine stubs: git's blob id of each stubs/<file> (its text with LF line endings),
 # as `git hash-object stubs/<file>` prints it. Written by `{RECORD_COMMAND}`;
-# a self-test fails when a stub and its record differ. See grader/stubs.py.
+# a self-test fails when a stub and its record differ. See norm_katas/grader/stubs.py.
 """
 
 
