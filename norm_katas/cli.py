@@ -1,7 +1,9 @@
 """The command line of norm-katas: every door (nox, watch, mock, the self-tests) comes here.
 
 python -m norm_katas grade <kata> [--watch] [options]  grade your file (nox -s kata-<name>)
+python -m norm_katas watch <kata> [options]            grade on every save (grade --watch)
 python -m norm_katas list [--markdown]                 the katas (--markdown: the README's table)
+python -m norm_katas init [DIR]                        a workspace of fresh stubs (pip installs)
 python -m norm_katas mock [--kata K] [--minutes M]     a timed mock interview (nox -s mock)
 python -m norm_katas progress [--history [KATA]]       your progress (nox -s progress)
 python -m norm_katas reset <kata>... | --all           restore stubs (nox -s reset)
@@ -9,6 +11,9 @@ python -m norm_katas solution <kata>                   the reference solution (n
 python -m norm_katas stubs [--record]                  authors: check or record stubs/
 python -m norm_katas new-kata <name>                   authors: a new kata, ready to run
 python -m norm_katas serve                             self-tests: a warm grading server
+
+Installed with pip, the command is also `norm-katas`: `norm-katas init` makes a workspace folder
+of stubs, and every command run in it works on its files (in a clone, katas/ is the workspace).
 """
 
 from __future__ import annotations
@@ -19,7 +24,7 @@ import signal
 import sys
 from pathlib import Path
 
-from norm_katas.grader import registry, runner
+from norm_katas.grader import options, registry, runner
 from norm_katas.grader.registry import kata_table  # the README's kata table
 
 USAGE = __doc__.split("\n\n", 1)[1]
@@ -27,7 +32,6 @@ PROG = "python -m norm_katas"
 
 
 def cmd_grade(argv: list[str]) -> int:
-    from norm_katas.grader import options
     from norm_katas.grader.request import Request, UsageError
 
     # From nox the learner typed `nox -s kata-<name> -- ...`: name that in what we say.
@@ -56,6 +60,13 @@ def cmd_grade(argv: list[str]) -> int:
         print(e, file=sys.stderr)
         return runner.GRADER_FAILED
     return grading.grade(request).code
+
+
+def cmd_watch(argv: list[str]) -> int:
+    """`watch <kata> [options]`: `grade <kata> --watch [options]`."""
+    if options.wants_help(argv) or not argv or argv[0].startswith("-"):
+        return cmd_grade(argv)
+    return cmd_grade([argv[0], "--watch", *argv[1:]])
 
 
 def cmd_list(argv: list[str]) -> int:
@@ -136,14 +147,43 @@ def cmd_reset(argv: list[str]) -> int:
     for kata in katas:
         existed = kata.stub.exists()
         backup = workspace.reset(kata)
+        mine = registry.shown(kata.stub)  # katas/<file> in a clone
         if not existed:
-            print(f"katas/{kata.file} was missing: it is the stub again.")
+            print(f"{mine} was missing: it is the stub again.")
         elif backup is None:
-            print(f"katas/{kata.file} is already the untouched stub: nothing to do.")
+            print(f"{mine} is already the untouched stub: nothing to do.")
         else:
-            print(
-                f"katas/{kata.file} is the stub again. Your previous file is saved at\n    {backup}"
-            )
+            print(f"{mine} is the stub again. Your previous file is saved at\n    {backup}")
+    return 0
+
+
+def cmd_init(argv: list[str]) -> int:
+    """A workspace for an installed norm-katas: the stubs to edit, in a folder of your choice."""
+    from norm_katas.practice import workspace
+
+    parser = argparse.ArgumentParser(
+        prog=f"{PROG} init",
+        description="Make DIR a workspace: a fresh stub of every kata to edit, and the mark that "
+        "lets norm-katas find it. Files already there are yours: they are never overwritten.",
+    )
+    parser.add_argument("dir", nargs="?", default="norm-katas", help="default: ./norm-katas")
+    args = parser.parse_args(argv)
+    folder = Path(args.dir).expanduser()
+    if not folder.is_absolute():
+        folder = Path(os.environ.get("NORM_KATAS_INVOKED_FROM") or Path.cwd()) / folder
+    if folder.exists() and not folder.is_dir():
+        print(f"{args.dir} is a file, not a folder: name another DIR", file=sys.stderr)
+        return runner.USAGE
+    written, kept = workspace.init(folder)
+    print(f"The workspace {folder}:")
+    if written:
+        print(f"  fresh stubs: {', '.join(p.name for p in written)}")
+    if kept:
+        print(f"  kept as they are (yours already): {', '.join(p.name for p in kept)}")
+    print(
+        f"Next: cd {folder} and grade a kata, e.g. `{PROG} grade layernorm` "
+        f"(`{PROG} list` lists them; `{PROG} watch layernorm` grades on every save)."
+    )
     return 0
 
 
@@ -222,9 +262,9 @@ def cmd_child(argv: list[str]) -> int:
 
 
 COMMANDS = {
-    "grade": cmd_grade, "list": cmd_list, "mock": cmd_mock, "progress": cmd_progress,
-    "reset": cmd_reset, "solution": cmd_solution, "stubs": cmd_stubs, "new-kata": cmd_new_kata,
-    "serve": cmd_serve,
+    "grade": cmd_grade, "watch": cmd_watch, "list": cmd_list, "init": cmd_init,
+    "mock": cmd_mock, "progress": cmd_progress, "reset": cmd_reset, "solution": cmd_solution,
+    "stubs": cmd_stubs, "new-kata": cmd_new_kata, "serve": cmd_serve,
     "_child": cmd_child,
 }  # fmt: skip
 
@@ -256,4 +296,14 @@ def main(argv: list[str] | None = None) -> int:
         if isinstance(e, WorkspaceError):
             print(e, file=sys.stderr)
             return 1
+        if isinstance(e, registry.NoWorkspace):
+            print(e, file=sys.stderr)
+            return runner.USAGE
         raise
+
+
+def run() -> None:
+    """The `norm-katas` command that pip installs: `python -m norm_katas` by its short name."""
+    global PROG, USAGE
+    PROG, USAGE = "norm-katas", USAGE.replace("python -m norm_katas", "norm-katas")
+    runner.exit_process(main(sys.argv[1:]))

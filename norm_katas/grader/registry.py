@@ -14,9 +14,53 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - Python 3.10 needs `pip install tomli` beside nox
     import tomli as tomllib
 
-ROOT = Path(__file__).resolve().parents[2]
+# Where the kata content is (katas/katas.toml, stubs/, solutions/, tests/): a clone's root, or,
+# for a norm-katas installed with pip, the copy the package ships in norm_katas/_content/ with
+# the same layout (pyproject.toml's wheel target).
+_PACKAGE = Path(__file__).resolve().parents[1]
+_SHIPPED = _PACKAGE / "_content"
+INSTALLED = (_SHIPPED / "katas" / "katas.toml").is_file()
+ROOT = _SHIPPED if INSTALLED else _PACKAGE.parent
 REGISTRY = ROOT / "katas" / "katas.toml"
 STUBS = ROOT / "stubs"  # the pristine stubs: the tool's copies, never the learner's (grader.stubs)
+
+# The learner's workspace: the folder of their kata files. In a clone it is katas/; anywhere,
+# `norm-katas init DIR` makes DIR one, marked by this file, found from where the command runs
+# upwards; NORM_KATAS_WORKSPACE names one outright.
+MARKER = ".norm-katas"
+WORKSPACE_ENV = "NORM_KATAS_WORKSPACE"
+
+
+class NoWorkspace(Exception):
+    """No workspace holds the learner's kata files here; str() says how to make one."""
+
+
+def workspace() -> Path:
+    """The folder of the learner's kata files (see MARKER)."""
+    if named := os.environ.get(WORKSPACE_ENV):
+        return Path(named).expanduser().resolve()
+    # nox runs the command in the clone; where the learner typed it is passed on.
+    start = Path(os.environ.get("NORM_KATAS_INVOKED_FROM") or Path.cwd()).resolve()
+    for folder in (start, *start.parents):
+        if (folder / MARKER).is_file():
+            return folder
+    if not INSTALLED:
+        return ROOT / "katas"
+    raise NoWorkspace(
+        f"No norm-katas workspace here ({start}): your kata files live in one. Make one with "
+        "`norm-katas init [DIR]` (default ./norm-katas) and run norm-katas inside it, or set "
+        f"{WORKSPACE_ENV} to its folder; `--impl FILE` grades a file anywhere."
+    )
+
+
+def shown(path: Path) -> str:
+    """A path as the learner would type it: katas/<file> in a clone, else from where they are."""
+    for base in (ROOT, Path(os.environ.get("NORM_KATAS_INVOKED_FROM") or Path.cwd())):
+        try:
+            return str(path.resolve().relative_to(base.resolve()))
+        except ValueError:
+            continue
+    return str(path)
 
 
 FIELDS = ("name", "title", "difficulty", "minutes", "requires")
@@ -48,7 +92,12 @@ class Kata:
 
     @property
     def stub(self) -> Path:
-        """The learner's working file: whatever they made of the stub."""
+        """The learner's working file, in their workspace: whatever they made of the stub."""
+        return workspace() / self.file
+
+    @property
+    def committed(self) -> Path:
+        """katas/<file> of the repository, as committed for learners (authors' commands)."""
         return ROOT / "katas" / self.file
 
     @property

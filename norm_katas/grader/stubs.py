@@ -174,11 +174,11 @@ def record() -> list[str]:
         if new == old:
             continue
         done.append(f"recorded stubs/{kata.file}")
-        current = _read(kata.stub)
+        current = _read(kata.committed)
         if current is not None and blob_id(current) == new:
             continue
         if current is None or blob_id(current) == old:
-            _write(kata.stub, texts[kata.file])
+            _write(kata.committed, texts[kata.file])
             done.append(f"  katas/{kata.file} is the new stub too: commit both")
         else:
             done.append(
@@ -227,7 +227,7 @@ def _git_blob(digest: str) -> str | None:
 
 def _held_in_katas(kata: registry.Kata, digest: str) -> bool | None:
     """Whether katas/<file> holds the stub now or did in some commit (None: no git history)."""
-    current = _read(kata.stub)
+    current = _read(kata.committed)
     if current is not None and blob_id(current) == digest:
         return True
     rel = f"katas/{kata.file}"

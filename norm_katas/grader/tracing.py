@@ -23,6 +23,7 @@ from typing import Any
 import torch
 from torch.overrides import TorchFunctionMode
 
+from norm_katas.grader import registry
 from norm_katas.grader.torch_compat import DispatchMode
 
 
@@ -101,7 +102,10 @@ def record(fn: Callable[[], Any]) -> tuple[Any, Trace]:
 # -- Python-level work in the learner's code ------------------------------------------------
 
 _GRADER_DIRS = (Path(__file__).resolve().parents[1],)  # the whole norm_katas package
-_SUITES = Path(__file__).resolve().parents[2] / "tests"
+_SUITES = registry.ROOT / "tests"
+# The reference solutions are graded as learner files are: also where an installed norm-katas
+# ships them, inside the package.
+_SOLUTIONS = registry.ROOT / "solutions"
 _LIBRARY_DIRS = tuple(
     {
         Path(p).resolve()
@@ -122,6 +126,8 @@ def is_learner_code(filename: str) -> bool:
     path = Path(filename).resolve()
     if path.is_relative_to(_SUITES) and not path.is_relative_to(_SUITES / "catalogue"):
         return False  # the suites and self-tests (the catalogue stands in for learner files)
+    if path.is_relative_to(_SOLUTIONS):
+        return True
     return not any(path.is_relative_to(d) for d in (*_GRADER_DIRS, *_LIBRARY_DIRS))
 
 

@@ -62,6 +62,34 @@ def reset(kata: registry.Kata) -> Path | None:
     return backup
 
 
+def init(folder: Path) -> tuple[list[Path], list[Path]]:
+    """Make `folder` a workspace (registry.MARKER) holding every kata's untouched stub.
+
+    A file already there is the learner's and is kept as it is. Returns (written, kept).
+    """
+    katas = registry.load()
+    texts = {kata.file: pristine_stub(kata) for kata in katas}  # every stub, before any write
+    folder.mkdir(parents=True, exist_ok=True)
+    marker = folder / registry.MARKER
+    if not marker.exists():
+        _write_atomically(marker, MARKER_TEXT)
+    written, kept = [], []
+    for kata in katas:
+        path = folder / kata.file
+        if path.exists():
+            kept.append(path)
+        else:
+            _write_atomically(path, texts[kata.file])
+            written.append(path)
+    return written, kept
+
+
+MARKER_TEXT = """\
+# This folder is a norm-katas workspace: its <kata>.py files are yours to edit, and
+# `norm-katas grade <kata>` run here or in a folder below grades them. Made by `norm-katas init`.
+"""
+
+
 def scratch_copy(kata: registry.Kata) -> Path:
     """A fresh stub for a mock interview, in a new scratch folder outside katas/.
 
