@@ -3,6 +3,7 @@
 The machinery lives here: `grader` (registry, loading a learner's file, the pytest plugin, the
 report; kata authors need only `norm_katas.grader.checks`) and `practice` (watch mode, mock
 interviews, history, progress, resets), with one command line, `python -m norm_katas`.
-The kata content stays outside it: katas/, stubs/, solutions/ and tests/.
+The kata content stays outside it in a clone: katas/, stubs/, solutions/ and tests/; a wheel
+(`pip install .`) ships it inside, as norm_katas/_content/ (see grader.registry).
 This package must import without torch: the noxfile reads the registry before torch exists.
 """
