@@ -288,6 +288,9 @@ def main(argv: list[str] | None = None) -> int:
         return runner.USAGE
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:  # the reader went away (`| head`): stop quietly, as other tools do
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141  # 128 + SIGPIPE, what a shell reports for a writer whose pipe closed
     except SystemExit as e:  # argparse, watch mode: through exit_process, as every other end
         return e.code if isinstance(e.code, int) else int(e.code is not None)
     except Exception as e:

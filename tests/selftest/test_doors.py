@@ -58,6 +58,18 @@ def test_help_without_a_kata_and_for_the_commands() -> None:
         assert done.returncode == 0 and "usage" in done.stdout, (args, done.stderr)
 
 
+def test_a_reader_that_goes_away_gets_no_traceback() -> None:
+    """`norm-katas list | head -1`: the pipe closes early, and the command stops quietly."""
+    child = subprocess.Popen(
+        [sys.executable, "-m", "norm_katas", "list"], cwd=registry.ROOT,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )  # fmt: skip
+    assert child.stdout is not None and child.stderr is not None
+    child.stdout.close()  # before the command writes a line: every write hits a closed pipe
+    err = child.stderr.read().decode()
+    assert child.wait(timeout=120) == 141 and "Traceback" not in err, err
+
+
 def test_every_option_in_the_readme_is_known_and_listed() -> None:
     readme = (registry.ROOT / "README.md").read_text()
     section = readme.split("## Grading options", 1)[1].split("\n## ", 1)[0]
