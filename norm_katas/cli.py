@@ -24,7 +24,7 @@ import signal
 import sys
 from pathlib import Path
 
-from norm_katas.grader import options, registry, runner
+from norm_katas.grader import door, options, registry, runner
 from norm_katas.grader.registry import kata_table  # the README's kata table
 
 USAGE = __doc__.split("\n\n", 1)[1]
@@ -97,7 +97,7 @@ def _minutes(text: str) -> float:
 def cmd_mock(argv: list[str]) -> int:
     from norm_katas.practice import mock
 
-    parser = argparse.ArgumentParser(prog="nox -s mock --", description="A timed mock interview.")
+    parser = argparse.ArgumentParser(prog=door.prog("mock"), description="A timed mock interview.")
     parser.add_argument(
         "--kata",
         help="which kata (default: random, favouring katas not yet solved or solved slowly)",
@@ -115,7 +115,7 @@ def cmd_mock(argv: list[str]) -> int:
 def cmd_progress(argv: list[str]) -> int:
     from norm_katas.practice import progress
 
-    parser = argparse.ArgumentParser(prog="nox -s progress --", description="Your progress.")
+    parser = argparse.ArgumentParser(prog=door.prog("progress"), description="Your progress.")
     parser.add_argument("--history", action="store_true", help="list your past attempts")
     parser.add_argument("kata", nargs="?", help="with --history: only this kata's attempts")
     parser.add_argument(
@@ -123,7 +123,10 @@ def cmd_progress(argv: list[str]) -> int:
     )
     args = parser.parse_args(argv)
     if args.kata and not args.history:
-        parser.error("a kata name goes with --history (nox -s progress -- --history layernorm)")
+        parser.error(
+            "a kata name goes with --history "
+            f"({door.command('progress', '--history', 'layernorm')})"
+        )
     if args.history:
         kata = registry.get(args.kata).name if args.kata else None
         print(progress.attempts(kata, args.limit or None))
@@ -136,14 +139,14 @@ def cmd_reset(argv: list[str]) -> int:
     from norm_katas.practice import workspace
 
     parser = argparse.ArgumentParser(
-        prog="nox -s reset --", description="Restore stubs; your file is backed up first."
+        prog=door.prog("reset"), description="Restore stubs; your file is backed up first."
     )
     parser.add_argument("katas", nargs="*", help="kata names, e.g. layernorm")
     parser.add_argument("--all", action="store_true", help="reset every kata")
     args = parser.parse_args(argv)
     katas = registry.load() if args.all else [registry.get(name) for name in args.katas]
     if not katas:
-        parser.error("name a kata (e.g. nox -s reset -- layernorm) or pass --all")
+        parser.error(f"name a kata (e.g. {door.command('reset', 'layernorm')}) or pass --all")
     for kata in katas:
         existed = kata.stub.exists()
         backup = workspace.reset(kata)
@@ -191,7 +194,7 @@ def cmd_solution(argv: list[str]) -> int:
     from norm_katas.practice import workspace
 
     if len(argv) != 1:
-        print("usage: nox -s solution -- <kata>", file=sys.stderr)
+        print(f"usage: {door.command('solution', '<kata>')}", file=sys.stderr)
         return runner.USAGE
     kata = registry.get(argv[0])
     text = workspace.show_solution(kata)

@@ -17,7 +17,7 @@ from typing import Any, TextIO
 
 import pytest
 
-from norm_katas.grader import registry, stubs
+from norm_katas.grader import door, registry, stubs
 from norm_katas.grader.limits import TimedOut
 from norm_katas.grader.loader import MissingName, display_path, learner_frame
 from norm_katas.grader.request import NOT_SOLVED, SOLVED
@@ -392,7 +392,7 @@ class Printer:
             and headline.hints
             and (headline.tier == CORE or self.strict)  # a solved core is not stuck
         ):
-            more = "-- --hints" if not self.hints else "-- --hints 2"
+            more = door.option("--hints" if not self.hints else "--hints 2")
             step = "a hint" if not self.hints else "the formula as well"
             self.write(f"{self.dim}Stuck? Grade again with {more} for {step}.{self.reset}")
 
@@ -420,18 +420,18 @@ class Printer:
             return
         if rest:
             checks = "1 more check fails" if len(rest) == 1 else f"{len(rest)} more checks fail"
-            each = "" if self.in_mock else " (-- --all shows each)"
+            each = "" if self.in_mock else f" ({door.option('--all')} shows each)"
             self.write(f"  {self.dim}{checks}, probably for the same reason{each}.{self.reset}")
         if other:
             kinds = sorted({KIND_WORDS.get(c.kind, c.kind) for c in other})
             checks = "1 more check" if len(other) == 1 else f"{len(other)} more checks"
-            each = "" if self.in_mock else "; -- --all shows each"
+            each = "" if self.in_mock else f"; {door.option('--all')} shows each"
             self.write(
                 f"  {self.dim}{checks} fail{'s' * (len(other) == 1)} differently "
                 f"({', '.join(kinds)}{each}).{self.reset}"
             )
         if later:
-            them = "" if self.in_mock else " (-- --all shows them)"
+            them = "" if self.in_mock else f" ({door.option('--all')} shows them)"
             self.write(
                 f"  {self.dim}Torch parity (stretch) has {len(later)} failing check"
                 f"{'s' * (len(later) != 1)} too; fix the core first{them}.{self.reset}"

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from norm_katas.grader import registry, runner
+from norm_katas.grader import door, registry, runner
 from norm_katas.grader.report import CORE, MOCK_ENV, PARITY, Report
 from norm_katas.grader.request import Request
 from norm_katas.practice import grading, loop, progress, workspace
@@ -207,5 +207,5 @@ def run(kata_name: str | None, minutes: float | None, seed: int | None) -> int:
         debrief(kata)
     except KeyboardInterrupt:
         print()
-    print("\nThis mock is in your history: nox -s progress")
+    print(f"\nThis mock is in your history: {door.command('progress')}")
     return 0  # a mock that ends with its scorecard went as it should, solved or not

@@ -9,7 +9,7 @@ import random
 from collections import Counter
 from dataclasses import dataclass
 
-from norm_katas.grader import registry
+from norm_katas.grader import door, registry
 from norm_katas.practice import history
 
 
@@ -198,6 +198,7 @@ def report() -> str:
         f"{table(progress)}\n"
         + (f"\n{spots}\n" if spots else "")
         + f"\nNext: {pick.kata.name} ({pick.kata.title}): {why}.\n"
-        f"      nox -s kata-{pick.kata.name}   or   nox -s mock -- --kata {pick.kata.name}\n"
-        f"\nHistory: {where}  (nox -s progress -- --history lists each attempt)"
+        f"      {door.command('grade', pick.kata.name)}   or   "
+        f"{door.command('mock', '--kata', pick.kata.name)}\n"
+        f"\nHistory: {where}  ({door.command('progress', '--history')} lists each attempt)"
     )

@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 import time
 
-from norm_katas.grader import loader, runner
+from norm_katas.grader import door, loader, runner
 from norm_katas.grader.request import Request
 from norm_katas.practice import grading, loop
 
@@ -50,5 +50,5 @@ def run(request: Request) -> int:
             loop.run(watched, keys, lambda: grade(), lambda: None)
     except KeyboardInterrupt:
         pass
-    print("\nLeft watch mode. Your gradings are in your history: nox -s progress")
+    print(f"\nLeft watch mode. Your gradings are in your history: {door.command('progress')}")
     return 0

@@ -85,6 +85,17 @@ def test_grades_a_correct_file_with_the_content_it_ships(norm_katas: Installed) 
     assert solution.returncode == 0 and "class LayerNorm" in solution.stdout, solution.stderr
 
 
+def test_suggests_commands_the_learner_can_type(norm_katas: Installed) -> None:
+    """Installed, the report and the practice commands name norm-katas, never nox's sessions."""
+    wrong = registry.ROOT / "tests" / "catalogue" / "layernorm" / "eps_outside_sqrt.py"
+    done = norm_katas("grade", "layernorm", "--impl", str(wrong))
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "Grade again with --hints" in done.stdout and "-- --" not in done.stdout
+    progress = norm_katas("progress")
+    assert "norm-katas progress --history" in progress.stdout, progress.stdout
+    assert "nox -s" not in progress.stdout + norm_katas("reset").stderr
+
+
 def test_outside_a_workspace_says_how_to_make_one(norm_katas: Installed) -> None:
     done = norm_katas("grade", "layernorm")
     assert done.returncode == 2, done.stdout + done.stderr

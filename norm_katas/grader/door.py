@@ -1,0 +1,32 @@
+"""The commands we suggest, as this learner types them: nox's sessions in a clone (the
+repository's main door), the `norm-katas` console script in a copy installed with pip."""
+
+from __future__ import annotations
+
+from norm_katas.grader import registry
+
+SESSIONS = {"progress": "progress", "mock": "mock", "reset": "reset", "solution": "solution"}
+
+
+def command(name: str, *args: str) -> str:
+    """The command line for `name` (grade, progress, mock, reset, solution) with its arguments:
+    command("grade", "layernorm", "--hints") is `nox -s kata-layernorm -- --hints` in a clone
+    and `norm-katas grade layernorm --hints` installed."""
+    if registry.INSTALLED:
+        return " ".join(("norm-katas", name, *args))
+    if name == "grade":
+        session, rest = f"kata-{args[0]}", args[1:]
+    else:
+        session, rest = SESSIONS[name], args
+    return " ".join((f"nox -s {session}", *(("--", *rest) if rest else ())))
+
+
+def option(flags: str) -> str:
+    """Grading options to add to the command just run: `-- --all` after nox, `--all` installed."""
+    return flags if registry.INSTALLED else f"-- {flags}"
+
+
+def prog(name: str) -> str:
+    """What a command's own options follow, for its usage line: `nox -s mock --` in a clone,
+    `norm-katas mock` installed."""
+    return command(name) if registry.INSTALLED else f"{command(name)} --"
