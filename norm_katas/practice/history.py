@@ -1,4 +1,4 @@
-"""Attempt history: every grading, practice or mock, and every peek at a solution.
+"""Attempt history: every grading, practice, mock or in a notebook, and every peek at a solution.
 
 A grading records both tiers: the interview core (passed/total, which decide "solved") and
 torch parity.
@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import sqlite3
 import sys
 from collections.abc import Iterator
@@ -30,7 +31,7 @@ CREATE TABLE IF NOT EXISTS events (
     id        INTEGER PRIMARY KEY,
     at        TEXT    NOT NULL,               -- UTC, ISO 8601
     kata      TEXT    NOT NULL,
-    mode      TEXT    NOT NULL CHECK (mode IN ('practice', 'mock', 'peek')),
+    mode      TEXT    NOT NULL CHECK (mode IN ({modes})),
     passed    INTEGER,                        -- interview core checks passed
     total     INTEGER,                        -- interview core checks counted
     failed    TEXT    NOT NULL DEFAULT '[]',  -- JSON list of failed check names, both tiers
@@ -45,6 +46,13 @@ CREATE TABLE IF NOT EXISTS events (
 );
 CREATE INDEX IF NOT EXISTS events_kata ON events (kata, at);
 """
+# A grading's mode: the command line's practice, a mock interview, a notebook's %%kata cell; and
+# a peek at a solution. A history from before "notebook" is migrated on first use (MODES_SQL).
+MODES = ("practice", "mock", "notebook", "peek")
+GRADING_MODES = ("practice", "mock", "notebook")
+MODES_SQL = ", ".join(f"'{mode}'" for mode in MODES)
+SCHEMA = SCHEMA.replace("{modes}", MODES_SQL)
+MODE_CHECK = re.compile(r"CHECK \(mode IN \([^)]*\)\)")
 # Columns added after the first release: a history written by it gains them on first use.
 MIGRATIONS = {
     "parity_passed": "INTEGER", "parity_total": "INTEGER", "headline": "TEXT", "attempt": "INTEGER",
@@ -78,6 +86,7 @@ def connect() -> Iterator[sqlite3.Connection]:
         conn.execute("PRAGMA journal_mode=WAL")
         conn.execute("PRAGMA synchronous=NORMAL")
         conn.executescript(SCHEMA)
+        _allow_modes(conn)
         have = {row[1] for row in conn.execute("PRAGMA table_info(events)")}
         for column, kind in MIGRATIONS.items():
             if column not in have:
@@ -87,6 +96,35 @@ def connect() -> Iterator[sqlite3.Connection]:
         yield conn
     finally:
         conn.close()
+
+
+def _allow_modes(conn: sqlite3.Connection) -> None:
+    """Make the table of an older history accept every mode in MODES. SQLite cannot change a
+    CHECK constraint, so the table is copied into one with the new constraint, in one
+    transaction: another process doing the same meanwhile waits, then finds it done. (The
+    first release's table has no constraint: nothing to do.)"""
+
+    def outdated() -> str | None:
+        row = conn.execute("SELECT sql FROM sqlite_master WHERE name = 'events'").fetchone()
+        sql = row[0] if row else ""
+        return sql if MODE_CHECK.search(sql) and MODES_SQL not in sql else None
+
+    if outdated() is None:
+        return
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        if (old := outdated()) is not None:
+            columns = ", ".join(row[1] for row in conn.execute("PRAGMA table_info(events)"))
+            conn.execute("ALTER TABLE events RENAME TO events_before_modes")
+            conn.execute(MODE_CHECK.sub(f"CHECK (mode IN ({MODES_SQL}))", old))
+            copy = f"INSERT INTO events ({columns}) SELECT {columns} FROM events_before_modes"
+            conn.execute(copy)
+            conn.execute("DROP TABLE events_before_modes")  # its index goes with it
+            conn.execute("CREATE INDEX IF NOT EXISTS events_kata ON events (kata, at)")
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
 
 
 @dataclass(frozen=True)

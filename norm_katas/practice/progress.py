@@ -22,8 +22,8 @@ class KataProgress:
 
     @property
     def attempts(self) -> int:
-        """Practice gradings plus mock interviews (a mock counts once)."""
-        return sum(e.mode == "practice" for e in self.gradings) + len(self.mocks)
+        """Practice and notebook gradings plus mock interviews (a mock counts once)."""
+        return sum(e.mode != "mock" for e in self.gradings) + len(self.mocks)
 
     @property
     def solved(self) -> bool:
@@ -88,7 +88,7 @@ def collect() -> list[KataProgress]:
     for kata in registry.load():
         mine = [e for e in events if e.kata == kata.name]
         # An untouched stub or a file that did not load is no attempt: it tries nothing.
-        gradings = [e for e in mine if e.mode in ("practice", "mock") and e.attempt]
+        gradings = [e for e in mine if e.mode in history.GRADING_MODES and e.attempt]
         mocks: dict[str, list[history.Event]] = {}
         for e in gradings:
             if e.mode == "mock" and e.mock_id:
@@ -170,7 +170,7 @@ def attempts(kata: str | None = None, limit: int | None = None) -> str:
     """Past attempts, oldest first (the last `limit`): when, which kata, how, the scores and
     the headline mistake in the learner's words."""
     known = {k.name: k for k in registry.load()}
-    events = [e for e in history.events(kata) if e.mode in ("practice", "mock") and e.attempt]
+    events = [e for e in history.events(kata) if e.mode in history.GRADING_MODES and e.attempt]
     shown = events[-limit:] if limit else events
     if not shown:
         return "No attempts yet" + (f" at {kata}." if kata else ".")

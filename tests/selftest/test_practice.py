@@ -80,6 +80,30 @@ def test_history_of_the_first_release_gains_the_tier_columns(data_dir: Path) -> 
     assert stub.headline == "test_x" and not stub.attempt
 
 
+def test_history_before_notebooks_accepts_their_gradings(data_dir: Path) -> None:
+    data_dir.mkdir(parents=True)
+    with sqlite3.connect(history.db_path()) as conn:  # modes checked, before "notebook" was one
+        conn.executescript(
+            "CREATE TABLE events (id INTEGER PRIMARY KEY, at TEXT NOT NULL, kata TEXT NOT NULL,"
+            " mode TEXT NOT NULL CHECK (mode IN ('practice', 'mock', 'peek')), passed INTEGER,"
+            " total INTEGER, failed TEXT NOT NULL DEFAULT '[]', seconds REAL, budget REAL,"
+            " mock_id TEXT);"
+            "CREATE INDEX events_kata ON events (kata, at);"
+            "INSERT INTO events (at, kata, mode, passed, total) VALUES"
+            " ('2026-01-01T00:00:00+00:00', 'dropout', 'practice', 3, 20);"
+        )
+    history.record("dropout", "notebook", 20, 20, [], parity_passed=2, parity_total=3)
+    history.record("dropout", "notebook", 20, 20, [], parity_passed=3, parity_total=3)
+    assert [(e.mode, e.passed) for e in history.events("dropout")] == [
+        ("practice", 3), ("notebook", 20), ("notebook", 20),
+    ]  # fmt: skip
+    with pytest.raises(sqlite3.IntegrityError):  # the constraint is kept, with the new mode
+        history.record("dropout", "guess")
+    (mine,) = [p for p in progress.collect() if p.kata.name == "dropout"]
+    assert mine.solved and mine.attempts == 3 and mine.best_parity == (3, 3)
+    assert _integrity(history.db_path()) == "ok"
+
+
 WRITER = """
 import sys
 from norm_katas.practice import history
