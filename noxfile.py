@@ -53,6 +53,10 @@ OLDEST_TORCH = "2.4.1"  # the oldest supported release: `nox -s compat` proves i
 TORCH = os.environ.get("NORM_KATAS_TORCH", TORCH_RANGE)
 TORCH_INDEX = os.environ.get("NORM_KATAS_TORCH_INDEX", "")
 DEPS = ["numpy", "pytest>=8", "pytest-timeout>=2.3", "pytest-xdist>=3", "pexpect>=4.8"]
+# What the self-tests need beyond DEPS: a real Jupyter kernel runs the %kata magics
+# (tests/selftest/test_notebook.py). Installed into the grading environment by `nox -s tests`
+# only, once, as a kata's extras are: a learner's grading never needs them.
+TEST_EXTRAS = ("ipykernel>=6", "nbclient>=0.7", "nbformat>=5")
 RUFF = "ruff==0.17.6"
 CPU_INDEX = "https://download.pytorch.org/whl/cpu"  # PyTorch's CPU-only wheels
 
@@ -333,7 +337,8 @@ def tests(session: nox.Session) -> None:
 
     `-- --device cuda` grades every file on the GPU.
     """
-    _selftests(session, grader_python(session, all_extras()), list(session.posargs))
+    python = grader_python(session, (*all_extras(), *TEST_EXTRAS))
+    _selftests(session, python, list(session.posargs))
 
 
 @nox.session(python=False)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
+from typing import TextIO
 
 from norm_katas.grader import runner
 from norm_katas.grader.request import Request
@@ -14,13 +15,14 @@ def grade(
     request: Request,
     mode: str = "practice",
     cancel: Callable[[], bool] | None = None,
+    out: TextIO | None = None,
     **mock: object,
 ) -> runner.Outcome:
     """runner.grade(), then record the attempt: never the reference solution's, nor a run of
     some checks only (-k, -m), which says nothing about the kata as a whole, nor a usage error
     (-k matching no check), which graded nothing. A grading that cancel() stopped has no
-    report, so it is not recorded either."""
-    outcome = runner.grade(request, cancel=cancel)
+    report, so it is not recorded either. The checklist goes to `out` (runner.grade's)."""
+    outcome = runner.grade(request, cancel=cancel, out=out)
     report = outcome.report
     recorded = report is not None and not report.partial and not request.reference
     if recorded and outcome.code in (runner.SOLVED, runner.NOT_SOLVED):

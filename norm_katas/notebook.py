@@ -1,0 +1,320 @@
+"""Practise in Jupyter or Colab: the %kata magics (`%load_ext norm_katas` loads them).
+
+    %kata layernorm            a new cell with the kata's stub, its teaching text as Markdown
+    %%kata layernorm [options] (a cell's first line) grade the cell; the grade command's options
+    %kata_progress             progress, as `norm-katas progress` shows it
+
+A graded cell is written to a file of its own (in the history's folder: notebook/<kata>/) and
+graded as `--impl` grades a file: by the same runner and suites, in a child process, so that
+os._exit, an endless loop or a segfault in the learner's code costs that child, never the
+kernel. Only when the grading ran to the end does the cell also run in the notebook, so that
+its class is there to try out. The verdict is HTML, recorded in the history as mode "notebook".
+
+IPython is imported here only: norm_katas never depends on it.
+"""
+
+from __future__ import annotations
+
+import ast
+import contextlib
+import html
+import io
+import os
+import shlex
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, TextIO
+
+from norm_katas.grader import registry, stubs
+from norm_katas.grader.request import GRADER_FAILED, USAGE, Request, UsageError
+
+MODE = "notebook"  # the history's mode for a cell's gradings
+# Options of the grade command that make no sense for a cell: the cell is the file, and it is
+# graded when it runs.
+NOT_HERE = {"--impl": "the cell is the file graded", "--watch": "running the cell grades it"}
+
+
+def load(ipython: Any) -> None:
+    """Register the magics with this IPython (what `%load_ext norm_katas` does)."""
+    ipython.register_magic_function(
+        lambda line, cell=None: kata_magic(ipython, line, cell), "line_cell", "kata"
+    )
+    ipython.register_magic_function(lambda line: progress_magic(), "line", "kata_progress")
+
+
+def kata_magic(ipython: Any, line: str, cell: str | None) -> None:
+    try:
+        args = shlex.split(line)
+    except ValueError as e:
+        _error(f"%kata {line}: {e}")
+        return
+    if not args:
+        names = ", ".join(k.name for k in registry.load())
+        _error(f"Name a kata: %kata NAME puts its stub in a new cell. The katas: {names}.")
+        return
+    try:
+        kata = registry.get(args[0])
+    except KeyError as e:
+        _error(str(e.args[0]))
+        return
+    if cell is None:
+        _start(ipython, kata, args[1:])
+    else:
+        _grade(ipython, kata, args[1:], cell)
+
+
+def progress_magic() -> None:
+    from norm_katas.practice import progress
+
+    _show(f"<pre>{html.escape(progress.report())}</pre>")
+
+
+# -- %kata NAME: the stub, to start from --------------------------------------------------
+
+
+def in_colab() -> bool:
+    """Colab's front end ignores set_next_input: there the stub is printed to paste."""
+    return "google.colab" in sys.modules
+
+
+def cell_text(kata: registry.Kata) -> str:
+    """The cell %kata makes: the magic that grades it, then the stub as handed out."""
+    return f"%%kata {kata.name}\n{stubs.text(kata)}"
+
+
+def teaching(kata: registry.Kata) -> str:
+    """The stub's docstring as Markdown (its sections are setext headings already), saying how
+    a cell is graded instead of the command line's command."""
+    doc = ast.get_docstring(ast.parse(stubs.text(kata))) or ""
+    doc = stubs.GRADE_YOURSELF.sub(
+        f"Run the cell below to grade it: its first line, `%%kata {kata.name}`, grades it; "
+        f"add `--hints` for a hint, `--all` for every failure, `--strict` to require torch "
+        "parity.\n",
+        doc.replace("\r\n", "\n") + "\n",
+        count=1,
+    )
+    return f"# {kata.title}\n\n{doc}"
+
+
+def _start(ipython: Any, kata: registry.Kata, extra: list[str]) -> None:
+    if extra:
+        _error(
+            f"%kata {kata.name} takes no options: %%kata {kata.name}, a cell's first line, does."
+        )
+        return
+    try:
+        text = cell_text(kata)
+    except stubs.StubError as e:
+        _error(str(e))
+        return
+    from IPython.display import Markdown, display
+
+    display(Markdown(teaching(kata)))
+    if in_colab():
+        print("Copy this into a new cell, then run it to grade it:\n")
+        print(text)
+    else:
+        ipython.set_next_input(text, replace=False)
+
+
+# -- %%kata NAME: grade the cell ------------------------------------------------------------
+
+
+def folder(kata: registry.Kata) -> Path:
+    """Where a cell of this kata is written to be graded."""
+    from norm_katas.practice import history
+
+    return history.data_dir() / "notebook" / kata.stem
+
+
+def as_file(kata: registry.Kata, cell: str) -> str:
+    """The file a cell is graded as. A front end may drop or add the last newline of a cell, so
+    the stub's cell as %kata makes it is written as the stub exactly: it is not started."""
+    text = cell.replace("\r\n", "\n")
+    with contextlib.suppress(stubs.StubError):
+        stub = stubs.text(kata)
+        if text.strip("\n") == stub.replace("\r\n", "\n").strip("\n"):
+            return stub
+    return text if text.endswith("\n") else text + "\n"
+
+
+def _grade(ipython: Any, kata: registry.Kata, args: list[str], cell: str) -> None:
+    from norm_katas.practice import grading
+
+    prog = f"%%kata {kata.name}"
+    for arg in args:
+        if (name := arg.split("=")[0]) in NOT_HERE:
+            _error(f"{prog}: {name} does not apply in a notebook ({NOT_HERE[name]}).")
+            return
+    where = folder(kata)
+    where.mkdir(parents=True, exist_ok=True)
+    path = where / kata.file
+    path.write_text(as_file(kata, cell), encoding="utf-8")
+    from norm_katas.grader import options
+
+    if options.wants_help(args):
+        _show(f"<pre>{html.escape(options.help_text(prog))}</pre>")
+        return
+    try:
+        request = Request.parse(kata, [*args, "--impl", str(path)], prog=prog, base=where)
+    except UsageError as e:
+        _error(str(e))
+        return
+    log = where / "grading.log"
+    with open(log, "w+", encoding="utf-8") as out, _streams(out):
+        try:
+            outcome = grading.grade(request, mode=MODE, out=out)
+        except KeyboardInterrupt:  # the kernel interrupted: the child went with it
+            _error("Grading interrupted.")
+            return
+        out.flush()
+        out.seek(0)
+        said = out.read()
+    report = outcome.report
+    # Run the cell here too, so that its class is there to try; not when its grading died or
+    # could not load it: what killed or stopped the grader would stop the kernel.
+    if report is not None and report.finished and not report.load_error:
+        ipython.run_cell(cell, store_history=False)
+    _show(render(request, outcome.code, report, said))
+
+
+@contextlib.contextmanager
+def _streams(out: TextIO) -> Iterator[None]:
+    """sys.stdout and sys.stderr to `out`'s file while grading: a forked child inherits them,
+    and the kernel's own streams (which send through its threads) do not work in a child."""
+    fd = os.dup(out.fileno())
+    stream = io.TextIOWrapper(os.fdopen(fd, "wb"), encoding="utf-8", line_buffering=True)
+    saved = sys.stdout, sys.stderr
+    sys.stdout = sys.stderr = stream
+    try:
+        yield
+    finally:
+        sys.stdout, sys.stderr = saved
+        stream.close()
+
+
+# -- the verdict as HTML ------------------------------------------------------------------
+
+STYLE = (
+    "<style>.nk-verdict summary{cursor:pointer}.nk-verdict pre{white-space:pre-wrap;margin:.3em 0}"
+    ".nk-ok{color:#1a7f37}.nk-bad{color:#cf222e}.nk-dim{color:#6e7781}</style>"
+)
+
+
+def render(request: Request, code: int, report: Any, said: str) -> str:
+    """The verdict: the headline, the score of both tiers, and each tier's checklist, failures
+    folded (expand one to see its message, and its hints when asked for). `said`: what the
+    grading wrote, shown where it is the verdict (the grader failed, the child died)."""
+    from norm_katas.grader.report import CORE, FAIL, PARITY, TIER_TITLES, TODO, Outcome, untouched
+
+    kata = request.kata
+    esc = html.escape
+    head = report.headline if report is not None else None
+    attrs = f'data-kata="{esc(kata.name)}" data-code="{code}"'
+    if head is not None:
+        attrs += f' data-headline="{esc(head.function)}"'
+    parts = [STYLE, f'<div class="nk-verdict" {attrs}>', f"<h3>{esc(kata.title)}</h3>"]
+
+    def pre(text: str) -> str:
+        return f"<pre>{esc(text)}</pre>" if text.strip() else ""
+
+    def hints(check: Any) -> str:
+        if check.kind != FAIL:
+            return ""
+        steps = zip(("idea", "formula"), check.hints[: request.hints], strict=False)
+        return "".join(f'<p class="nk-dim">Hint ({s}): {esc(h)}</p>' for s, h in steps)
+
+    if report is None or code in (GRADER_FAILED, USAGE) or not report.finished:
+        parts.append(f'<p class="nk-bad"><b>Not graded.</b></p>{pre(said)}')
+    elif report.load_error:
+        parts.append(
+            '<p class="nk-bad"><b>Your cell could not be loaded</b>, so no check ran:</p>'
+            + pre(report.load_error)
+        )
+    elif (
+        (failed := report.ranked_failures())
+        and all(c.kind == TODO for c in failed)
+        and (untouched(report))
+    ):
+        parts.append(
+            "<p><b>Not started yet?</b> This cell is the stub as handed out: it still raises "
+            "NotImplementedError. Read its docstring, write the code it asks for, then run the "
+            "cell again.</p>"
+        )
+    elif head is not None:
+        lead = ""
+        if head.tier == PARITY:
+            lead = "Interview core solved. " if report.solved else ""
+            lead += "--strict requires torch parity too: " if request.strict else "Stretch goal: "
+        parts.append(
+            f'<p>{esc(lead)}<span class="nk-bad">✗</span> <b>{esc(head.description)}</b></p>'
+            + pre(head.message)
+            + hints(head)
+        )
+        if request.hints < 2 and head.kind == FAIL and head.hints:
+            more = "--hints" if not request.hints else "--hints 2"
+            parts.append(
+                f'<p class="nk-dim">Stuck? Run the cell again with <code>%%kata {esc(kata.name)}'
+                f" {more}</code> on its first line.</p>"
+            )
+    if report is not None and report.checks:
+        parts.append(_score(report, request.strict))
+        for tier in (CORE, PARITY):
+            if checks := report.tier(tier):
+                parts.append(f"<h4>{esc(TIER_TITLES[tier])}</h4><ul style='list-style:none'>")
+                for check in checks:
+                    parts.append(f"<li>{_check(check, Outcome, pre, hints)}</li>")
+                parts.append("</ul>")
+        if report.stopped:
+            parts.append(f'<p class="nk-bad">Stopped early: {esc(report.stopped)}</p>')
+    if said.strip() and report is not None and report.finished and code not in (GRADER_FAILED,):
+        parts.append(f"<details><summary class='nk-dim'>The grader's output</summary>{pre(said)}")
+        parts.append("</details>")
+    parts.append("</div>")
+    return "".join(parts)
+
+
+def _score(report: Any, strict: bool) -> str:
+    from norm_katas.grader.report import CORE, PARITY
+
+    words = []
+    for tier, title in ((CORE, "Interview core"), (PARITY, "torch parity")):
+        passed, counted = report.tally(tier)
+        if not counted:
+            continue
+        ok = report.tier_solved(tier)
+        mark = '<span class="nk-ok">✓</span>' if ok else '<span class="nk-bad">✗</span>'
+        text = f"{title} {passed}/{counted} {mark}"
+        if tier == CORE and (report.strict_solved if strict else report.solved):
+            text += " solved"
+        if tier == PARITY:
+            text += " (required by --strict)" if strict else " (stretch)"
+        words.append(text)
+    return f"<p><b>{' · '.join(words)}</b></p>"
+
+
+def _check(check: Any, outcome: Any, pre: Any, hints: Any) -> str:
+    esc = html.escape
+    printed = f"<p class='nk-dim'>Your code printed:</p>{pre(check.output)}" if check.output else ""
+    if check.outcome == outcome.PASSED:
+        return f'<span class="nk-ok">✓</span> {esc(check.description)}{printed}'
+    if check.outcome == outcome.SKIPPED:
+        why = esc(check.message)
+        return f'<span class="nk-dim">– {esc(check.description)} (skipped: {why})</span>'
+    if check.outcome == outcome.NOT_RUN:
+        return f'<span class="nk-dim">· {esc(check.description)} (did not run)</span>'
+    return (
+        f'<details><summary><span class="nk-bad">✗</span> {esc(check.description)}</summary>'
+        f"{pre(check.message)}{hints(check)}{printed}</details>"
+    )
+
+
+def _show(markup: str) -> None:
+    from IPython.display import HTML, display
+
+    display(HTML(markup))
+
+
+def _error(text: str) -> None:
+    _show(f'<pre class="nk-bad" style="color:#cf222e">{html.escape(text)}</pre>')

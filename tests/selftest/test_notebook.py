@@ -1,0 +1,112 @@
+"""The %kata magics in a real Jupyter kernel: a notebook executed headlessly (nbclient).
+
+One notebook, one kernel, cell after cell as a learner would run them: the stub as %kata hands
+it out is not started, a correct cell solves, a wrong one gets its mistake's headline, and a
+cell whose code ends the grading's process is reported while the kernel lives on.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+from norm_katas import notebook
+from norm_katas.grader import registry
+from norm_katas.practice import history
+
+nbformat = pytest.importorskip(
+    "nbformat", reason="the notebook self-test needs nbformat, nbclient and ipykernel (nox -s "
+    "tests installs them into the grading environment)",
+)  # fmt: skip
+nbclient = pytest.importorskip("nbclient", reason="the notebook self-test needs nbclient")
+pytest.importorskip("ipykernel", reason="the notebook self-test needs ipykernel (a kernel)")
+
+KATA = registry.get("layernorm")
+WRONG = KATA.catalogue / "eps_outside_sqrt.py"
+EXITS = """
+import os
+
+class LayerNorm(LayerNorm):
+    def forward(self, x):
+        os._exit(0)  # ends whatever process runs it: here, the grading's child only
+"""
+
+
+def _html(cell: dict) -> str:
+    return "".join(
+        out.get("data", {}).get("text/html", "") for out in cell["outputs"] if "data" in out
+    )
+
+
+def _text(cell: dict) -> str:
+    return "".join(out.get("text", "") for out in cell["outputs"] if out["output_type"] == "stream")
+
+
+def _verdict(cell: dict) -> dict[str, str]:
+    """The verdict's data attributes: kata, code (the grade command's exit code), headline."""
+    found = re.search(r'<div class="nk-verdict"([^>]*)>', _html(cell))
+    assert found, _html(cell) + _text(cell)
+    return dict(re.findall(r'data-(\w+)="([^"]*)"', found.group(1)))
+
+
+def test_kata_magics_in_a_kernel(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    data = tmp_path / "data"
+    monkeypatch.setenv("NORM_KATAS_DATA", str(data))  # the kernel's history: this test's own
+    path = os.pathsep.join(filter(None, [str(registry.ROOT), os.environ.get("PYTHONPATH")]))
+    monkeypatch.setenv("PYTHONPATH", path)  # the kernel imports this norm_katas
+    solution = KATA.solution.read_text(encoding="utf-8")
+    code = nbformat.v4.new_code_cell
+    cells = [
+        code("%load_ext norm_katas"),
+        code(f"%kata {KATA.name}"),
+        code(notebook.cell_text(KATA).rstrip("\n")),  # a front end drops the last newline
+        code(f"%%kata {KATA.name}\n{solution}"),
+        code("import torch\nprint('defined here too:', LayerNorm(4)(torch.ones(2, 4)).shape)"),
+        code(f"%%kata {KATA.name} --hints\n{WRONG.read_text(encoding='utf-8')}"),
+        code(f"%%kata {KATA.name}\n{solution}\n{EXITS}"),
+        code("print('the kernel is alive:', 6 * 7)"),
+        code(f"%%kata {KATA.name} --nonsense\npass"),
+        code("%kata_progress"),
+    ]
+    nb = nbformat.v4.new_notebook(cells=cells)
+    client = nbclient.NotebookClient(
+        nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}
+    )
+    client.execute()
+    if keep := os.environ.get("NORM_KATAS_KEEP_NOTEBOOK"):  # to look at what a learner sees
+        nbformat.write(nb, keep)
+    loaded, start, stub, right, defined, wrong, exits, alive, usage, progress = nb.cells
+
+    assert not [o for o in loaded.outputs if o["output_type"] == "error"], loaded.outputs
+    teaching = "".join(o.get("data", {}).get("text/markdown", "") for o in start.outputs)
+    assert KATA.title in teaching and "%%kata layernorm" in teaching, start.outputs
+
+    assert _verdict(stub)["code"] == "1" and "Not started yet?" in _html(stub)
+
+    assert _verdict(right)["code"] == "0" and "solved" in _html(right)
+    assert "torch.Size([2, 4])" in _text(defined), defined.outputs  # the class is in the kernel
+
+    expect = re.search(r'^EXPECT = "(\w+)"', WRONG.read_text(), re.MULTILINE)
+    assert expect and _verdict(wrong).get("headline") == expect.group(1), _html(wrong)
+    page = _html(wrong)
+    assert "<details>" in page and "Interview core" in page and "Torch parity" in page
+    assert "Hint (idea)" in page  # asked for with --hints
+
+    assert _verdict(exits)["code"] == "1" and "ended abruptly" in _html(exits), _html(exits)
+    assert "the kernel is alive: 42" in _text(alive), alive.outputs
+
+    assert "--nonsense" in _html(usage) and "nk-verdict" not in _html(usage)
+    assert "layernorm" in _html(progress)
+
+    modes = [(e.mode, e.solved, e.attempt) for e in history.events(KATA.name)]
+    # As the command line records them: the untouched stub is no attempt; a file that ends the
+    # grading's process is a failed one.
+    assert modes == [
+        ("notebook", False, False),
+        ("notebook", True, True),
+        ("notebook", False, True),
+        ("notebook", False, True),
+    ]
