@@ -20,6 +20,7 @@ import contextlib
 import html
 import io
 import os
+import re
 import shlex
 import sys
 from collections.abc import Iterator
@@ -217,7 +218,7 @@ def render(request: Request, code: int, report: Any, said: str) -> str:
     parts = [STYLE, f'<div class="nk-verdict" {attrs}>', f"<h3>{esc(kata.title)}</h3>"]
 
     def pre(text: str) -> str:
-        return f"<pre>{esc(text)}</pre>" if text.strip() else ""
+        return f"<pre>{esc(in_cell(text, request.file))}</pre>" if text.strip() else ""
 
     def hints(check: Any) -> str:
         if check.kind != FAIL:
@@ -225,8 +226,10 @@ def render(request: Request, code: int, report: Any, said: str) -> str:
         steps = zip(("idea", "formula"), check.hints[: request.hints], strict=False)
         return "".join(f'<p class="nk-dim">Hint ({s}): {esc(h)}</p>' for s, h in steps)
 
-    if report is None or code in (GRADER_FAILED, USAGE) or not report.finished:
+    if report is None or code in (GRADER_FAILED, USAGE):
         parts.append(f'<p class="nk-bad"><b>Not graded.</b></p>{pre(said)}')
+    elif not report.finished:  # the grading's process died: what it said is all there is
+        parts.append(f'<p class="nk-bad"><b>Your code ended the grading.</b></p>{pre(said)}')
     elif report.load_error:
         parts.append(
             '<p class="nk-bad"><b>Your cell could not be loaded</b>, so no check ran:</p>'
@@ -258,7 +261,7 @@ def render(request: Request, code: int, report: Any, said: str) -> str:
                 f'<p class="nk-dim">Stuck? Run the cell again with <code>%%kata {esc(kata.name)}'
                 f" {more}</code> on its first line.</p>"
             )
-    if report is not None and report.checks:
+    if report is not None and report.finished and report.checks:
         parts.append(_score(report, request.strict))
         for tier in (CORE, PARITY):
             if checks := report.tier(tier):
@@ -273,6 +276,14 @@ def render(request: Request, code: int, report: Any, said: str) -> str:
         parts.append("</details>")
     parts.append("</div>")
     return "".join(parts)
+
+
+def in_cell(text: str, file: Path) -> str:
+    """A message about the graded file, about the cell instead: its path is "your cell", and its
+    line numbers the cell's, whose first line is the %%kata magic, not in the file."""
+    path = re.escape(str(file))
+    text = re.sub(path + r"(,? line |:)(\d+)", lambda m: f"your cell{m[1]}{int(m[2]) + 1}", text)
+    return re.sub(path, "your cell", text)
 
 
 def _score(report: Any, strict: bool) -> str:

@@ -85,6 +85,9 @@ def test_kata_magics_in_a_kernel(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     assert KATA.title in teaching and "%%kata layernorm" in teaching, start.outputs
 
     assert _verdict(stub)["code"] == "1" and "Not started yet?" in _html(stub)
+    lines = notebook.cell_text(KATA).splitlines()
+    first = 1 + next(i for i, line in enumerate(lines) if "raise NotImplementedError" in line)
+    assert f"your cell line {first}:" in _html(stub)  # as Jupyter numbers the cell's lines
 
     assert _verdict(right)["code"] == "0" and "solved" in _html(right)
     assert "torch.Size([2, 4])" in _text(defined), defined.outputs  # the class is in the kernel
@@ -96,6 +99,7 @@ def test_kata_magics_in_a_kernel(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     assert "Hint (idea)" in page  # asked for with --hints
 
     assert _verdict(exits)["code"] == "1" and "ended abruptly" in _html(exits), _html(exits)
+    assert "notebook/layernorm" not in _html(exits)  # the file graded is the learner's cell
     assert "the kernel is alive: 42" in _text(alive), alive.outputs
 
     assert "--nonsense" in _html(usage) and "nk-verdict" not in _html(usage)
