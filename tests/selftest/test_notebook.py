@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import os
 import re
+import sys
+import types
 from pathlib import Path
 
 import pytest
@@ -114,3 +116,26 @@ def test_kata_magics_in_a_kernel(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
         ("notebook", False, True),
         ("notebook", False, True),
     ]
+
+
+class _Shell:
+    """What %kata asks of IPython: set_next_input only."""
+
+    text: str | None = None
+
+    def set_next_input(self, text: str, replace: bool = False) -> None:
+        self.text = text
+
+
+def test_kata_puts_the_stub_in_a_new_cell_or_prints_it_in_colab(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    shell = _Shell()
+    notebook.kata_magic(shell, KATA.name, None)
+    assert shell.text == notebook.cell_text(KATA) and shell.text.startswith("%%kata layernorm\n")
+    monkeypatch.setitem(sys.modules, "google.colab", types.ModuleType("google.colab"))
+    capsys.readouterr()
+    colab = _Shell()
+    notebook.kata_magic(colab, KATA.name, None)
+    assert colab.text is None  # Colab ignores set_next_input: the stub is printed to paste
+    assert notebook.cell_text(KATA) in capsys.readouterr().out
