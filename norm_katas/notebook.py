@@ -287,22 +287,14 @@ def in_cell(text: str, file: Path) -> str:
 
 
 def _score(report: Any, strict: bool) -> str:
-    from norm_katas.grader.report import CORE, PARITY
-
-    words = []
-    for tier, title in ((CORE, "Interview core"), (PARITY, "torch parity")):
-        passed, counted = report.tally(tier)
-        if not counted:
-            continue
-        ok = report.tier_solved(tier)
-        mark = '<span class="nk-ok">✓</span>' if ok else '<span class="nk-bad">✗</span>'
-        text = f"{title} {passed}/{counted} {mark}"
-        if tier == CORE and (report.strict_solved if strict else report.solved):
-            text += " solved"
-        if tier == PARITY:
-            text += " (required by --strict)" if strict else " (stretch)"
-        words.append(text)
-    return f"<p><b>{' · '.join(words)}</b></p>"
+    marks = {
+        "ok": '<span class="nk-ok">✓</span>',
+        "bad": '<span class="nk-bad">✗</span>',
+        "none": '<span class="nk-dim">–</span>',  # every check skipped: nothing was graded
+    }
+    parts = [f"{html.escape(a)}{marks[m]}{html.escape(b)}" for a, m, b in report.score(strict)]
+    extra = f' <span class="nk-dim">({report.skipped} skipped)</span>' if report.skipped else ""
+    return f"<p><b>{' · '.join(parts)}</b>{extra}</p>"
 
 
 def _check(check: Any, outcome: Any, pre: Any, hints: Any) -> str:

@@ -123,6 +123,29 @@ class Report:
         passed, counted = self.tally(tier)
         return self.load_error is None and passed == counted
 
+    def score(self, strict: bool = False) -> list[tuple[str, str, str]]:
+        """The verdict's score line, a part per tier, for every renderer (terminal, notebook):
+        (text before the mark, mark: "ok", "bad" or "none" when nothing was graded, text after)."""
+        parts = []
+        for tier in (CORE, PARITY):
+            passed, counted = self.tally(tier)
+            if not counted and not self.tier(tier):
+                continue
+            title = "torch parity" if tier == PARITY else TIER_TITLES[tier]
+            mark = "none" if not counted else "ok" if self.tier_solved(tier) else "bad"
+            after = ""
+            if tier == CORE and (self.strict_solved if strict else self.solved):
+                after = " solved"
+            if tier == PARITY:
+                after = " (required by --strict)" if strict else " (stretch)"
+            parts.append((f"{title} {passed}/{counted} ", mark, after))
+        return parts
+
+    @property
+    def skipped(self) -> int:
+        """Graded checks that skipped (an information-only report skips by design: not one)."""
+        return sum(c.outcome == Outcome.SKIPPED and c.tier != INFO for c in self.checks)
+
     @property
     def solved(self) -> bool:
         """The whole interview core ran and passes: the kata is solved."""
@@ -459,29 +482,13 @@ class Printer:
             self._failure(check, indent=2)
 
     def _score(self, report: Report) -> None:
-        parts = []
-        for tier in (CORE, PARITY):
-            passed, counted = report.tally(tier)
-            if not counted and not report.tier(tier):
-                continue
-            title = TIER_TITLES[tier].split(" (")[0]
-            if tier == PARITY:
-                title = "torch parity"
-            if not counted:  # every check skipped: nothing was graded, so neither ✓ nor ✗
-                mark = f"{self.dim}–{self.reset}"
-            elif report.tier_solved(tier):
-                mark = f"{self.green}✓{self.reset}"
-            else:
-                mark = f"{self.red}✗{self.reset}"
-            text = f"{title} {passed}/{counted} {mark}"
-            if tier == CORE and (report.strict_solved if self.strict else report.solved):
-                text += " solved"
-            if tier == PARITY:
-                text += " (required by --strict)" if self.strict else " (stretch)"
-            parts.append(text)
-        # An information-only report (the Triton bandwidth) skips by design: not a skipped check.
-        skipped = sum(c.outcome == Outcome.SKIPPED and c.tier != INFO for c in report.checks)
-        extra = f"  {self.dim}({skipped} skipped){self.reset}" if skipped else ""
+        marks = {
+            "ok": f"{self.green}✓{self.reset}",
+            "bad": f"{self.red}✗{self.reset}",
+            "none": f"{self.dim}–{self.reset}",  # every check skipped: nothing was graded
+        }
+        parts = [f"{a}{marks[m]}{b}" for a, m, b in report.score(self.strict)]
+        extra = f"  {self.dim}({report.skipped} skipped){self.reset}" if report.skipped else ""
         self.write(f"\n{self.bold}{' · '.join(parts)}{self.reset}{extra}")
 
 
