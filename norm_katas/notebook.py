@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import dataclasses
 import html
 import io
 import os
@@ -27,7 +28,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, TextIO
 
-from norm_katas.grader import registry, stubs
+from norm_katas.grader import door, registry, stubs
 from norm_katas.grader.request import GRADER_FAILED, USAGE, Request, UsageError
 
 MODE = "notebook"  # the history's mode for a cell's gradings
@@ -159,6 +160,7 @@ def _grade(ipython: Any, kata: registry.Kata, args: list[str], cell: str) -> Non
         return
     try:
         request = Request.parse(kata, [*args, "--impl", str(path)], prog=prog, base=where)
+        request = dataclasses.replace(request, door=door.NOTEBOOK)
     except UsageError as e:
         _error(str(e))
         return

@@ -1,10 +1,12 @@
 """The commands we suggest, as this learner types them: nox's sessions in a clone (the
-repository's main door), the `norm-katas` console script in a copy installed with pip."""
+repository's main door), the `norm-katas` console script in a copy installed with pip, and the
+%kata magics in a notebook (a request's `door` says which door it came through)."""
 
 from __future__ import annotations
 
 from norm_katas.grader import registry
 
+TERMINAL, NOTEBOOK = "terminal", "notebook"  # a Request's door
 SESSIONS = {"progress": "progress", "mock": "mock", "reset": "reset", "solution": "solution"}
 
 
@@ -21,9 +23,10 @@ def command(name: str, *args: str) -> str:
     return " ".join((f"nox -s {session}", *(("--", *rest) if rest else ())))
 
 
-def option(flags: str) -> str:
-    """Grading options to add to the command just run: `-- --all` after nox, `--all` installed."""
-    return flags if registry.INSTALLED else f"-- {flags}"
+def option(flags: str, where: str = TERMINAL) -> str:
+    """Grading options to add to the command just run: `-- --all` after nox, `--all` installed
+    and after a cell's `%%kata NAME`."""
+    return flags if registry.INSTALLED or where == NOTEBOOK else f"-- {flags}"
 
 
 def prog(name: str) -> str:

@@ -425,7 +425,13 @@ class Grading:
         self.json.write(self.report, self.grader_errors)  # unfinished: tells the runner it began
         if not request.checklist:
             return
-        self.printer = Printer(hints=request.hints, expand=request.expand, strict=request.strict)
+        self.printer = Printer(
+            hints=request.hints,
+            expand=request.expand,
+            strict=request.strict,
+            door=request.door,
+            mock=request.mock,
+        )
         # A suite may add what --device means for it (SyncBatchNorm: ranks on gloo, not nccl).
         suite = getattr(items[0], "module", None) if items else None
         # A suite may say what grading without the asked device means for it (Triton: the

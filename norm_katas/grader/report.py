@@ -18,6 +18,7 @@ from typing import Any, TextIO
 import pytest
 
 from norm_katas.grader import door, registry, stubs
+from norm_katas.grader.door import TERMINAL
 from norm_katas.grader.limits import TimedOut
 from norm_katas.grader.loader import MissingName, display_path, learner_frame
 from norm_katas.grader.request import NOT_SOLVED, SOLVED
@@ -55,7 +56,6 @@ class Tier(_Word):
 
 TODO, FAIL, CRASH, TIMEOUT = Kind.TODO, Kind.FAIL, Kind.CRASH, Kind.TIMEOUT
 CORE, PARITY, INFO = Tier.CORE, Tier.PARITY, Tier.INFO
-MOCK_ENV = "NORM_KATAS_MOCK"  # set by the mock interview for its gradings
 TIER_TITLES = {CORE: "Interview core", PARITY: "Torch parity (stretch)", INFO: "Information"}
 OUTPUT_LINES = 3  # lines of the learner's own prints shown under a check
 
@@ -294,14 +294,21 @@ class Printer:
     """Writes the checklist as checks finish, then the headline and the verdict."""
 
     def __init__(
-        self, out: TextIO | None = None, hints: int = 0, expand: bool = False, strict: bool = False
+        self,
+        out: TextIO | None = None,
+        hints: int = 0,
+        expand: bool = False,
+        strict: bool = False,
+        door: str = TERMINAL,
+        mock: bool = False,
     ) -> None:
         self.out = out or sys.stdout
         self.strict = strict  # --strict: torch parity is required, not a stretch goal
         self.hints = hints  # how many hint steps to show per failure: 0 none, 1 idea, 2 formula
         self.expand = expand  # --all: every failure with its message, not only the headline
+        self.door = door  # where the options offered are typed
         # In a mock interview the learner cannot pass options: offer none of them there.
-        self.in_mock = bool(os.environ.get(MOCK_ENV))
+        self.in_mock = mock
         self.tier_shown: str | None = None
         # On a terminal, the check that is running shows on a line the next output replaces.
         self.live = self.out.isatty()
@@ -415,7 +422,7 @@ class Printer:
             and headline.hints
             and (headline.tier == CORE or self.strict)  # a solved core is not stuck
         ):
-            more = door.option("--hints" if not self.hints else "--hints 2")
+            more = door.option("--hints" if not self.hints else "--hints 2", self.door)
             step = "a hint" if not self.hints else "the formula as well"
             self.write(f"{self.dim}Stuck? Grade again with {more} for {step}.{self.reset}")
 
@@ -443,18 +450,18 @@ class Printer:
             return
         if rest:
             checks = "1 more check fails" if len(rest) == 1 else f"{len(rest)} more checks fail"
-            each = "" if self.in_mock else f" ({door.option('--all')} shows each)"
+            each = "" if self.in_mock else f" ({door.option('--all', self.door)} shows each)"
             self.write(f"  {self.dim}{checks}, probably for the same reason{each}.{self.reset}")
         if other:
             kinds = sorted({KIND_WORDS.get(c.kind, c.kind) for c in other})
             checks = "1 more check" if len(other) == 1 else f"{len(other)} more checks"
-            each = "" if self.in_mock else f"; {door.option('--all')} shows each"
+            each = "" if self.in_mock else f"; {door.option('--all', self.door)} shows each"
             self.write(
                 f"  {self.dim}{checks} fail{'s' * (len(other) == 1)} differently "
                 f"({', '.join(kinds)}{each}).{self.reset}"
             )
         if later:
-            them = "" if self.in_mock else f" ({door.option('--all')} shows them)"
+            them = "" if self.in_mock else f" ({door.option('--all', self.door)} shows them)"
             self.write(
                 f"  {self.dim}Torch parity (stretch) has {len(later)} failing check"
                 f"{'s' * (len(later) != 1)} too; fix the core first{them}.{self.reset}"

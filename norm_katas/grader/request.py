@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from norm_katas.grader import options, registry
+from norm_katas.grader.door import TERMINAL
 
 # Exit codes of `python -m norm_katas grade` and of the nox kata sessions (see the README).
 SOLVED, NOT_SOLVED, USAGE, GRADER_FAILED = 0, 1, 2, 3
@@ -79,6 +80,8 @@ class Request:
     pytest_args: tuple[str, ...] = ()  # pytest's own options, passed through (-x, -s, ...)
     checklist: bool = True  # the learner-facing checklist instead of pytest's output
     watch: bool = False  # regrade on every save (the command line's --watch)
+    door: str = TERMINAL  # where the learner asked: the commands suggested are typed there
+    mock: bool = False  # a mock interview's grading: no options are offered (none can be passed)
 
     @classmethod
     def create(

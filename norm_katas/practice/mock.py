@@ -4,7 +4,6 @@ would ask. It is solved when the interview core passes; torch parity is an optio
 
 from __future__ import annotations
 
-import os
 import random
 import sys
 import time
@@ -14,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from norm_katas.grader import door, registry, runner
-from norm_katas.grader.report import CORE, MOCK_ENV, PARITY, Report
+from norm_katas.grader.report import CORE, PARITY, Report
 from norm_katas.grader.request import Request
 from norm_katas.practice import grading, loop, progress, workspace
 from norm_katas.practice.progress import clock
@@ -43,7 +42,7 @@ class Mock:
 
     def __post_init__(self) -> None:
         self.watched = loop.WatchedFile(self.path)  # the stub itself is graded only once saved
-        self.request = Request.create(self.kata, str(self.path))
+        self.request = Request.create(self.kata, str(self.path), mock=True)
 
     @property
     def elapsed(self) -> float:
@@ -178,8 +177,6 @@ def run(kata_name: str | None, minutes: float | None, seed: int | None) -> int:
     except runner.GraderError as e:
         print(e, file=sys.stderr)
         return runner.GRADER_FAILED
-    # Its gradings offer no options (hints, --all): the learner cannot pass any in a mock.
-    os.environ[MOCK_ENV] = "1"
     path = workspace.scratch_copy(kata)
     print(f"Mock interview: {kata.title} ({kata.difficulty}), {clock(budget)} on the clock.")
     print(f"\nYour task: implement the classes in\n\n    {path}\n")

@@ -10,6 +10,7 @@ import re
 from pathlib import Path
 
 from norm_katas.grader import registry
+from norm_katas.grader.door import NOTEBOOK
 from norm_katas.grader.report import (
     CORE,
     CRASH,
@@ -63,6 +64,16 @@ def test_a_solved_core_is_not_stuck() -> None:
     assert "Stuck?" in verdict(report, strict=True)  # under --strict parity is the task
     core = make(check("a", "failed", CORE, FAIL, message="wrong"), check("b"))
     assert "Stuck? Grade again with -- --hints" in verdict(core)
+
+
+def test_the_options_offered_are_the_ones_this_door_takes() -> None:
+    head = check("a", "failed", CORE, FAIL, message="wrong")
+    report = make(head, check("b", "failed", CORE, FAIL, message="wrong"))
+    cell = verdict(report, door=NOTEBOOK)  # typed after a cell's %%kata NAME
+    assert "Grade again with --hints" in cell and "(--all shows each)" in cell, cell
+    assert "-- --" not in cell
+    mock = verdict(report, mock=True)  # a mock interview's gradings take no options
+    assert "--hints" not in mock and "--all" not in mock and "Stuck?" not in mock, mock
 
 
 def test_a_tier_with_nothing_counted_is_neither_passed_nor_failed() -> None:
