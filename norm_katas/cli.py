@@ -10,6 +10,7 @@ python -m norm_katas reset <kata>... | --all           restore stubs (nox -s res
 python -m norm_katas solution <kata>                   the reference solution (nox -s solution)
 python -m norm_katas stubs [--record]                  authors: check or record stubs/
 python -m norm_katas new-kata <name>                   authors: a new kata, ready to run
+python -m norm_katas notebooks [--write]               authors: check or write notebooks/
 python -m norm_katas serve                             self-tests: a warm grading server
 
 Installed with pip, the command is also `norm-katas`: `norm-katas init` makes a workspace folder
@@ -217,11 +218,32 @@ def cmd_stubs(argv: list[str]) -> int:
             print(e, file=sys.stderr)
             return 1
         print("\n".join(done) or "every stub was recorded already: nothing to do")
+        if not registry.INSTALLED:  # the notebooks hold the stubs: write them again
+            from norm_katas import notebooks
+
+            print("\n".join(notebooks.write()))
     problems = stubs.problems()
     for problem in problems:
         print(problem, file=sys.stderr)
     if not problems:
         print(f"{len(stubs.recorded())} pristine stubs in stubs/, each as recorded")
+    return 1 if problems else 0
+
+
+def cmd_notebooks(argv: list[str]) -> int:
+    """Check notebooks/ against the stubs and the registry, or (--write) write it: authors."""
+    from norm_katas import notebooks
+
+    if argv not in ([], ["--write"]):
+        print(f"usage: {PROG} notebooks [--write]", file=sys.stderr)
+        return runner.USAGE
+    if argv:
+        print("\n".join(notebooks.write()) or "every notebook is up to date: nothing to do")
+    problems = notebooks.problems()
+    for problem in problems:
+        print(problem, file=sys.stderr)
+    if not problems:
+        print(f"{len(registry.load())} notebooks in {notebooks.FOLDER}/, each up to date")
     return 1 if problems else 0
 
 
@@ -267,7 +289,7 @@ def cmd_child(argv: list[str]) -> int:
 COMMANDS = {
     "grade": cmd_grade, "watch": cmd_watch, "list": cmd_list, "init": cmd_init,
     "mock": cmd_mock, "progress": cmd_progress, "reset": cmd_reset, "solution": cmd_solution,
-    "stubs": cmd_stubs, "new-kata": cmd_new_kata, "serve": cmd_serve,
+    "stubs": cmd_stubs, "new-kata": cmd_new_kata, "notebooks": cmd_notebooks, "serve": cmd_serve,
     "_child": cmd_child,
 }  # fmt: skip
 

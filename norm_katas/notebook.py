@@ -81,19 +81,24 @@ def in_colab() -> bool:
 
 
 def cell_text(kata: registry.Kata) -> str:
-    """The cell %kata makes: the magic that grades it, then the stub as handed out."""
-    return f"%%kata {kata.name}\n{stubs.text(kata)}"
+    """The cell %kata makes: the magic that grades it, then the stub as a cell holds it (its
+    teaching text is shown as Markdown above it)."""
+    return f"%%kata {kata.name}\n{stubs.for_notebook(stubs.text(kata), kata.name)}"
 
 
-def teaching(kata: registry.Kata) -> str:
-    """The stub's docstring as Markdown (its sections are setext headings already), saying how
-    a cell is graded instead of the command line's command."""
-    doc = ast.get_docstring(ast.parse(stubs.text(kata))) or ""
+def teaching(kata: registry.Kata, standalone: bool = True) -> str:
+    """The stub's docstring as Markdown (its sections are setext headings already). Standalone
+    (what %kata shows): under the kata's title, saying how a cell is graded instead of the
+    command line's command. In a notebook of notebooks/, whose own cells say both: without
+    them, and without the docstring's first line, which the title says."""
+    doc = (ast.get_docstring(ast.parse(stubs.text(kata))) or "").replace("\r\n", "\n") + "\n"
+    if not standalone:
+        return stubs.GRADE_YOURSELF.sub("", doc.split("\n", 1)[-1], count=1).strip() + "\n"
     doc = stubs.GRADE_YOURSELF.sub(
         f"Run the cell below to grade it: its first line, `%%kata {kata.name}`, grades it; "
         f"add `--hints` for a hint, `--all` for every failure, `--strict` to require torch "
         "parity.\n",
-        doc.replace("\r\n", "\n") + "\n",
+        doc,
         count=1,
     )
     return f"# {kata.title}\n\n{doc}"
@@ -132,12 +137,14 @@ def folder(kata: registry.Kata) -> Path:
 
 def as_file(kata: registry.Kata, cell: str) -> str:
     """The file a cell is graded as. A front end may drop or add the last newline of a cell, so
-    the stub's cell as %kata makes it is written as the stub exactly: it is not started."""
+    a stub as handed out (by %kata, or the whole file pasted) is written exactly as handed out:
+    it is not started."""
     text = cell.replace("\r\n", "\n")
     with contextlib.suppress(stubs.StubError):
-        stub = stubs.text(kata)
-        if text.strip("\n") == stub.replace("\r\n", "\n").strip("\n"):
-            return stub
+        stub = stubs.text(kata).replace("\r\n", "\n")
+        for handed_out in (stubs.for_notebook(stub, kata.name), stub):
+            if text.strip("\n") == handed_out.strip("\n"):
+                return handed_out
     return text if text.endswith("\n") else text + "\n"
 
 

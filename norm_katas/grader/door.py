@@ -10,10 +10,18 @@ TERMINAL, NOTEBOOK = "terminal", "notebook"  # a Request's door
 SESSIONS = {"progress": "progress", "mock": "mock", "reset": "reset", "solution": "solution"}
 
 
-def command(name: str, *args: str) -> str:
+# In a notebook: the magics that do what the command does (%kata NAME starts a cell that
+# grades itself). reset and solution have none: they are typed in a terminal.
+MAGICS = {"grade": "%kata", "progress": "%kata_progress", "mock": "%kata_mock"}
+
+
+def command(name: str, *args: str, where: str = TERMINAL) -> str:
     """The command line for `name` (grade, progress, mock, reset, solution) with its arguments:
     command("grade", "layernorm", "--hints") is `nox -s kata-layernorm -- --hints` in a clone
-    and `norm-katas grade layernorm --hints` installed."""
+    and `norm-katas grade layernorm --hints` installed; in a notebook, progress is
+    `%kata_progress`."""
+    if where == NOTEBOOK and name in MAGICS:
+        return " ".join((MAGICS[name], *args))
     if registry.INSTALLED:
         return " ".join(("norm-katas", name, *args))
     if name == "grade":

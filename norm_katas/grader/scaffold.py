@@ -86,6 +86,9 @@ def create(name: str) -> list[str]:
     done.append("added its entry to katas/katas.toml")
     done += stubs.record()
     done.append(update_readme())
+    from norm_katas import notebooks  # its notebook, made from the stub and the entry
+
+    done += notebooks.write()
     return [*done, NEXT.format(name=name, stem=kata.stem)]
 
 
@@ -118,7 +121,9 @@ The skeleton passes the self-tests: `nox -s tests -- -k {name}`. Now make it you
 1. katas/katas.toml: its title, difficulty and minutes (the README's table follows with
    `python -m norm_katas list --markdown`, which a self-test compares).
 2. stubs/{stem}.py teaches the layer and states its contract; record each change with
-   `python -m norm_katas stubs --record`. solutions/{stem}.py is the reference.
+   `python -m norm_katas stubs --record` (which also writes notebooks/{stem}.ipynb again; after
+   a change to katas.toml, `python -m norm_katas notebooks --write` does).
+   solutions/{stem}.py is the reference.
 3. tests/test_{stem}.py: one check per property, most specific first; the first line of each
    docstring for the learner, then two hints (the idea, then the formula in maths).
 4. tests/catalogue/{stem}/: every specific check must be some wrong file's EXPECT (and the

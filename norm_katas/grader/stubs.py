@@ -22,6 +22,7 @@ the file), so `git cat-file blob <id>` finds that content in a clone, whatever i
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import os
 import re
@@ -105,6 +106,24 @@ GRADED_IN_THE_MOCK = (
 )
 
 
+def for_notebook(stub: str, name: str) -> str:
+    """The stub as a notebook's %%kata cell holds it: its docstring, which the notebook shows
+    as Markdown above the cell, cut to its title and how a cell is graded."""
+    tree = ast.parse(stub)
+    doc = ast.get_docstring(tree, clean=False)
+    if doc is None:
+        return stub
+    node = tree.body[0]
+    lines = stub.splitlines(keepends=True)
+    title = doc.strip().splitlines()[0]
+    short = (
+        f'"""{title} The task and its contract: the text above this cell.\n\n'
+        f"Run this cell to grade it (its first line, %%kata {name}, grades it). After the name,\n"
+        '--hints gives a hint, --all every failure, --device cuda grades on a GPU.\n"""\n'
+    )
+    return "".join([*lines[: node.lineno - 1], short, *lines[node.end_lineno :]])
+
+
 def for_mock(stub: str) -> str:
     """The stub as a mock interview hands it out: without its pitfalls (they come after the
     mock), and saying how it is graded there, not how katas/ is."""
@@ -112,8 +131,9 @@ def for_mock(stub: str) -> str:
 
 
 def untouched(kata: registry.Kata, content: str) -> bool:
-    """Whether `content` is the kata's stub as the tool hands it out: as reset restores it, or
-    as the mock gives it (for_mock). Decided by hash, never by what it contains."""
+    """Whether `content` is the kata's stub as the tool hands it out: as reset restores it, as
+    the mock gives it (for_mock), or as a notebook's cell holds it (for_notebook). Decided by
+    hash, never by what it contains."""
     digest = recorded().get(kata.file)
     if digest is None:
         return False
@@ -125,7 +145,8 @@ def untouched(kata: registry.Kata, content: str) -> bool:
     except StubError:
         return False
     # As a mock hands it out; a mock's copy from before it said how it is graded counts too.
-    return mine in (blob_id(for_mock(stub)), blob_id(split_pitfalls(stub)[0]))
+    handed_out = (for_mock(stub), split_pitfalls(stub)[0], for_notebook(stub, kata.name))
+    return mine in {blob_id(text) for text in handed_out}
 
 
 def problems() -> list[str]:

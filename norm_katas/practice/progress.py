@@ -189,16 +189,18 @@ def attempts(kata: str | None = None, limit: int | None = None) -> str:
     return "\n".join([*more, *lines])
 
 
-def report() -> str:
+def report(where: str = door.TERMINAL) -> str:
+    """Progress as `where` (a door) shows it: the commands it suggests are typed there."""
     progress = collect()
     pick, why = recommend(progress)
-    where = history.db_path()
+    place = history.db_path()
     spots = weak_spots(progress)
     return (
         f"{table(progress)}\n"
         + (f"\n{spots}\n" if spots else "")
         + f"\nNext: {pick.kata.name} ({pick.kata.title}): {why}.\n"
-        f"      {door.command('grade', pick.kata.name)}   or   "
-        f"{door.command('mock', '--kata', pick.kata.name)}\n"
-        f"\nHistory: {where}  ({door.command('progress', '--history')} lists each attempt)"
+        f"      {door.command('grade', pick.kata.name, where=where)}   or   "
+        f"{door.command('mock', '--kata', pick.kata.name, where=where)}\n"
+        f"\nHistory: {place}  "
+        f"({door.command('progress', '--history', where=where)} lists each attempt)"
     )

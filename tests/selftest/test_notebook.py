@@ -1,8 +1,10 @@
-"""The %kata magics in a real Jupyter kernel: a notebook executed headlessly (nbclient).
+"""The %kata magics in a real Jupyter kernel: a generated notebook executed headlessly
+(nbclient).
 
-One notebook, one kernel, cell after cell as a learner would run them: the stub as %kata hands
-it out is not started, a correct cell solves, a wrong one gets its mistake's headline, and a
-cell whose code ends the grading's process is reported while the kernel lives on.
+One notebook, one kernel, cell after cell as a learner would run them: the stub's cell as the
+notebook holds it is not started, a correct cell solves, a wrong one gets its mistake's
+headline, and a cell whose code ends the grading's process is reported while the kernel lives
+on.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from norm_katas import notebook
+from norm_katas import notebook, notebooks
 from norm_katas.grader import registry
 from norm_katas.practice import history
 
@@ -54,17 +56,17 @@ def _verdict(cell: dict) -> dict[str, str]:
     return dict(re.findall(r'data-(\w+)="([^"]*)"', found.group(1)))
 
 
-def test_kata_magics_in_a_kernel(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    data = tmp_path / "data"
-    monkeypatch.setenv("NORM_KATAS_DATA", str(data))  # the kernel's history: this test's own
-    path = os.pathsep.join(filter(None, [str(registry.ROOT), os.environ.get("PYTHONPATH")]))
-    monkeypatch.setenv("PYTHONPATH", path)  # the kernel imports this norm_katas
+def test_a_generated_notebook_in_a_kernel(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """notebooks/layernorm.ipynb as a learner runs it, from its folder in this clone, then the
+    cells a learner adds to it."""
+    monkeypatch.setenv("NORM_KATAS_DATA", str(tmp_path / "data"))  # the kernel's history
+    nb = nbformat.read(notebooks.path(KATA), as_version=4)
+    nbformat.validate(nb)
+    generated = len(nb.cells)
     solution = KATA.solution.read_text(encoding="utf-8")
     code = nbformat.v4.new_code_cell
-    cells = [
-        code("%load_ext norm_katas"),
+    nb.cells += [
         code(f"%kata {KATA.name}"),
-        code(notebook.cell_text(KATA).rstrip("\n")),  # a front end drops the last newline
         code(f"%%kata {KATA.name}\n{solution}"),
         code("import torch\nprint('defined here too:', LayerNorm(4)(torch.ones(2, 4)).shape)"),
         code(f"%%kata {KATA.name} --hints\n{WRONG.read_text(encoding='utf-8')}"),
@@ -73,14 +75,17 @@ def test_kata_magics_in_a_kernel(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
         code(f"%%kata {KATA.name} --nonsense\npass"),
         code("%kata_progress"),
     ]
-    nb = nbformat.v4.new_notebook(cells=cells)
-    client = nbclient.NotebookClient(
-        nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}
-    )
+    # The kernel starts in the notebook's folder, as JupyterLab and VS Code start it: its first
+    # cell finds the clone there (the child of a grading too), and installs nothing.
+    where = {"metadata": {"path": str(notebooks.folder())}}
+    client = nbclient.NotebookClient(nb, timeout=600, kernel_name="python3", resources=where)
     client.execute()
     if keep := os.environ.get("NORM_KATAS_KEEP_NOTEBOOK"):  # to look at what a learner sees
         nbformat.write(nb, keep)
-    loaded, start, stub, right, defined, wrong, exits, alive, usage, progress = nb.cells
+    by_id = {cell.get("id"): cell for cell in nb.cells[:generated]}
+    loaded, stub = by_id["setup"], by_id["kata"]
+    start, right, defined, wrong, exits, alive, usage, progress = nb.cells[generated:]
+    assert "pip" not in _text(loaded), "the clone's copy is used, nothing installed"
 
     assert not [o for o in loaded.outputs if o["output_type"] == "error"], loaded.outputs
     teaching = "".join(o.get("data", {}).get("text/markdown", "") for o in start.outputs)
@@ -99,6 +104,7 @@ def test_kata_magics_in_a_kernel(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     page = _html(wrong)
     assert "<details>" in page and "Interview core" in page and "Torch parity" in page
     assert "Hint (idea)" in page  # asked for with --hints
+    assert page.count("<li>") >= 10 and "-- --" not in page  # options as a cell takes them
 
     assert _verdict(exits)["code"] == "1" and "ended abruptly" in _html(exits), _html(exits)
     assert "notebook/layernorm" not in _html(exits)  # the file graded is the learner's cell

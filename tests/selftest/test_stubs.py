@@ -1,9 +1,10 @@
 """Self-tests for the pristine stubs (norm_katas/grader/stubs.py): stubs/<file> is the tool's
 copy of each untouched stub, recorded by hash in stubs/hashes.txt; the learner's katas/ is never
-read for it."""
+read for it. The notebooks in notebooks/ hold the stubs too, and are kept in step with them."""
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 import sys
@@ -11,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from norm_katas import notebook, notebooks
 from norm_katas.grader import registry, stubs
 
 KATAS = registry.load()
@@ -28,6 +30,7 @@ def test_untouched_is_decided_by_content(kata: registry.Kata) -> None:
     assert stubs.untouched(kata, stubs.for_mock(stub))  # as the mock hands it out
     assert stubs.untouched(kata, stubs.split_pitfalls(stub)[0])  # as the mock handed it out
     assert stubs.untouched(kata, stub.replace("\n", "\r\n"))  # a checkout with CRLF
+    assert stubs.untouched(kata, stubs.for_notebook(stub, kata.name))  # as a %%kata cell
     assert not stubs.untouched(kata, stub + "# a note of mine\n")
     # The learner's solution keeping a helper that raises, as the BatchNorm stub lays out.
     attempt = kata.solution.read_text() + "\n\ndef _todo():\n    raise NotImplementedError\n"
@@ -41,6 +44,29 @@ def test_the_mock_copy_says_how_the_mock_grades_it(kata: registry.Kata) -> None:
     assert "nox -s kata-" not in handed_out  # that grades katas/, not the mock's file
     assert stubs.GRADED_IN_THE_MOCK in handed_out
     compile(handed_out, kata.file, "exec")  # still a Python file
+
+
+@pytest.mark.parametrize("kata", KATAS, ids=lambda k: k.name)
+def test_the_notebook_cell_keeps_the_code_and_says_how_a_cell_is_graded(
+    kata: registry.Kata,
+) -> None:
+    stub = stubs.text(kata)
+    cell = stubs.for_notebook(stub, kata.name)
+    assert "nox -s kata-" not in cell and f"%%kata {kata.name}" in cell
+    code = stub[stub.index('"""', 3) + 3 :]  # everything after the module docstring
+    assert cell.endswith(code), "the code below the docstring is the stub's, unchanged"
+    compile(cell, kata.file, "exec")
+
+
+def test_notebooks_match_the_stubs_and_the_registry() -> None:
+    """notebooks/ is generated: one notebook per kata, each as its stub and entry make it."""
+    assert not notebooks.problems(), "\n".join(notebooks.problems())
+    for kata in KATAS:
+        nb = json.loads(notebooks.path(kata).read_text(encoding="utf-8"))
+        sources = ["".join(cell["source"]) for cell in nb["cells"]]
+        assert sources[1].rstrip().endswith("%load_ext norm_katas"), "the first cell loads it"
+        assert notebook.cell_text(kata).rstrip("\n") in sources, "the stub's %%kata cell"
+        assert "--device cuda" in "".join(sources)
 
 
 def grader_cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:

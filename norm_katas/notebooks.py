@@ -1,0 +1,183 @@
+"""The notebooks/ folder: one Jupyter notebook per kata, generated from the registry and the
+stubs (`python -m norm_katas notebooks --write`; a self-test fails when one is out of date).
+
+Each notebook opens as is in JupyterLab, VS Code or Colab (its badge): a first cell that loads
+the %kata magics (a clone's own copy, or norm-katas installed with pip where the kernel has
+none), the kata's teaching text as Markdown, and its stub in a `%%kata` cell, which grades
+itself when run. The notebooks are written as nbformat writes them, without needing it.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from norm_katas import notebook
+from norm_katas.grader import registry
+
+FOLDER = "notebooks"
+WRITE_COMMAND = "python -m norm_katas notebooks --write"
+# Where pip installs norm-katas from, and the Colab badges open: pyproject.toml's
+# [project.urls] Repository. A fork changes it there and writes the notebooks again.
+COLAB = "https://colab.research.google.com/github/{repo}/blob/main/{folder}/{file}"
+BADGE = "https://colab.research.google.com/assets/colab-badge.svg"
+
+
+def repository() -> str:
+    """The repository's URL, from pyproject.toml."""
+    project = registry.read_toml(registry.ROOT / "pyproject.toml")["project"]
+    return project["urls"]["Repository"].rstrip("/")
+
+
+def folder() -> Path:
+    return registry.ROOT / FOLDER
+
+
+def path(kata: registry.Kata) -> Path:
+    return folder() / f"{kata.stem}.ipynb"
+
+
+def setup_cell(kata: registry.Kata) -> str:
+    """The first cell: the magics loaded, norm-katas (and the kata's extras) installed first
+    where this kernel lacks them."""
+    lines = [
+        "# Run this first: it loads norm-katas' %kata magics. Opened in a clone, it uses the",
+        "# clone's copy; elsewhere (Colab, say) it installs norm-katas with pip if it is missing.",
+        "import importlib.util",
+        "import pathlib",
+        "import sys",
+        "",
+        'clone = pathlib.Path.cwd().parent  # when this is a clone\'s "notebooks" folder',
+        'if (clone / "norm_katas" / "__init__.py").is_file() and str(clone) not in sys.path:',
+        "    sys.path.insert(0, str(clone))",
+        'if importlib.util.find_spec("norm_katas") is None:',
+        f'    %pip install --quiet "norm-katas @ git+{repository()}"',
+    ]
+    for requirement in kata.requires:  # a kata's own extras, e.g. Triton
+        module = re.match(r"[A-Za-z0-9_.-]+", requirement)[0].replace("-", "_")  # type: ignore[index]
+        lines += [
+            f'if importlib.util.find_spec("{module}") is None:',
+            f'    %pip install --quiet "{requirement}"',
+        ]
+    lines += ["importlib.invalidate_caches()", "%load_ext norm_katas"]
+    return "\n".join(lines)
+
+
+def introduction(kata: registry.Kata) -> str:
+    colab = COLAB.format(
+        repo=repository().removeprefix("https://github.com/"), folder=FOLDER, file=path(kata).name
+    )
+    return (
+        f"# {kata.title}\n\n"
+        f"[![Open In Colab]({BADGE})]({colab})\n\n"
+        f"A norm-katas kata ({kata.difficulty}, about {kata.minutes} minutes). Run the first "
+        f"cell, read the task, write your code in the `%%kata {kata.name}` cell and run it: the "
+        f"same hidden suite as `nox -s kata-{kata.name}` grades it, in a process of its own, "
+        "and the verdict appears under the cell. Run it as often as you like; every grading "
+        "is recorded."
+    )
+
+
+def device_note(kata: registry.Kata) -> str:
+    note = (
+        "## Your solution\n\n"
+        "Write your code in the cell below, under its first line, and run it (Shift+Enter) to "
+        f"grade it. Options go after the kata's name: `%%kata {kata.name} --hints` for a hint "
+        "(`--hints 2` adds the formula), `--all` for every failure, `--strict` to require "
+        "torch parity too.\n\n"
+        "**On a GPU.** In Colab, choose *Runtime → Change runtime type → T4 GPU* (any GPU), "
+        "run the first cell again, then grade on it with "
+        f"`%%kata {kata.name} --device cuda`. Locally, that takes a CUDA build of torch. "
+    )
+    if kata.requires:  # a kernel kata: the GPU is what it is about
+        note += (
+            "Without a GPU the kernel runs in Triton's interpreter: the same checks, slower, "
+            "and no bandwidth figure; `--perf` on a GPU measures it."
+        )
+    else:
+        note += (
+            "Without one, every check still runs, and the device check runs your module on "
+            "simulated CUDA."
+        )
+    return note
+
+
+def closing(kata: registry.Kata) -> str:
+    return (
+        "## Next\n\n"
+        "`%kata_progress` shows your progress: attempts, solve times against the suggested "
+        f"minutes, your most frequent mistakes. `%kata {kata.name}` starts a fresh cell from "
+        "the stub."
+    )
+
+
+def cells(kata: registry.Kata) -> list[tuple[str, str, str]]:
+    """(id, cell type, source) of each cell, in order."""
+    return [
+        ("introduction", "markdown", introduction(kata)),
+        ("setup", "code", setup_cell(kata)),
+        ("task", "markdown", notebook.teaching(kata, standalone=False)),
+        ("how-to-grade", "markdown", device_note(kata)),
+        ("kata", "code", notebook.cell_text(kata).rstrip("\n")),
+        ("next", "markdown", closing(kata)),
+        ("progress", "code", "%kata_progress"),
+    ]
+
+
+def build(kata: registry.Kata) -> dict[str, Any]:
+    """The notebook, as nbformat 4.5 holds it."""
+    made = []
+    for cell_id, kind, source in cells(kata):
+        cell: dict[str, Any] = {
+            "cell_type": kind,
+            "id": cell_id,
+            "metadata": {},
+            "source": source.splitlines(keepends=True),
+        }
+        if kind == "code":
+            cell |= {"execution_count": None, "outputs": []}
+        made.append(cell)
+    metadata: dict[str, Any] = {
+        "kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
+        "language_info": {"name": "python"},
+    }
+    if kata.requires:  # Colab opens a kernel kata on a GPU runtime
+        metadata["accelerator"] = "GPU"
+    return {"cells": made, "metadata": metadata, "nbformat": 4, "nbformat_minor": 5}
+
+
+def text(kata: registry.Kata) -> str:
+    """The notebook's file, as nbformat writes it (so that saving it in Jupyter changes little)."""
+    return json.dumps(build(kata), sort_keys=True, indent=1, ensure_ascii=False) + "\n"
+
+
+def problems() -> list[str]:
+    """Each notebook that is missing, out of date or of no kata, with what to do."""
+    found = []
+    expected = {path(kata): kata for kata in registry.load()}
+    for file, kata in expected.items():
+        if not file.is_file():
+            found.append(f"{FOLDER}/{file.name} is missing: run `{WRITE_COMMAND}`.")
+        elif file.read_text(encoding="utf-8") != text(kata):
+            found.append(
+                f"{FOLDER}/{file.name} differs from what its stub and katas.toml make: run "
+                f"`{WRITE_COMMAND}` (a notebook there is generated; edit the stub instead)."
+            )
+    for file in sorted(folder().glob("*.ipynb")):
+        if file not in expected:
+            found.append(f"{FOLDER}/{file.name} is no kata's notebook: remove it.")
+    return found
+
+
+def write() -> list[str]:
+    """Write every kata's notebook; returns what changed."""
+    folder().mkdir(exist_ok=True)
+    done = []
+    for kata in registry.load():
+        file, wanted = path(kata), text(kata)
+        if not file.is_file() or file.read_text(encoding="utf-8") != wanted:
+            file.write_text(wanted, encoding="utf-8", newline="\n")
+            done.append(f"wrote {FOLDER}/{file.name}")
+    return done
