@@ -52,7 +52,9 @@ def norm_katas(tmp_path_factory: pytest.TempPathFactory) -> Installed:
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, capture_output=True)
     python = venv / "bin" / "python"
     site = _run([python, "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"], base, env)
-    borrowed = dict.fromkeys([sysconfig.get_path("purelib"), sysconfig.get_path("platlib")])
+    # Every site folder of ours, those a .pth file of ours adds too (a venv built on another).
+    ours = [p for p in sys.path if Path(p).name in ("site-packages", "dist-packages")]
+    borrowed = dict.fromkeys([sysconfig.get_path("purelib"), sysconfig.get_path("platlib"), *ours])
     Path(site.stdout.strip(), "_norm_katas_borrowed.pth").write_text("\n".join(borrowed) + "\n")
     backend = _run([python, *PIP, "hatchling>=1.19"], base, env)
     if backend.returncode:
@@ -128,3 +130,48 @@ def test_init_makes_a_workspace_of_stubs_that_grades_and_keeps_your_files(
     assert reset.returncode == 0, reset.stderr
     assert "is the stub again" in reset.stdout
     assert mine.read_text() == registry.get("layernorm").pristine.read_text()
+
+
+def test_a_notebook_away_from_the_clone_grades_with_the_installed_copy(
+    norm_katas: Installed, tmp_path: Path
+) -> None:
+    """The generated notebook in a folder of no clone, in a kernel of the installed Python: its
+    first cell finds norm-katas installed (and installs nothing), and its cells grade."""
+    nbformat = pytest.importorskip("nbformat", reason="needs nbformat, nbclient and ipykernel")
+    nbclient = pytest.importorskip("nbclient", reason="needs nbclient")
+    pytest.importorskip("ipykernel", reason="needs ipykernel (a kernel)")
+    from norm_katas import notebooks
+
+    kata = registry.get("layernorm")
+    prefix = norm_katas.bin.parent
+    spec = _run(
+        [norm_katas.bin / "python", "-m", "ipykernel", "install", "--prefix", prefix,
+         "--name", "norm-katas-installed"], tmp_path, norm_katas.env,
+    )  # fmt: skip
+    assert spec.returncode == 0, spec.stdout + spec.stderr
+    folder = tmp_path / "my-notebooks"
+    folder.mkdir()
+    nb = nbformat.reads(notebooks.text(kata), as_version=4)
+    nb.cells.append(nbformat.v4.new_code_cell(f"%%kata {kata.name}\n{kata.solution.read_text()}"))
+    env = {**norm_katas.env, "JUPYTER_PATH": str(prefix / "share" / "jupyter")}
+    saved = dict(os.environ)
+    os.environ.clear()
+    os.environ.update(env)  # the kernel's environment: the installed copy's, nothing of ours
+    try:
+        client = nbclient.NotebookClient(
+            nb, timeout=600, kernel_name="norm-katas-installed",
+            resources={"metadata": {"path": str(folder)}},
+        )  # fmt: skip
+        client.execute()
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+    cells = {cell.get("id"): cell for cell in nb.cells}
+    said = [o.get("text", "") for o in cells["setup"].outputs]
+    assert not [o for o in cells["setup"].outputs if o["output_type"] == "error"], said
+    assert "pip" not in "".join(said), "norm-katas is installed: nothing to install"
+    html = [o.get("data", {}).get("text/html", "") for c in nb.cells for o in c.get("outputs", [])]
+    verdicts = [h for h in html if "nk-verdict" in h]
+    assert len(verdicts) == 2, html
+    assert 'data-code="1"' in verdicts[0] and "Not started yet?" in verdicts[0]
+    assert 'data-code="0"' in verdicts[1] and "solved" in verdicts[1]
