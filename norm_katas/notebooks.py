@@ -19,16 +19,9 @@ from norm_katas.grader import registry
 
 FOLDER = "notebooks"
 WRITE_COMMAND = "python -m norm_katas notebooks --write"
-# Where pip installs norm-katas from, and the Colab badges open: pyproject.toml's
-# [project.urls] Repository. A fork changes it there and writes the notebooks again.
-COLAB = "https://colab.research.google.com/github/{repo}/blob/main/{folder}/{file}"
+# pip installs norm-katas from the repository, and the Colab badges open it there:
+# pyproject.toml's [project.urls] Repository. A fork changes it there and writes them again.
 BADGE = "https://colab.research.google.com/assets/colab-badge.svg"
-
-
-def repository() -> str:
-    """The repository's URL, from pyproject.toml."""
-    project = registry.read_toml(registry.ROOT / "pyproject.toml")["project"]
-    return project["urls"]["Repository"].rstrip("/")
 
 
 def folder() -> Path:
@@ -36,7 +29,7 @@ def folder() -> Path:
 
 
 def path(kata: registry.Kata) -> Path:
-    return folder() / f"{kata.stem}.ipynb"
+    return registry.ROOT / registry.notebook(kata)
 
 
 def setup_cell(kata: registry.Kata) -> str:
@@ -53,7 +46,7 @@ def setup_cell(kata: registry.Kata) -> str:
         'if (clone / "norm_katas" / "__init__.py").is_file() and str(clone) not in sys.path:',
         "    sys.path.insert(0, str(clone))",
         'if importlib.util.find_spec("norm_katas") is None:',
-        f'    %pip install --quiet "norm-katas @ git+{repository()}"',
+        f'    %pip install --quiet "norm-katas @ git+{registry.repository()}"',
     ]
     for requirement in kata.requires:  # a kata's own extras, e.g. Triton
         module = re.match(r"[A-Za-z0-9_.-]+", requirement)[0].replace("-", "_")  # type: ignore[index]
@@ -66,12 +59,9 @@ def setup_cell(kata: registry.Kata) -> str:
 
 
 def introduction(kata: registry.Kata) -> str:
-    colab = COLAB.format(
-        repo=repository().removeprefix("https://github.com/"), folder=FOLDER, file=path(kata).name
-    )
     return (
         f"# {kata.title}\n\n"
-        f"[![Open In Colab]({BADGE})]({colab})\n\n"
+        f"[![Open In Colab]({BADGE})]({registry.colab(kata)})\n\n"
         f"A norm-katas kata ({kata.difficulty}, about {kata.minutes} minutes). Run the first "
         f"cell, read the task, write your code in the `%%kata {kata.name}` cell and run it: the "
         f"same hidden suite as `nox -s kata-{kata.name}` grades it, in a process of its own, "

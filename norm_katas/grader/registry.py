@@ -148,12 +148,34 @@ def for_suite(path: str | os.PathLike[str]) -> Kata | None:
     return next((kata for kata in load() if kata.suite == found), None)
 
 
+def repository() -> str:
+    """The repository's URL (pyproject.toml's [project.urls] Repository): where pip installs
+    norm-katas from in a notebook, and where Colab opens the notebooks."""
+    project = read_toml(ROOT / "pyproject.toml")["project"]
+    return str(project["urls"]["Repository"]).rstrip("/")
+
+
+def notebook(kata: Kata) -> str:
+    """The kata's notebook, relative to the repository (notebooks/, generated)."""
+    return f"notebooks/{kata.stem}.ipynb"
+
+
+def colab(kata: Kata) -> str:
+    """The address that opens the kata's notebook in Colab, from the repository's main branch."""
+    github = repository().removeprefix("https://github.com/")
+    return f"https://colab.research.google.com/github/{github}/blob/main/{notebook(kata)}"
+
+
 def kata_table() -> str:
     """The README's kata table (`python -m norm_katas list --markdown`)."""
-    rows = ["| nox session | file | kata | difficulty | minutes |", "|---|---|---|---|---|"]
+    rows = [
+        "| nox session | file | notebook | kata | difficulty | minutes |",
+        "|---|---|---|---|---|---|",
+    ]
     for k in load():
         rows.append(
-            f"| `kata-{k.name}` | `katas/{k.file}` | {k.title} | {k.difficulty} | {k.minutes} |"
+            f"| `kata-{k.name}` | `katas/{k.file}` | [open]({notebook(k)}) · [Colab]({colab(k)}) "
+            f"| {k.title} | {k.difficulty} | {k.minutes} |"
         )
     return "\n".join(rows)
 
