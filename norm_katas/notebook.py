@@ -176,7 +176,7 @@ def _grade(ipython: Any, kata: registry.Kata, args: list[str], cell: str) -> Non
         try:
             outcome = grading.grade(request, mode=MODE, out=out)
         except KeyboardInterrupt:  # the kernel interrupted: the child went with it
-            _error("Grading interrupted.")
+            _error("Grading interrupted: nothing was recorded. Run the cell again to grade it.")
             return
         out.flush()
         out.seek(0)

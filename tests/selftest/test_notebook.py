@@ -11,7 +11,10 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
+import subprocess
 import sys
+import time
 import types
 from pathlib import Path
 
@@ -122,6 +125,59 @@ def test_a_generated_notebook_in_a_kernel(tmp_path: Path, monkeypatch: pytest.Mo
         ("notebook", False, True),
         ("notebook", False, True),
     ]
+
+
+def _children(pid: int) -> list[int]:
+    listed = subprocess.run(["pgrep", "-P", str(pid)], capture_output=True, text=True)
+    return [int(p) for p in listed.stdout.split()]
+
+
+@pytest.mark.skipif(not shutil.which("pgrep"), reason="finds the grading's process with pgrep")
+def test_interrupting_the_kernel_stops_the_grading_and_records_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from jupyter_client.manager import start_new_kernel
+
+    monkeypatch.setenv("NORM_KATAS_DATA", str(tmp_path / "data"))
+    endless = "\n\ndef _forever(self, x):\n    while True:\n        pass\n\n\n"
+    endless += "LayerNorm.forward = _forever\n"
+    manager, client = start_new_kernel(kernel_name="python3", cwd=str(registry.ROOT))
+    kernel = manager.provisioner.process.pid  # type: ignore[union-attr]
+
+    def run(code: str, interrupt: bool = False) -> str:
+        sent = client.execute(code)
+        if interrupt:  # once the grading's child runs the endless loop
+            for _ in range(600):
+                if _children(kernel):
+                    break
+                time.sleep(0.1)
+            assert _children(kernel), "no grading started"
+            manager.interrupt_kernel()
+        said = []
+        while True:
+            message = client.get_iopub_msg(timeout=300)
+            if message["parent_header"].get("msg_id") != sent:
+                continue
+            kind, content = message["msg_type"], message["content"]
+            if kind == "stream":
+                said.append(content["text"])
+            elif kind in ("display_data", "execute_result"):
+                said.append(content["data"].get("text/html", ""))
+            elif kind == "error":
+                said.append(f"{content['ename']}: {content['evalue']}")
+            elif kind == "status" and content["execution_state"] == "idle":
+                return "".join(said)
+
+    try:
+        assert run("%load_ext norm_katas") == ""
+        solution = KATA.solution.read_text(encoding="utf-8")
+        said = run(f"%%kata {KATA.name}\n{solution}{endless}", interrupt=True)
+        assert "Grading interrupted: nothing was recorded" in said, said
+        assert not _children(kernel), "the grading's process outlived the interrupt"
+        assert "alive 42" in run("print('alive', 6 * 7)")
+    finally:
+        manager.shutdown_kernel(now=True)
+    assert history.events(KATA.name) == []
 
 
 class _Shell:
