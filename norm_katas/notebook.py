@@ -270,7 +270,10 @@ def render(request: Request, code: int, report: Any, said: str) -> str:
                 f'<p class="nk-dim">Stuck? Run the cell again with <code>%%kata {esc(kata.name)}'
                 f" {more}</code> on its first line.</p>"
             )
-    if report is not None and report.finished and report.checks:
+    if report is not None and report.finished and report.load_error and report.checks:
+        # Every check failed for that one reason: a checklist would say it once per check.
+        parts.append(f'<p class="nk-dim">{len(report.checks)} checks wait for it.</p>')
+    elif report is not None and report.finished and report.checks:
         parts.append(_score(report, request.strict))
         for tier in (CORE, PARITY):
             if checks := report.tier(tier):

@@ -76,6 +76,7 @@ def test_a_generated_notebook_in_a_kernel(tmp_path: Path, monkeypatch: pytest.Mo
         code(f"%%kata {KATA.name}\n{solution}\n{EXITS}"),
         code("print('the kernel is alive:', 6 * 7)"),
         code(f"%%kata {KATA.name} --nonsense\npass"),
+        code(f"%%kata {KATA.name}\nimport torch\n\ndef broken(:\n    pass\n"),
         code("%kata_progress"),
     ]
     # The kernel starts in the notebook's folder, as JupyterLab and VS Code start it: its first
@@ -87,7 +88,7 @@ def test_a_generated_notebook_in_a_kernel(tmp_path: Path, monkeypatch: pytest.Mo
         nbformat.write(nb, keep)
     by_id = {cell.get("id"): cell for cell in nb.cells[:generated]}
     loaded, stub = by_id["setup"], by_id["kata"]
-    start, right, defined, wrong, exits, alive, usage, progress = nb.cells[generated:]
+    start, right, defined, wrong, exits, alive, usage, broken, progress = nb.cells[generated:]
     assert "pip" not in _text(loaded), "the clone's copy is used, nothing installed"
 
     assert not [o for o in loaded.outputs if o["output_type"] == "error"], loaded.outputs
@@ -114,6 +115,10 @@ def test_a_generated_notebook_in_a_kernel(tmp_path: Path, monkeypatch: pytest.Mo
     assert "the kernel is alive: 42" in _text(alive), alive.outputs
 
     assert "--nonsense" in _html(usage) and "nk-verdict" not in _html(usage)
+    page = _html(broken)
+    assert "could not be loaded" in page and "your cell line 4" in page, page
+    assert "checks wait for it" in page and "<details><summary><span" not in page  # said once
+    assert not [o for o in broken.outputs if o["output_type"] == "error"], "not run in the kernel"
     assert "layernorm" in _html(progress)
 
     modes = [(e.mode, e.solved, e.attempt) for e in history.events(KATA.name)]
@@ -124,6 +129,7 @@ def test_a_generated_notebook_in_a_kernel(tmp_path: Path, monkeypatch: pytest.Mo
         ("notebook", True, True),
         ("notebook", False, True),
         ("notebook", False, True),
+        ("notebook", False, False),  # a cell that does not load is no attempt
     ]
 
 
