@@ -270,6 +270,12 @@ def render(request: Request, code: int, report: Any, said: str) -> str:
                 f'<p class="nk-dim">Stuck? Run the cell again with <code>%%kata {esc(kata.name)}'
                 f" {more}</code> on its first line.</p>"
             )
+    if report is not None and request.device.startswith("cuda") and report.device == "cpu":
+        parts.append(
+            '<p class="nk-dim">No GPU in this runtime: the checks ran on the CPU, and your '
+            "module's device handling on simulated CUDA. For a GPU in Colab: <i>Runtime → Change "
+            "runtime type</i>, a GPU, then run the notebook's first cell and this one again.</p>"
+        )
     if report is not None and report.finished and report.load_error and report.checks:
         # Every check failed for that one reason: a checklist would say it once per check.
         parts.append(f'<p class="nk-dim">{len(report.checks)} checks wait for it.</p>')

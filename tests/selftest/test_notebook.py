@@ -207,3 +207,19 @@ def test_kata_puts_the_stub_in_a_new_cell_or_prints_it_in_colab(
     notebook.kata_magic(colab, KATA.name, None)
     assert colab.text is None  # Colab ignores set_next_input: the stub is printed to paste
     assert notebook.cell_text(KATA) in capsys.readouterr().out
+
+
+def test_a_cuda_grading_without_a_gpu_says_how_to_get_one() -> None:
+    from norm_katas.grader.report import Check, Report
+    from norm_katas.grader.request import Request
+
+    report = Report(KATA.name, KATA.title, str(KATA.solution), "cpu", [Check("a", "a", [])])
+    report.finished = True
+    report.checks[0].outcome = "passed"
+    asked = Request.create(KATA, str(KATA.solution), device="cuda")
+    assert "No GPU in this runtime" in notebook.render(asked, 0, report, "")
+    assert "Change runtime type" in notebook.render(asked, 0, report, "")
+    report.device = "cuda"
+    assert "No GPU" not in notebook.render(asked, 0, report, "")
+    on_cpu = Request.create(KATA, str(KATA.solution))
+    assert "No GPU" not in notebook.render(on_cpu, 0, Report(KATA.name, "", "", "cpu"), "")
