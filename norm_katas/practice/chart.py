@@ -166,9 +166,7 @@ def _per_kata(progress: list[KataProgress], top: float) -> tuple[list[str], floa
             _tip(f"{p.kata.name}: {p.kata.title}. Suggested {p.kata.minutes} minutes; {words}."),
             _text(NAME_W - 10, y + 16, p.kata.name, font_size="12", text_anchor="end"),
             _rect(NAME_W, y + 4, suggested, 16, fill="currentColor", fill_opacity="0.15"),
-            _line(NAME_W + suggested, y + 2, NAME_W + suggested, y + 22, stroke_width="1.5",
-                  stroke_opacity="0.7"),
-        ]  # fmt: skip
+        ]
         best = p.best_mock_seconds
         if best is not None:
             length = min(best / 60, scale) * per_minute
@@ -177,6 +175,9 @@ def _per_kata(progress: list[KataProgress], top: float) -> tuple[list[str], floa
             if best / 60 > scale:  # cut: say so with an arrow head past its end
                 tip = NAME_W + length
                 row.append(f'<path d="M{_n(tip)} {_n(y + 5)}l6 7l-6 7z" fill="{colour}"/>')
+        # The suggested time's mark over the bar: a slower bar shows how far past it it went.
+        row.append(_line(NAME_W + suggested, y + 2, NAME_W + suggested, y + 22,
+                         stroke_width="1.5", stroke_opacity="0.7"))  # fmt: skip
         dim = None if kind in ("faster", "slower") else "0.7"
         row.append(_text(NAME_W + BARS_W + 14, y + 16, words, font_size="12", fill_opacity=dim))
         row.append("</g>")
