@@ -67,9 +67,11 @@ def kata_magic(ipython: Any, line: str, cell: str | None) -> None:
 
 
 def progress_magic() -> None:
-    from norm_katas.practice import progress
+    from norm_katas.practice import chart, progress
 
-    _show(f"<pre>{html.escape(progress.report())}</pre>")
+    # The picture (solve times against the suggested minutes), then the text: its weak spots
+    # and what to practise next.
+    _show(f"{chart.render(progress.collect())}<pre>{html.escape(progress.report())}</pre>")
 
 
 # -- %kata NAME: the stub, to start from --------------------------------------------------
