@@ -42,7 +42,7 @@ def load(ipython: Any) -> None:
     ipython.register_magic_function(
         lambda line, cell=None: kata_magic(ipython, line, cell), "line_cell", "kata"
     )
-    ipython.register_magic_function(lambda line: progress_magic(), "line", "kata_progress")
+    ipython.register_magic_function(progress_magic, "line", "kata_progress")
 
 
 def kata_magic(ipython: Any, line: str, cell: str | None) -> None:
@@ -66,12 +66,50 @@ def kata_magic(ipython: Any, line: str, cell: str | None) -> None:
         _grade(ipython, kata, args[1:], cell)
 
 
-def progress_magic() -> None:
+def progress_magic(line: str = "") -> None:
+    """%kata_progress [--history [KATA]] [--limit N]: the options of the progress command."""
+    from norm_katas.cli import progress_parser, progress_text
     from norm_katas.practice import chart, progress
 
+    parser = progress_parser("%kata_progress")
+    try:
+        with _argparse_says() as said:
+            text = progress_text(parser, shlex.split(line), door.NOTEBOOK)
+    except _Said:
+        return _show_said(said)
+    except (KeyError, ValueError) as e:  # an unknown kata; shlex's unclosed quote
+        return _error(str(e.args[0]))
+    if text is not None:
+        return _show(f"<pre>{html.escape(text)}</pre>")
     # The picture (solve times against the suggested minutes), then the text: its weak spots
     # and what to practise next.
-    _show(f"{chart.render(progress.collect())}<pre>{html.escape(progress.report())}</pre>")
+    report = html.escape(progress.report(door.NOTEBOOK))
+    _show(f"{chart.render(progress.collect())}<pre>{report}</pre>")
+
+
+class _Said(Exception):
+    """argparse has said its piece (--help, or a usage error) and would exit."""
+
+
+@contextlib.contextmanager
+def _argparse_says() -> Iterator[list[str | int]]:
+    """argparse's output and exit status kept for the notebook instead of ending the kernel's
+    command: yields [text, status] once it has exited (raising _Said)."""
+    out = io.StringIO()
+    said: list[str | int] = []
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
+            yield said
+    except SystemExit as e:
+        said += [out.getvalue(), e.code if isinstance(e.code, int) else 1]
+        raise _Said from None
+
+
+def _show_said(said: list[str | int]) -> None:
+    text, status = said
+    (_show if status == 0 else _error)(
+        f"<pre>{html.escape(str(text))}</pre>" if not status else str(text)
+    )
 
 
 # -- %kata NAME: the stub, to start from --------------------------------------------------

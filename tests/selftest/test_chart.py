@@ -6,6 +6,7 @@ when there is nothing to draw."""
 from __future__ import annotations
 
 import dataclasses
+import html
 import sqlite3
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -211,3 +212,22 @@ def test_kata_progress_shows_the_picture_above_the_text(monkeypatch: pytest.Monk
     notebook.progress_magic()
     page = shown[-1]
     assert page.index("<svg") < page.index("</svg>") < page.index("<pre>") < page.index("Next:")
+    assert "%kata_mock --kata" in page and "nox -s" not in page  # commands a notebook takes
+
+
+def test_kata_progress_takes_the_progress_commands_options(monkeypatch: pytest.MonkeyPatch) -> None:
+    shown: list[str] = []
+    monkeypatch.setattr(notebook, "_show", shown.append)
+    mock(KATAS[0].name, "a", (300, True))
+    notebook.progress_magic(f"--history {KATAS[0].name}")
+    assert "<svg" not in shown[-1] and f"{KATAS[0].name}" in shown[-1] and "mock" in shown[-1]
+    notebook.progress_magic("--help")
+    assert "usage: %kata_progress" in shown[-1] and "--history" in shown[-1]
+    for wrong, says in [
+        ("--nonsense", "unrecognized arguments: --nonsense"),
+        ("layernorm", "a kata name goes with --history (%kata_progress --history layernorm)"),
+        ("--history layernrom", "did you mean 'layernorm'?"),
+        ('--history "layer', "No closing quotation"),
+    ]:
+        notebook.progress_magic(wrong)
+        assert says in html.unescape(shown[-1]), (wrong, shown[-1])
