@@ -2,7 +2,8 @@
 
     %kata layernorm            a new cell with the kata's stub, its teaching text as Markdown
     %%kata layernorm [options] (a cell's first line) grade the cell; the grade command's options
-    %kata_progress             progress, as `norm-katas progress` shows it
+    %kata_progress [--history] progress: a picture of solve times against the suggested
+                               minutes, then what `norm-katas progress` says (its options too)
 
 A graded cell is written to a file of its own (in the history's folder: notebook/<kata>/) and
 graded as `--impl` grades a file: by the same runner and suites, in a child process, so that
