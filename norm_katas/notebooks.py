@@ -133,8 +133,8 @@ def build(kata: registry.Kata) -> dict[str, Any]:
         "kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
         "language_info": {"name": "python"},
     }
-    if kata.requires:  # Colab opens a kernel kata on a GPU runtime
-        metadata["accelerator"] = "GPU"
+    if kata.requires:  # Colab opens a kernel kata on a GPU runtime (its free one: a T4)
+        metadata |= {"accelerator": "GPU", "colab": {"gpuType": "T4"}}
     return {"cells": made, "metadata": metadata, "nbformat": 4, "nbformat_minor": 5}
 
 
