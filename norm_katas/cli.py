@@ -235,12 +235,9 @@ def cmd_stubs(argv: list[str]) -> int:
             from norm_katas import notebooks
 
             print("\n".join(notebooks.write()))
-    problems = stubs.problems()
-    for problem in problems:
-        print(problem, file=sys.stderr)
-    if not problems:
-        print(f"{len(stubs.recorded())} pristine stubs in stubs/, each as recorded")
-    return 1 if problems else 0
+    return _problems(
+        stubs.problems(), f"{len(stubs.recorded())} pristine stubs in stubs/, each as recorded"
+    )
 
 
 def cmd_notebooks(argv: list[str]) -> int:
@@ -252,11 +249,16 @@ def cmd_notebooks(argv: list[str]) -> int:
         return runner.USAGE
     if argv:
         print("\n".join(notebooks.write()) or "every notebook is up to date: nothing to do")
-    problems = notebooks.problems()
+    fine = f"{len(registry.load())} notebooks in {notebooks.FOLDER}/, each up to date"
+    return _problems(notebooks.problems(), fine)
+
+
+def _problems(problems: list[str], fine: str) -> int:
+    """An author's check: each problem on stderr (exit 1), or that all is `fine` (exit 0)."""
     for problem in problems:
         print(problem, file=sys.stderr)
     if not problems:
-        print(f"{len(registry.load())} notebooks in {notebooks.FOLDER}/, each up to date")
+        print(fine)
     return 1 if problems else 0
 
 
