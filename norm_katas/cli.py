@@ -79,43 +79,21 @@ def cmd_list(argv: list[str]) -> int:
     return 0
 
 
-MAX_MINUTES = 600  # ten hours: longer than any interview; also keeps out inf and typos
-
-
-def _minutes(text: str) -> float:
-    """--minutes: a time budget a mock can run on (argparse says which option and exits 2)."""
-    try:
-        minutes = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of minutes") from None
-    if not 0 < minutes <= MAX_MINUTES:  # also false for nan
-        raise argparse.ArgumentTypeError(
-            f"{text} minutes: give a budget more than 0 and at most {MAX_MINUTES} minutes"
-        )
-    return minutes
-
-
 def cmd_mock(argv: list[str]) -> int:
     from norm_katas.practice import mock
 
     parser = argparse.ArgumentParser(prog=door.prog("mock"), description="A timed mock interview.")
-    parser.add_argument(
-        "--kata",
-        help="which kata (default: random, favouring katas not yet solved or solved slowly)",
-    )
-    parser.add_argument(
-        "--minutes",
-        type=_minutes,
-        help=f"time budget, more than 0 and at most {MAX_MINUTES} (default: the kata's suggestion)",
-    )
-    parser.add_argument("--seed", type=int, help="seed the random choice of kata")
+    mock.add_arguments(parser)
     args = parser.parse_args(argv)
     return mock.run(args.kata, args.minutes, args.seed)
 
 
-def progress_parser(prog: str) -> argparse.ArgumentParser:
-    """The options of progress: `nox -s progress --`, `norm-katas progress`, %kata_progress."""
-    parser = argparse.ArgumentParser(prog=prog, description="Your progress.")
+def progress_parser(
+    prog: str, kind: type[argparse.ArgumentParser] = argparse.ArgumentParser
+) -> argparse.ArgumentParser:
+    """The options of progress: `nox -s progress --`, `norm-katas progress`, %kata_progress
+    (whose parser, `kind`, shows what argparse says in the cell)."""
+    parser = kind(prog=prog, description="Your progress.")
     parser.add_argument("--history", action="store_true", help="list your past attempts")
     parser.add_argument("kata", nargs="?", help="with --history: only this kata's attempts")
     parser.add_argument(

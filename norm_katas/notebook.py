@@ -4,6 +4,8 @@
     %%kata layernorm [options] (a cell's first line) grade the cell; the grade command's options
     %kata_progress [--history] progress: a picture of solve times against the suggested
                                minutes, then what `norm-katas progress` says (its options too)
+    %kata_mock [--kata NAME] [--minutes M] [--seed S]
+                               a timed mock interview, as `nox -s mock`; --stop ends it
 
 A graded cell is written to a file of its own (in the history's folder: notebook/<kata>/) and
 graded as `--impl` grades a file: by the same runner and suites, in a child process, so that
@@ -11,11 +13,17 @@ os._exit, an endless loop or a segfault in the learner's code costs that child, 
 kernel. Only when the grading ran to the end does the cell also run in the notebook, so that
 its class is there to try out. The verdict is HTML, recorded in the history as mode "notebook".
 
+A mock interview lives in the kernel's memory (a restart loses it): while it runs, each run of
+its kata's cell is one of its gradings, recorded as the terminal's mock records them. There is
+no timer in a kernel, so time-up is seen when the learner next runs something: a cell run after
+it (or a grading that ends after it) is the final grading.
+
 IPython is imported here only: norm_katas never depends on it.
 """
 
 from __future__ import annotations
 
+import argparse
 import ast
 import contextlib
 import dataclasses
@@ -25,12 +33,17 @@ import os
 import re
 import shlex
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, NoReturn, TextIO
 
 from norm_katas.grader import door, registry, stubs
 from norm_katas.grader.request import GRADER_FAILED, USAGE, Request, UsageError
+
+if TYPE_CHECKING:
+    from norm_katas.grader.runner import Outcome as Graded
+    from norm_katas.practice.mock import Mock
 
 MODE = "notebook"  # the history's mode for a cell's gradings
 # Options of the grade command that make no sense for a cell: the cell is the file, and it is
@@ -44,6 +57,7 @@ def load(ipython: Any) -> None:
         lambda line, cell=None: kata_magic(ipython, line, cell), "line_cell", "kata"
     )
     ipython.register_magic_function(progress_magic, "line", "kata_progress")
+    ipython.register_magic_function(lambda line: mock_magic(ipython, line), "line", "kata_mock")
 
 
 def kata_magic(ipython: Any, line: str, cell: str | None) -> None:
@@ -61,7 +75,12 @@ def kata_magic(ipython: Any, line: str, cell: str | None) -> None:
     except KeyError as e:
         _error(str(e.args[0]))
         return
-    if cell is None:
+    if _MOCK is not None:  # a mock interview is running: only its own cell is graded
+        if cell is not None and kata.name == _MOCK.kata.name:
+            _grade_mock(ipython, _MOCK, args[1:], cell)
+        else:
+            _error(_only_the_mock(_MOCK))
+    elif cell is None:
         _start(ipython, kata, args[1:])
     else:
         _grade(ipython, kata, args[1:], cell)
@@ -72,45 +91,20 @@ def progress_magic(line: str = "") -> None:
     from norm_katas.cli import progress_parser, progress_text
     from norm_katas.practice import chart, progress
 
-    parser = progress_parser("%kata_progress")
     try:
-        with _argparse_says() as said:
-            text = progress_text(parser, shlex.split(line), door.NOTEBOOK)
-    except _Said:
-        return _show_said(said)
+        text = progress_text(
+            progress_parser("%kata_progress", _Parser), shlex.split(line), door.NOTEBOOK
+        )
+    except _Said as said:
+        return (_error if said.error else _pre)(str(said))
     except (KeyError, ValueError) as e:  # an unknown kata; shlex's unclosed quote
         return _error(str(e.args[0]))
     if text is not None:
-        return _show(f"<pre>{html.escape(text)}</pre>")
+        return _pre(text)
     # The picture (solve times against the suggested minutes), then the text: its weak spots
     # and what to practise next.
     report = html.escape(progress.report(door.NOTEBOOK))
     _show(f"{chart.render(progress.collect())}<pre>{report}</pre>")
-
-
-class _Said(Exception):
-    """argparse has said its piece (--help, or a usage error) and would exit."""
-
-
-@contextlib.contextmanager
-def _argparse_says() -> Iterator[list[str | int]]:
-    """argparse's output and exit status kept for the notebook instead of ending the kernel's
-    command: yields [text, status] once it has exited (raising _Said)."""
-    out = io.StringIO()
-    said: list[str | int] = []
-    try:
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
-            yield said
-    except SystemExit as e:
-        said += [out.getvalue(), e.code if isinstance(e.code, int) else 1]
-        raise _Said from None
-
-
-def _show_said(said: list[str | int]) -> None:
-    text, status = said
-    (_show if status == 0 else _error)(
-        f"<pre>{html.escape(str(text))}</pre>" if not status else str(text)
-    )
 
 
 # -- %kata NAME: the stub, to start from --------------------------------------------------
@@ -176,22 +170,21 @@ def folder(kata: registry.Kata) -> Path:
     return history.data_dir() / "notebook" / kata.stem
 
 
-def as_file(kata: registry.Kata, cell: str) -> str:
+def as_file(kata: registry.Kata, cell: str, handed_out: str | None = None) -> str:
     """The file a cell is graded as. A front end may drop or add the last newline of a cell, so
-    a stub as handed out (by %kata, or the whole file pasted) is written exactly as handed out:
-    it is not started."""
+    a stub as handed out (by %kata, by a mock: `handed_out`, or the whole file pasted) is
+    written exactly as handed out: it is not started."""
     text = cell.replace("\r\n", "\n")
     with contextlib.suppress(stubs.StubError):
         stub = stubs.text(kata).replace("\r\n", "\n")
-        for handed_out in (stubs.for_notebook(stub, kata.name), stub):
-            if text.strip("\n") == handed_out.strip("\n"):
-                return handed_out
+        forms = (stubs.for_notebook(stub, kata.name), stub)
+        for form in forms if handed_out is None else (handed_out.replace("\r\n", "\n"),):
+            if text.strip("\n") == form.strip("\n"):
+                return form
     return text if text.endswith("\n") else text + "\n"
 
 
 def _grade(ipython: Any, kata: registry.Kata, args: list[str], cell: str) -> None:
-    from norm_katas.practice import grading
-
     prog = f"%%kata {kata.name}"
     for arg in args:
         if (name := arg.split("=")[0]) in NOT_HERE:
@@ -212,13 +205,26 @@ def _grade(ipython: Any, kata: registry.Kata, args: list[str], cell: str) -> Non
     except UsageError as e:
         _error(str(e))
         return
-    log = where / "grading.log"
+    if (graded := _run(ipython, request, cell, MODE)) is not None:
+        outcome, said = graded
+        _show(render(request, outcome.code, outcome.report, said))
+
+
+def _run(
+    ipython: Any, request: Request, cell: str, mode: str, **mock: object
+) -> tuple[Graded, str] | None:
+    """Grade the request's file (the cell, written there), recorded with `mode` (and a mock's
+    `seconds`, `budget`, `mock_id`); returns the outcome and what the grading wrote, or None
+    when the kernel was interrupted."""
+    from norm_katas.practice import grading
+
+    log = request.file.parent / "grading.log"
     with open(log, "w+", encoding="utf-8") as out, _streams(out):
         try:
-            outcome = grading.grade(request, mode=MODE, out=out)
+            outcome = grading.grade(request, mode=mode, out=out, **mock)
         except KeyboardInterrupt:  # the kernel interrupted: the child went with it
             _error("Grading interrupted: nothing was recorded. Run the cell again to grade it.")
-            return
+            return None
         out.flush()
         out.seek(0)
         said = out.read()
@@ -227,7 +233,7 @@ def _grade(ipython: Any, kata: registry.Kata, args: list[str], cell: str) -> Non
     # could not load it: what killed or stopped the grader would stop the kernel.
     if report is not None and report.finished and not report.load_error:
         ipython.run_cell(cell, store_history=False)
-    _show(render(request, outcome.code, report, said))
+    return outcome, said
 
 
 @contextlib.contextmanager
@@ -245,10 +251,237 @@ def _streams(out: TextIO) -> Iterator[None]:
         stream.close()
 
 
+# -- %kata_mock: a timed mock interview ----------------------------------------------------
+
+_MOCK: Mock | None = None  # the mock interview running in this kernel: one at a time
+# The learner's cell that %kata_mock hands out, after its %%kata line: the kata's stub as the
+# mock hands it out (without its pitfalls), as that mock's file was written.
+_HANDED_OUT: str = ""
+
+
+class _Said(Exception):
+    """What argparse would print before exiting: shown in the cell instead (error: in red)."""
+
+    def __init__(self, text: str, error: bool) -> None:
+        super().__init__(text)
+        self.error = error
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse that shows its errors and --help in the cell: a kernel must not exit."""
+
+    def error(self, message: str) -> NoReturn:
+        raise _Said(f"{self.format_usage()}{self.prog}: error: {message}", error=True)
+
+    def print_help(self, file: Any = None) -> None:
+        raise _Said(self.format_help(), error=False)
+
+
+def mock_parser() -> argparse.ArgumentParser:
+    """%kata_mock's options: the terminal mock's (nox -s mock), and --stop."""
+    from norm_katas.practice import mock
+
+    parser = _Parser(prog="%kata_mock", description="A timed mock interview in this notebook.")
+    mock.add_arguments(parser)
+    parser.add_argument(
+        "--stop", action="store_true", help="end the mock now: its scorecard, then the debrief"
+    )
+    return parser
+
+
+def mock_magic(ipython: Any, line: str) -> None:
+    global _MOCK, _HANDED_OUT
+    from norm_katas.practice import mock, workspace
+    from norm_katas.practice.progress import clock
+
+    try:
+        args = mock_parser().parse_args(shlex.split(line))
+    except ValueError as e:  # shlex: an unclosed quote
+        _error(f"%kata_mock {line}: {e}")
+        return
+    except _Said as said:
+        (_error if said.error else _pre)(str(said))
+        return
+    if args.stop:
+        if args.kata or args.minutes is not None or args.seed is not None:
+            _error("%kata_mock --stop takes no other option: it ends the mock that is running.")
+        elif _MOCK is None:
+            _error(
+                "No mock interview is running, so there is none to stop. %kata_mock starts one "
+                "(--kata NAME picks the kata, --minutes M the budget)."
+            )
+        else:
+            _end_mock("time is up" if _MOCK.elapsed >= _MOCK.budget else "you stopped")
+        return
+    if _MOCK is not None:
+        _error(
+            f"A mock interview of {_MOCK.kata.name} is running ({_time_left(_MOCK)}): grade "
+            f"its cell (%%kata {_MOCK.kata.name}), or end it with %kata_mock --stop, before "
+            "starting another."
+        )
+        return
+    try:
+        kata, budget = mock.pick(args.kata, args.minutes, args.seed)
+    except KeyError as e:  # no kata of that name: the message names the closest
+        _error(str(e.args[0]))
+        return
+    from norm_katas.grader import runner
+
+    # As the terminal's warm-up does: a kata this Python cannot grade is said before the clock.
+    if reason := runner.missing_requirements(kata):
+        _error(reason)
+        return
+    try:
+        path = workspace.scratch_copy(kata, stubs.GRADED_IN_A_NOTEBOOK_MOCK)
+    except workspace.WorkspaceError as e:
+        _error(str(e))
+        return
+    handed_out = path.read_text(encoding="utf-8")
+    running = mock.Mock(kata, path, budget)
+    running.request = dataclasses.replace(running.request, door=door.NOTEBOOK)
+    _MOCK, _HANDED_OUT = running, handed_out
+    ends = time.strftime("%H:%M %Z", time.localtime(time.time() + budget))
+    where = "the cell you paste below" if in_colab() else "the new cell below"
+    doc = ast.get_docstring(ast.parse(handed_out)) or ""
+    from IPython.display import Markdown, display
+
+    display(
+        Markdown(
+            f"# Mock interview: {kata.title}\n\n"
+            f"**{kata.difficulty}, {clock(budget)} on the clock. The clock starts now: time is "
+            f"up at {ends} (the kernel's clock).**\n\n"
+            f"Your task is in {where}, beginning `%%kata {kata.name}`; its docstring states the "
+            "task and the contract. Run the cell to grade it: each run is one grading, shown "
+            "with the time left. No hints or options during the mock: the pitfalls and the "
+            "follow-up questions come after it. Solved when the interview core passes. A cell "
+            "run after time is up is the final grading; `%kata_mock --stop` ends the mock "
+            "sooner.\n\n---\n\n" + doc.replace("\r\n", "\n") + "\n"
+        )
+    )
+    text = f"%%kata {kata.name}\n{handed_out}"
+    if in_colab():
+        print("Copy this into a new cell, then run it to grade it:\n")
+        print(text)
+    else:
+        ipython.set_next_input(text, replace=False)
+
+
+def _only_the_mock(running: Mock) -> str:
+    name = running.kata.name
+    return (
+        f"A mock interview of {name} is running ({_time_left(running)}): until it ends, only "
+        f"its cell (%%kata {name}) is graded and %kata hands out no stub, as in an interview "
+        f"(the stub's pitfalls come after it). %kata_mock --stop ends the mock."
+    )
+
+
+def _time_left(running: Mock) -> str:
+    from norm_katas.practice.progress import clock
+
+    left = running.budget - running.elapsed
+    if left <= 0:
+        return "time is up: its next grading is the final one"
+    return f"{clock(left)} of {clock(running.budget)} left"
+
+
+def _grade_mock(ipython: Any, running: Mock, args: list[str], cell: str) -> None:
+    """One grading of the mock: as the terminal mock grades a save, recorded the same way."""
+    name = running.kata.name
+    if args:  # the terminal's mock offers no options either: none can be passed there
+        _error(
+            f"No options during a mock interview: {' '.join(args)} is not graded, as an "
+            f"interviewer gives no hints. Make the cell's first line %%kata {name} and run it "
+            "again (%kata_mock --stop ends the mock; after it, options work as ever)."
+        )
+        return
+    elapsed = running.elapsed
+    running.path.write_text(as_file(running.kata, cell, _HANDED_OUT), encoding="utf-8")
+    graded = _run(ipython, running.request, cell, "mock", **running.record(elapsed))
+    if graded is None:  # interrupted: no grading, and the mock goes on
+        return
+    outcome, said = graded
+    ended = running.count(outcome, elapsed)
+    verdict = render(running.request, outcome.code, outcome.report, said)
+    if running.elapsed >= running.budget:  # no timer runs in a kernel: time-up is seen now
+        head = '<p class="nk-bad"><b>Time is up: that was the final grading.</b></p>'
+        _end_mock("time is up", head + verdict)
+    elif ended is not None:
+        _end_mock(ended, verdict)
+    else:
+        gradings = f"{running.gradings} grading{'s' * (running.gradings != 1)}"
+        _show(
+            verdict + f'<p class="nk-mock-clock"><b>⏱ {html.escape(_time_left(running))}</b>'
+            f" · {gradings}. Run the cell again to grade it; %kata_mock --stop ends the mock.</p>"
+        )
+
+
+def _end_mock(ended: str, before: str = "") -> None:
+    """The mock is over: the scorecard, then the debrief (pitfalls, follow-up questions)."""
+    global _MOCK
+    running, _MOCK = _MOCK, None
+    if running is not None:
+        _show(before + scorecard(running, ended) + debrief(running.kata))
+
+
+def scorecard(running: Mock, ended: str) -> str:
+    """The terminal mock's scorecard as HTML, and what a cell of the kata does after it."""
+    from norm_katas.grader.report import PARITY
+    from norm_katas.practice import mock
+
+    esc = html.escape
+    name = running.kata.name
+    solved = running.solved_at is not None
+    rows = "".join(
+        f"<tr><th style='text-align:left;padding-right:1em'>{esc(label)}</th>"
+        f"<td style='text-align:left'>{esc(value)}</td></tr>"
+        for label, value in mock.scorecard_rows(running, ended)
+    )
+    after = f"The mock is over: a plain <code>%%kata {esc(name)}</code> cell grades as practice"
+    if solved and running.parity_at is None and running.last is not None:
+        passed, total = running.last.tally(PARITY)
+        after = (
+            f"Torch parity, the stretch goal, is at {passed}/{total}. {after}, where "
+            "<code>--strict</code> requires parity too."
+        )
+    elif not solved:
+        after += ", where <code>--hints</code> gives a hint."
+    else:
+        after += "."
+    return (
+        f'{STYLE}<div class="nk-scorecard" data-kata="{esc(name)}" data-ended="{esc(ended)}" '
+        f'data-solved="{int(solved)}"><h3>Scorecard: {esc(running.kata.title)}</h3>'
+        f"<table>{rows}</table><p>{after} This mock is in your history: "
+        "<code>%kata_progress</code>.</p></div>"
+    )
+
+
+def debrief(kata: registry.Kata) -> str:
+    """The pitfalls the mock's stub hid, then each follow-up question with its model answer
+    folded: answer aloud, then expand."""
+    from norm_katas.practice import mock
+
+    esc = html.escape
+    parts = ['<div class="nk-debrief">']
+    if hidden := mock.pitfalls(kata):
+        parts.append(f"<h4>Pitfalls interviewers probe on this layer</h4><pre>{esc(hidden)}</pre>")
+    if questions := mock.follow_ups(kata):
+        parts.append(
+            "<h4>Follow-up questions an interviewer would ask</h4><p class='nk-dim'>Answer each "
+            "aloud, then expand it for a model answer.</p>"
+        )
+        for i, (question, answer) in enumerate(questions, 1):
+            parts.append(
+                f"<details class='nk-followup'><summary><b>Q{i}.</b> {esc(question)}</summary>"
+                f"<p style='white-space:pre-wrap'>{esc(answer.strip())}</p></details>"
+            )
+    return "".join([*parts, "</div>"])
+
+
 # -- the verdict as HTML ------------------------------------------------------------------
 
 STYLE = (
-    "<style>.nk-verdict summary{cursor:pointer}.nk-verdict pre{white-space:pre-wrap;margin:.3em 0}"
+    "<style>.nk-verdict summary,.nk-debrief summary{cursor:pointer}"
+    ".nk-verdict pre,.nk-debrief pre{white-space:pre-wrap;margin:.3em 0}"
     ".nk-ok{color:#1a7f37}.nk-bad{color:#cf222e}.nk-dim{color:#6e7781}</style>"
 )
 
@@ -305,7 +538,7 @@ def render(request: Request, code: int, report: Any, said: str) -> str:
             + pre(head.message)
             + hints(head)
         )
-        if request.hints < 2 and head.kind == FAIL and head.hints:
+        if request.hints < 2 and head.kind == FAIL and head.hints and not request.mock:
             more = "--hints" if not request.hints else "--hints 2"
             parts.append(
                 f'<p class="nk-dim">Stuck? Run the cell again with <code>%%kata {esc(kata.name)}'
@@ -376,6 +609,10 @@ def _show(markup: str) -> None:
     from IPython.display import HTML, display
 
     display(HTML(markup))
+
+
+def _pre(text: str) -> None:
+    _show(f"<pre>{html.escape(text)}</pre>")
 
 
 def _error(text: str) -> None:

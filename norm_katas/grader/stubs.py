@@ -104,6 +104,10 @@ GRADE_YOURSELF = re.compile(r"^Grade yourself with::\n\n(?:    nox -s .*\n)+", r
 GRADED_IN_THE_MOCK = (
     "Saving this file grades it; so does Enter in the mock's terminal, where q stops the mock.\n"
 )
+# ... and a notebook's mock (%kata_mock) grades the cell when it runs.
+GRADED_IN_A_NOTEBOOK_MOCK = (
+    "Running this cell grades it (no options during the mock); `%kata_mock --stop` ends the mock.\n"
+)
 
 
 def for_notebook(stub: str, name: str) -> str:
@@ -124,10 +128,10 @@ def for_notebook(stub: str, name: str) -> str:
     return "".join([*lines[: node.lineno - 1], short, *lines[node.end_lineno :]])
 
 
-def for_mock(stub: str) -> str:
+def for_mock(stub: str, graded: str = GRADED_IN_THE_MOCK) -> str:
     """The stub as a mock interview hands it out: without its pitfalls (they come after the
-    mock), and saying how it is graded there, not how katas/ is."""
-    return GRADE_YOURSELF.sub(GRADED_IN_THE_MOCK, split_pitfalls(stub)[0], count=1)
+    mock), and saying how it is graded there (`graded`), not how katas/ is."""
+    return GRADE_YOURSELF.sub(graded, split_pitfalls(stub)[0], count=1)
 
 
 def untouched(kata: registry.Kata, content: str) -> bool:
@@ -144,8 +148,10 @@ def untouched(kata: registry.Kata, content: str) -> bool:
         stub = text(kata)
     except StubError:
         return False
-    # As a mock hands it out; a mock's copy from before it said how it is graded counts too.
-    handed_out = (for_mock(stub), split_pitfalls(stub)[0], for_notebook(stub, kata.name))
+    # As a mock hands it out, in a terminal or a notebook; a mock's copy from before it said how
+    # it is graded counts too; as a notebook's %%kata cell holds it.
+    mock_cell = for_mock(stub, GRADED_IN_A_NOTEBOOK_MOCK)
+    handed_out = (for_mock(stub), mock_cell, split_pitfalls(stub)[0], for_notebook(stub, kata.name))
     return mine in {blob_id(text) for text in handed_out}
 
 

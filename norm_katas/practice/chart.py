@@ -194,8 +194,8 @@ def _over_time(runs: list[MockRun], top: float) -> tuple[list[str], float]:
     top += 22
     if not runs:
         words = (
-            f"No mock interview yet: `{door.command('mock')}` in a terminal times one, and its "
-            "solve time shows here."
+            f"No mock interview yet: `{door.command('mock', where=door.NOTEBOOK)}` times one, "
+            "and its solve time shows here."
         )
         out.append(_text(0, top + 14, words, font_size="12", fill_opacity="0.7"))
         return out, top + 22

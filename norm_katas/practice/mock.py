@@ -4,6 +4,7 @@ would ask. It is solved when the interview core passes; torch parity is an optio
 
 from __future__ import annotations
 
+import argparse
 import random
 import sys
 import time
@@ -17,6 +18,45 @@ from norm_katas.grader.report import CORE, PARITY, Report
 from norm_katas.grader.request import Request
 from norm_katas.practice import grading, loop, progress, workspace
 from norm_katas.practice.progress import clock
+
+MAX_MINUTES = 600  # ten hours: longer than any interview; also keeps out inf and typos
+
+
+def budget_minutes(text: str) -> float:
+    """--minutes: a time budget a mock can run on (argparse says which option and exits 2)."""
+    try:
+        minutes = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of minutes") from None
+    if not 0 < minutes <= MAX_MINUTES:  # also false for nan
+        raise argparse.ArgumentTypeError(
+            f"{text} minutes: give a budget more than 0 and at most {MAX_MINUTES} minutes"
+        )
+    return minutes
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The mock's options, the same through every door: --kata, --minutes, --seed."""
+    parser.add_argument(
+        "--kata",
+        help="which kata (default: random, favouring katas not yet solved or solved slowly)",
+    )
+    parser.add_argument(
+        "--minutes",
+        type=budget_minutes,
+        help=f"time budget, more than 0 and at most {MAX_MINUTES} (default: the kata's suggestion)",
+    )
+    parser.add_argument("--seed", type=int, help="seed the random choice of kata")
+
+
+def pick(
+    kata_name: str | None, minutes: float | None, seed: int | None
+) -> tuple[registry.Kata, float]:
+    """The kata (named, else picked as progress.pick_for_mock favours) and its budget in
+    seconds (--minutes, else the kata's suggestion). KeyError: no kata of that name."""
+    rng = random.Random(seed)
+    kata = registry.get(kata_name) if kata_name else progress.pick_for_mock(progress.collect(), rng)
+    return kata, (kata.minutes if minutes is None else minutes) * 60
 
 
 def follow_ups(kata: registry.Kata) -> list[tuple[str, str]]:
@@ -54,14 +94,21 @@ class Mock:
             loop.clear_screen()
         elapsed = self.elapsed
         cancel = self.cancel if clear else None  # the final grading runs to its verdict
-        outcome = grading.grade(
-            self.request, mode="mock", cancel=cancel, seconds=elapsed, budget=self.budget,
-            mock_id=self.mock_id,
-        )  # fmt: skip
+        outcome = grading.grade(self.request, mode="mock", cancel=cancel, **self.record(elapsed))
         if outcome.cancelled:  # saved again (graded next) or q (the mock ends): not a grading
             return None
-        self.gradings += 1
         print(f"\nMock interview: {self.kata.title} · your file: {self.path}")
+        return self.count(outcome, elapsed)
+
+    def record(self, elapsed: float) -> dict[str, object]:
+        """What the history records of a grading `elapsed` seconds into this mock, with mode
+        "mock" (grading.grade's keyword arguments)."""
+        return {"seconds": elapsed, "budget": self.budget, "mock_id": self.mock_id}
+
+    def count(self, outcome: runner.Outcome, elapsed: float) -> str | None:
+        """Count a grading that ran, started `elapsed` seconds in; returns why the mock ends
+        (solved, or every check passes when going on for parity), or None to go on."""
+        self.gradings += 1
         report = outcome.report
         if report is None or outcome.code == runner.GRADER_FAILED:
             return None
@@ -120,7 +167,9 @@ def offer_parity(mock: Mock, keys: loop.Keys) -> bool:
         return key is not None and key.strip().lower() in ("y", "yes")
 
 
-def scorecard(mock: Mock, ended: str) -> str:
+def scorecard_rows(mock: Mock, ended: str) -> list[tuple[str, str]]:
+    """The scorecard's lines, (label, value): result, time used of the budget, parity when it
+    passed, gradings, how it ended. The terminal and the notebook lay them out."""
     core = mock.last.tally(CORE) if mock.last else (0, 0)
     parity = mock.last.tally(PARITY) if mock.last else (0, 0)
     score = f"core {core[0]}/{core[1]} · parity {parity[0]}/{parity[1]}"
@@ -130,28 +179,29 @@ def scorecard(mock: Mock, ended: str) -> str:
         result = f"solved ✓ ({score})"
     else:
         result = f"not solved ({score})" if core[1] else "not graded"
-    rule = "─" * 64
-    lines = [
-        "", rule, f"Scorecard: {mock.kata.title}", rule,
-        f"  Result     {result}",
-        f"  Time       {clock(used)} of {clock(mock.budget)} ({share})",
-    ]  # fmt: skip
+    rows = [("Result", result), ("Time", f"{clock(used)} of {clock(mock.budget)} ({share})")]
     if mock.parity_at is not None and mock.solved_at is not None:
-        lines.append(f"  Parity     every check passed at {clock(mock.parity_at)}")
-    lines += [
-        f"  Gradings   {mock.gradings}",
-        f"  Ended      {ended}",
-        f"  Your file  {mock.path}",
-        rule,
-    ]
-    return "\n".join(lines)
+        rows.append(("Parity", f"every check passed at {clock(mock.parity_at)}"))
+    return [*rows, ("Gradings", str(mock.gradings)), ("Ended", ended)]
+
+
+def scorecard(mock: Mock, ended: str) -> str:
+    rule = "─" * 64
+    rows = [*scorecard_rows(mock, ended), ("Your file", str(mock.path))]
+    lines = ["", rule, f"Scorecard: {mock.kata.title}", rule]
+    lines += [f"  {label:10} {value}" for label, value in rows]
+    return "\n".join([*lines, rule])
+
+
+def pitfalls(kata: registry.Kata) -> str:
+    """The stub's pitfalls section, which the mock's copy hides until the mock is over."""
+    return workspace.split_pitfalls(workspace.pristine_stub(kata))[1]
 
 
 def debrief(kata: registry.Kata) -> None:
     """The pitfalls the stub hid during the mock, then the follow-up questions."""
-    _, pitfalls = workspace.split_pitfalls(workspace.pristine_stub(kata))
-    if pitfalls:
-        print(f"\nPitfalls interviewers probe on this layer:\n{pitfalls}")
+    if hidden := pitfalls(kata):
+        print(f"\nPitfalls interviewers probe on this layer:\n{hidden}")
     questions = follow_ups(kata)
     if not questions:
         return
@@ -169,9 +219,7 @@ def debrief(kata: registry.Kata) -> None:
 
 
 def run(kata_name: str | None, minutes: float | None, seed: int | None) -> int:
-    rng = random.Random(seed)
-    kata = registry.get(kata_name) if kata_name else progress.pick_for_mock(progress.collect(), rng)
-    budget = (kata.minutes if minutes is None else minutes) * 60
+    kata, budget = pick(kata_name, minutes, seed)
     try:
         runner.warm_up([kata], long_lived=True)  # before the clock starts
     except runner.GraderError as e:

@@ -90,15 +90,15 @@ MARKER_TEXT = """\
 """
 
 
-def scratch_copy(kata: registry.Kata) -> Path:
+def scratch_copy(kata: registry.Kata, graded: str = stubs.GRADED_IN_THE_MOCK) -> Path:
     """A fresh stub for a mock interview, in a new scratch folder outside katas/.
 
     It has the task and the contract only: the pitfalls come after the mock. Its last lines
-    say how the mock grades it, on save.
+    say how the mock grades it (`graded`: on save; in a notebook, when the cell runs).
     """
     path = history.data_dir() / "mock" / f"{_stamp()}-{kata.name}" / kata.file
     path.parent.mkdir(parents=True)
-    _write_atomically(path, stubs.for_mock(pristine_stub(kata)))
+    _write_atomically(path, stubs.for_mock(pristine_stub(kata), graded))
     return path
 
 

@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from norm_katas import notebook, notebooks
-from norm_katas.grader import registry
+from norm_katas.grader import registry, stubs
 from norm_katas.practice import history
 
 nbformat = pytest.importorskip(
@@ -223,3 +223,150 @@ def test_a_cuda_grading_without_a_gpu_says_how_to_get_one() -> None:
     assert "No GPU" not in notebook.render(asked, 0, report, "")
     on_cpu = Request.create(KATA, str(KATA.solution))
     assert "No GPU" not in notebook.render(on_cpu, 0, Report(KATA.name, "", "", "cpu"), "")
+
+
+# The catalogue's no_shape_check.py, self-contained as a learner writes it: the interview core
+# passes; torch parity fails (a mismatched input is accepted).
+NO_SHAPE_CHECK = """
+
+class LayerNorm(LayerNorm):
+    def forward(self, x):
+        dims = tuple(range(-len(self.normalized_shape), 0))
+        mean = x.mean(dims, keepdim=True)
+        var = x.var(dims, keepdim=True, unbiased=False)
+        y = (x - mean) / torch.sqrt(var + self.eps)
+        y = y if self.weight is None else y * self.weight
+        return y if self.bias is None else y + self.bias
+"""
+
+
+def _all(cell: dict) -> str:
+    """Everything a cell showed: HTML, Markdown and printed text."""
+    data = [out.get("data", {}) for out in cell["outputs"] if "data" in out]
+    shown = "".join(d.get("text/html", "") + d.get("text/markdown", "") for d in data)
+    return shown + _text(cell)
+
+
+def _scorecard(cell: dict) -> dict[str, str]:
+    found = re.search(r'<div class="nk-scorecard"([^>]*)>', _html(cell))
+    assert found, _all(cell)
+    return dict(re.findall(r'data-(\w+)="([^"]*)"', found.group(1)))
+
+
+def test_mock_interview_in_a_kernel(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """%kata_mock as a learner runs it: the task, gradings without options and with the time
+    left, the scorecard and the debrief; then a mock whose time is up before its cell runs."""
+    data = tmp_path / "data"
+    monkeypatch.setenv("NORM_KATAS_DATA", str(data))
+    path = os.pathsep.join(filter(None, [str(registry.ROOT), os.environ.get("PYTHONPATH")]))
+    monkeypatch.setenv("PYTHONPATH", path)
+    solution = KATA.solution.read_text(encoding="utf-8")
+    rmsnorm = registry.get("rmsnorm")
+    rms_handed_out = stubs.for_mock(stubs.text(rmsnorm), stubs.GRADED_IN_A_NOTEBOOK_MOCK)
+    code = nbformat.v4.new_code_cell
+    cells = [
+        code("%load_ext norm_katas"),
+        code("%kata_mock --stop"),
+        code("%kata_mock --kata layernorm --minutes 0"),
+        code("%kata_mock --kata layrnorm"),
+        code(f"%kata_mock --kata {KATA.name} --minutes 5 --seed 0"),
+        code("%kata_mock"),
+        code(f"%kata {KATA.name}"),
+        code("%%kata rmsnorm\npass"),
+        code(f"%%kata {KATA.name} --hints\n{WRONG.read_text(encoding='utf-8')}"),
+        code(f"%%kata {KATA.name}\n{WRONG.read_text(encoding='utf-8')}"),
+        code(f"%%kata {KATA.name}\n{solution}{NO_SHAPE_CHECK}"),
+        code(f"%%kata {KATA.name} --hints\n{WRONG.read_text(encoding='utf-8')}"),
+        code("%kata_mock --kata rmsnorm --minutes 0.005"),
+        code("import time\ntime.sleep(0.5)"),
+        code(f"%%kata rmsnorm\n{rms_handed_out}"),
+        code("%kata_mock --stop"),
+    ]
+    nb = nbformat.v4.new_notebook(cells=cells)
+    client = nbclient.NotebookClient(
+        nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}
+    )
+    client.execute()
+    if keep := os.environ.get("NORM_KATAS_KEEP_NOTEBOOK"):
+        nbformat.write(nb, keep)
+    (_, no_mock, zero, typo, start, second, stub, other, option, wrong, core, practice,
+     late_start, _, final, stop_after) = nb.cells  # fmt: skip
+    errors = [o for c in nb.cells for o in c.outputs if o["output_type"] == "error"]
+    assert not errors, errors
+
+    assert "No mock interview is running" in _html(no_mock)
+    assert "--minutes" in _html(zero) and "more than 0 and at most 600" in _html(zero)
+    assert "did you mean &#x27;layernorm&#x27;?" in _html(typo)  # escaped, as all HTML is
+
+    task = _all(start)
+    assert f"Mock interview: {KATA.title}" in task and "5:00 on the clock" in task
+    assert "No hints or options during the mock" in task and "time is up at" in task
+    assert "raise NotImplementedError" not in task  # the docstring only: the code is the cell's
+    assert stubs.PITFALLS not in task and "--hints" not in task
+    assert f"%%kata {KATA.name}" in task
+
+    assert "A mock interview of layernorm is running" in _html(second)
+    assert "%kata_mock --stop" in _html(second)
+    for refused in (stub, other):  # %kata would show the pitfalls; other katas wait
+        assert "only its cell (%%kata layernorm) is graded" in _html(refused), _all(refused)
+    assert "No options during a mock interview" in _html(option)
+    assert "nk-verdict" not in _html(option)  # not graded, and not counted
+
+    expect = re.search(r'^EXPECT = "(\w+)"', WRONG.read_text(), re.MULTILINE)
+    assert expect and _verdict(wrong).get("headline") == expect.group(1), _html(wrong)
+    page = _html(wrong)
+    assert "of 5:00 left" in page and "1 grading." in page  # the time left, with each verdict
+    assert "Stuck?" not in page and "--hints" not in page and "--all" not in page
+
+    card = _scorecard(core)
+    assert card == {"kata": KATA.name, "ended": "the interview core passes", "solved": "1"}
+    page = _html(core)
+    assert "solved ✓" in page and re.search(r"Gradings</th><td[^>]*>2<", page), page
+    assert "Torch parity, the stretch goal, is at" in page and "grades as practice" in page
+    assert stubs.PITFALLS in page  # the debrief: the pitfalls, then each question, folded
+    from norm_katas.practice import mock
+
+    questions = mock.follow_ups(KATA)
+    assert questions and page.count("<details class='nk-followup'>") == len(questions)
+    assert "Answer each aloud, then expand it" in page
+
+    # After the mock, a cell of its kata grades as practice again, with the options it takes.
+    assert "Hint (idea)" in _html(practice) and "nk-mock-clock" not in _html(practice)
+
+    assert "0:00 on the clock" in _all(late_start)
+    page = _html(final)
+    assert "Time is up: that was the final grading." in page and "Not started yet?" in page
+    assert _scorecard(final) == {"kata": "rmsnorm", "ended": "time is up", "solved": "0"}
+    assert "No mock interview is running" in _html(stop_after)  # the mock ended with it
+
+    events = history.events()
+    mocks = [e for e in events if e.mode == "mock"]
+    # layernorm's two gradings, one mock; rmsnorm's final grading (its stub: no attempt).
+    assert [(e.kata, e.solved, e.attempt) for e in mocks] == [
+        ("layernorm", False, True),
+        ("layernorm", True, True),
+        ("rmsnorm", False, False),
+    ]
+    assert len({e.mock_id for e in mocks[:2]}) == 1 and mocks[2].mock_id != mocks[0].mock_id
+    assert mocks[0].budget == 300 and mocks[1].seconds is not None
+    assert 0 < mocks[1].seconds < 300 and mocks[0].seconds <= mocks[1].seconds
+    assert mocks[2].seconds >= mocks[2].budget  # graded after its time was up
+    assert [e.mode for e in events if e.mode != "mock"] == ["notebook"]  # the practice cell
+
+
+def test_kata_mock_puts_its_cell_in_a_new_cell_or_prints_it_in_colab(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("NORM_KATAS_DATA", str(tmp_path))
+    monkeypatch.setattr(notebook, "_show", lambda markup: print(markup))
+    handed_out = stubs.for_mock(stubs.text(KATA), stubs.GRADED_IN_A_NOTEBOOK_MOCK)
+    for colab in (False, True):
+        if colab:
+            monkeypatch.setitem(sys.modules, "google.colab", types.ModuleType("google.colab"))
+        shell = _Shell()
+        notebook.mock_magic(shell, f"--kata {KATA.name} --minutes 5")
+        printed = capsys.readouterr().out
+        cell = f"%%kata {KATA.name}\n{handed_out}"
+        assert (shell.text, cell in printed) == ((None, True) if colab else (cell, False))
+        notebook.mock_magic(shell, "--stop")
+        assert 'data-ended="you stopped"' in capsys.readouterr().out

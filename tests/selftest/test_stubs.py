@@ -28,6 +28,7 @@ def test_untouched_is_decided_by_content(kata: registry.Kata) -> None:
     stub = stubs.text(kata)
     assert stubs.untouched(kata, stub)
     assert stubs.untouched(kata, stubs.for_mock(stub))  # as the mock hands it out
+    assert stubs.untouched(kata, stubs.for_mock(stub, stubs.GRADED_IN_A_NOTEBOOK_MOCK))
     assert stubs.untouched(kata, stubs.split_pitfalls(stub)[0])  # as the mock handed it out
     assert stubs.untouched(kata, stub.replace("\n", "\r\n"))  # a checkout with CRLF
     assert stubs.untouched(kata, stubs.for_notebook(stub, kata.name))  # as a %%kata cell
