@@ -99,7 +99,8 @@ def closing(kata: registry.Kata) -> str:
         "## Next\n\n"
         "`%kata_progress` shows your progress: attempts, solve times against the suggested "
         f"minutes, your most frequent mistakes. `%kata {kata.name}` starts a fresh cell from "
-        "the stub."
+        f"the stub. `%kata_mock --kata {kata.name}` is a timed mock interview on it: "
+        f"{kata.minutes} minutes, no hints, then the follow-up questions an interviewer asks."
     )
 
 
