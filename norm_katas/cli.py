@@ -88,41 +88,10 @@ def cmd_mock(argv: list[str]) -> int:
     return mock.run(args.kata, args.minutes, args.seed)
 
 
-def progress_parser(
-    prog: str, kind: type[argparse.ArgumentParser] = argparse.ArgumentParser
-) -> argparse.ArgumentParser:
-    """The options of progress: `nox -s progress --`, `norm-katas progress`, %kata_progress
-    (whose parser, `kind`, shows what argparse says in the cell)."""
-    parser = kind(prog=prog, description="Your progress.")
-    parser.add_argument("--history", action="store_true", help="list your past attempts")
-    parser.add_argument("kata", nargs="?", help="with --history: only this kata's attempts")
-    parser.add_argument(
-        "--limit", type=int, default=30, help="with --history: the last N (default 30, 0: all)"
-    )
-    return parser
-
-
-def progress_text(parser: argparse.ArgumentParser, argv: list[str], where: str) -> str | None:
-    """What progress shows for these options, or None for the table and its advice (what
-    `where`, a door, shows its own way). Unknown kata: KeyError; wrong options: parser.error."""
-    from norm_katas.practice import progress
-
-    args = parser.parse_args(argv)
-    if args.kata and not args.history:
-        parser.error(
-            "a kata name goes with --history "
-            f"({door.command('progress', '--history', 'layernorm', where=where)})"
-        )
-    if not args.history:
-        return None
-    kata = registry.get(args.kata).name if args.kata else None
-    return progress.attempts(kata, args.limit or None)
-
-
 def cmd_progress(argv: list[str]) -> int:
     from norm_katas.practice import progress
 
-    text = progress_text(progress_parser(door.prog("progress")), argv, door.TERMINAL)
+    text = progress.answer(progress.parser(door.prog("progress")), argv, door.TERMINAL)
     print(progress.report() if text is None else text)
     return 0
 

@@ -88,13 +88,11 @@ def kata_magic(ipython: Any, line: str, cell: str | None) -> None:
 
 def progress_magic(line: str = "") -> None:
     """%kata_progress [--history [KATA]] [--limit N]: the options of the progress command."""
-    from norm_katas.cli import progress_parser, progress_text
     from norm_katas.practice import chart, progress
 
     try:
-        text = progress_text(
-            progress_parser("%kata_progress", _Parser), shlex.split(line), door.NOTEBOOK
-        )
+        parser = progress.parser("%kata_progress", _Parser)
+        text = progress.answer(parser, shlex.split(line), door.NOTEBOOK)
     except _Said as said:
         return (_error if said.error else _pre)(str(said))
     except (KeyError, ValueError) as e:  # an unknown kata; shlex's unclosed quote
@@ -113,6 +111,15 @@ def progress_magic(line: str = "") -> None:
 def in_colab() -> bool:
     """Colab's front end ignores set_next_input: there the stub is printed to paste."""
     return "google.colab" in sys.modules
+
+
+def new_cell(ipython: Any, text: str) -> None:
+    """A new cell holding `text` below this one, or, in Colab, `text` printed to paste."""
+    if in_colab():
+        print("Copy this into a new cell, then run it to grade it:\n")
+        print(text)
+    else:
+        ipython.set_next_input(text, replace=False)
 
 
 def cell_text(kata: registry.Kata) -> str:
@@ -153,11 +160,7 @@ def _start(ipython: Any, kata: registry.Kata, extra: list[str]) -> None:
     from IPython.display import Markdown, display
 
     display(Markdown(teaching(kata)))
-    if in_colab():
-        print("Copy this into a new cell, then run it to grade it:\n")
-        print(text)
-    else:
-        ipython.set_next_input(text, replace=False)
+    new_cell(ipython, text)
 
 
 # -- %%kata NAME: grade the cell ------------------------------------------------------------
@@ -358,12 +361,7 @@ def mock_magic(ipython: Any, line: str) -> None:
             "sooner.\n\n---\n\n" + doc.replace("\r\n", "\n") + "\n"
         )
     )
-    text = f"%%kata {kata.name}\n{handed_out}"
-    if in_colab():
-        print("Copy this into a new cell, then run it to grade it:\n")
-        print(text)
-    else:
-        ipython.set_next_input(text, replace=False)
+    new_cell(ipython, f"%%kata {kata.name}\n{handed_out}")
 
 
 def _only_the_mock(running: Mock) -> str:
