@@ -48,6 +48,14 @@ def _html(cell: dict) -> str:
     )
 
 
+def _plain(cell: dict) -> str:
+    """What a plain-text front end shows of a cell's displays: a console, nbconvert --to
+    script or markdown, an editor without HTML."""
+    return "".join(
+        out.get("data", {}).get("text/plain", "") for out in cell["outputs"] if "data" in out
+    )
+
+
 def _text(cell: dict) -> str:
     return "".join(out.get("text", "") for out in cell["outputs"] if out["output_type"] == "stream")
 
@@ -120,6 +128,18 @@ def test_a_generated_notebook_in_a_kernel(tmp_path: Path, monkeypatch: pytest.Mo
     assert "checks wait for it" in page and "<details><summary><span" not in page  # said once
     assert not [o for o in broken.outputs if o["output_type"] == "error"], "not run in the kernel"
     assert "layernorm" in _html(progress)
+
+    # Every display has its text as well: the terminal report's, where HTML cannot be shown.
+    shown = [o for c in nb.cells for o in c.get("outputs", []) if "data" in o]
+    assert shown and all(o["data"].get("text/plain") for o in shown)
+    assert not [o for o in shown if o["data"]["text/plain"].startswith("<IPython.")], shown
+    assert "Not started yet?" in _plain(stub) and "your cell" in _plain(stub)
+    text = _plain(wrong)
+    assert "Interview core" in text and "✗" in text and "<details>" not in text, text
+    assert "notebook/layernorm" not in text  # the file graded is the learner's cell
+    assert "could not be loaded" in _plain(broken) and "your cell" in _plain(broken)
+    assert KATA.name in _plain(progress) and "Next:" in _plain(progress)
+    assert KATA.title in _plain(start)  # the kata's teaching text, as its Markdown
 
     modes = [(e.mode, e.solved, e.attempt) for e in history.events(KATA.name)]
     # As the command line records them: the untouched stub is no attempt; a file that ends the
@@ -324,6 +344,10 @@ def test_mock_interview_in_a_kernel(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     assert "solved ✓" in page and re.search(r"Gradings</th><td[^>]*>2<", page), page
     assert "Torch parity, the stretch goal, is at" in page and "grades as practice" in page
     assert stubs.PITFALLS in page  # the debrief: the pitfalls, then each question, folded
+    assert "``" not in page and "<code>unbiased=True</code>" in page  # the stub's RST code
+    text = _plain(core)
+    assert "<code>" not in text and "``" not in text and "`unbiased=True`" in text, text
+    assert f"Scorecard: {KATA.title}" in text and "Result" in text and "Q1. " in text
     from norm_katas.practice import mock
 
     questions = mock.follow_ups(KATA)
@@ -358,7 +382,7 @@ def test_kata_mock_puts_its_cell_in_a_new_cell_or_prints_it_in_colab(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.setenv("NORM_KATAS_DATA", str(tmp_path))
-    monkeypatch.setattr(notebook, "_show", lambda markup: print(markup))
+    monkeypatch.setattr(notebook, "_show", lambda markup, text: print(markup))
     handed_out = stubs.for_mock(stubs.text(KATA), stubs.GRADED_IN_A_NOTEBOOK_MOCK)
     for colab in (False, True):
         if colab:
