@@ -217,24 +217,30 @@ def _run(
     """Grade the request's file (the cell, written there), recorded with `mode` (and a mock's
     `seconds`, `budget`, `mock_id`); returns the outcome and what the grading wrote, or None
     when the kernel was interrupted."""
-    from norm_katas.practice import grading
-
-    log = request.file.parent / "grading.log"
-    with open(log, "w+", encoding="utf-8") as out, _streams(out):
-        try:
-            outcome = grading.grade(request, mode=mode, out=out, **mock)
-        except KeyboardInterrupt:  # the kernel interrupted: the child went with it
-            _error("Grading interrupted: nothing was recorded. Run the cell again to grade it.")
-            return None
-        out.flush()
-        out.seek(0)
-        said = out.read()
+    try:
+        outcome, said = grade_logged(request, mode, **mock)
+    except KeyboardInterrupt:  # the kernel interrupted: the child went with it
+        _error("Grading interrupted: nothing was recorded. Run the cell again to grade it.")
+        return None
     report = outcome.report
     # Run the cell here too, so that its class is there to try; not when its grading died or
     # could not load it: what killed or stopped the grader would stop the kernel.
     if report is not None and report.finished and not report.load_error:
         ipython.run_cell(cell, store_history=False)
     return outcome, said
+
+
+def grade_logged(request: Request, mode: str, **mock: object) -> tuple[Graded, str]:
+    """Grade and record the request's file; returns the outcome and what the grading wrote
+    (the terminal's report), kept beside the file in grading.log."""
+    from norm_katas.practice import grading
+
+    log = request.file.parent / "grading.log"
+    with open(log, "w+", encoding="utf-8") as out, _streams(out):
+        outcome = grading.grade(request, mode=mode, out=out, **mock)
+        out.flush()
+        out.seek(0)
+        return outcome, out.read()
 
 
 @contextlib.contextmanager
@@ -554,10 +560,11 @@ STYLE = (
 )
 
 
-def render(request: Request, code: int, report: Any, said: str) -> str:
+def render(request: Request, code: int, report: Any, said: str, cell: bool = True) -> str:
     """The verdict: the headline, the score of both tiers, and each tier's checklist, failures
     folded (expand one to see its message, and its hints when asked for). `said`: what the
-    grading wrote, shown where it is the verdict (the grader failed, the child died)."""
+    grading wrote, shown where it is the verdict (the grader failed, the child died). `cell`:
+    a %%kata cell was graded; else norm_katas.check graded code, and its file is named."""
     from norm_katas.grader.report import CORE, FAIL, PARITY, TIER_TITLES, TODO, Outcome, untouched
 
     kata = request.kata
@@ -569,7 +576,8 @@ def render(request: Request, code: int, report: Any, said: str) -> str:
     parts = [STYLE, f'<div class="nk-verdict" {attrs}>', f"<h3>{esc(kata.title)}</h3>"]
 
     def pre(text: str) -> str:
-        return f"<pre>{esc(in_cell(text, request.file))}</pre>" if text.strip() else ""
+        text = in_cell(text, request.file) if cell else text
+        return f"<pre>{esc(text)}</pre>" if text.strip() else ""
 
     def hints(check: Any) -> str:
         if check.kind != FAIL:
@@ -583,8 +591,8 @@ def render(request: Request, code: int, report: Any, said: str) -> str:
         parts.append(f'<p class="nk-bad"><b>Your code ended the grading.</b></p>{pre(said)}')
     elif report.load_error:
         parts.append(
-            '<p class="nk-bad"><b>Your cell could not be loaded</b>, so no check ran:</p>'
-            + pre(report.load_error)
+            f'<p class="nk-bad"><b>Your {"cell" if cell else "code"} could not be loaded</b>, '
+            "so no check ran:</p>" + pre(report.load_error)
         )
     elif (
         (failed := report.ranked_failures())
@@ -592,9 +600,9 @@ def render(request: Request, code: int, report: Any, said: str) -> str:
         and (untouched(report))
     ):
         parts.append(
-            "<p><b>Not started yet?</b> This cell is the stub as handed out: it still raises "
-            "NotImplementedError. Read its docstring, write the code it asks for, then run the "
-            "cell again.</p>"
+            f"<p><b>Not started yet?</b> This {'cell' if cell else 'code'} is the stub as handed "
+            "out: it still raises NotImplementedError. Read its docstring, write the code it "
+            f"asks for, then {'run the cell' if cell else 'check it'} again.</p>"
         )
     elif head is not None:
         lead = ""
@@ -608,10 +616,14 @@ def render(request: Request, code: int, report: Any, said: str) -> str:
         )
         if request.hints < 2 and head.kind == FAIL and head.hints and not request.mock:
             more = "--hints" if not request.hints else "--hints 2"
-            parts.append(
-                f'<p class="nk-dim">Stuck? Run the cell again with <code>%%kata {esc(kata.name)}'
-                f" {more}</code> on its first line.</p>"
+            again = (
+                f"Run the cell again with <code>%%kata {esc(kata.name)} {more}</code> on its "
+                "first line"
+                if cell
+                else f"Check it again with <code>{esc(repr(more))}</code> after the code: "
+                f"<code>norm_katas.check({esc(repr(kata.name))}, …, {esc(repr(more))})</code>"
             )
+            parts.append(f'<p class="nk-dim">Stuck? {again}.</p>')
     if report is not None and request.device.startswith("cuda") and report.device == "cpu":
         parts.append(
             '<p class="nk-dim">No GPU in this runtime: the checks ran on the CPU, and your '

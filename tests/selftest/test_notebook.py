@@ -153,6 +153,73 @@ def test_a_generated_notebook_in_a_kernel(tmp_path: Path, monkeypatch: pytest.Mo
     ]
 
 
+def test_check_grades_a_class_defined_in_a_notebook(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """norm_katas.check("layernorm", LayerNorm) in a real kernel: the class, defined in a cell,
+    graded with what it uses from other cells, its verdict shown as HTML and as text."""
+    monkeypatch.setenv("NORM_KATAS_DATA", str(tmp_path / "data"))
+    path = os.pathsep.join(filter(None, [str(registry.ROOT), os.environ.get("PYTHONPATH")]))
+    monkeypatch.setenv("PYTHONPATH", path)
+    solution = KATA.solution.read_text(encoding="utf-8").replace("1e-5", "EPS")
+    code = nbformat.v4.new_code_cell
+    nb = nbformat.v4.new_notebook(cells=[
+        code("import norm_katas\nEPS = 1e-5\nx = 'a global the class never reads'"),
+        code(solution),
+        code('right = norm_katas.check("layernorm", LayerNorm)\n'
+             "print(right.file.read_text())\nright"),
+        code(WRONG.read_text(encoding="utf-8")),
+        code('wrong = norm_katas.check("layernorm", LayerNorm, "--hints")\n'
+             "print('solved:', wrong.solved, wrong.code)\nwrong"),
+        code('norm_katas.check("layrnorm", LayerNorm)'),
+        code('norm_katas.check("layernorm", 42)'),
+    ])  # fmt: skip
+    client = nbclient.NotebookClient(
+        nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}
+    )
+    client.execute()
+    _, _, right, _, wrong, typo, nonsense = nb.cells
+    errors = [o for c in nb.cells for o in c.outputs if o["output_type"] == "error"]
+    assert not errors, errors
+
+    assert _verdict(right)["code"] == "0" and "solved" in _html(right), _html(right)
+    assert "Interview core 17/17 ✓ solved" in _plain(right), _plain(right)
+    graded = _text(right)  # the file graded
+    assert "EPS = 1e-05" in graded and "a global" not in graded  # what it uses, nothing else
+
+    expect = re.search(r'^EXPECT = "(\w+)"', WRONG.read_text(), re.MULTILINE)
+    assert expect and _verdict(wrong).get("headline") == expect.group(1), _html(wrong)
+    assert "solved: False 1" in _text(wrong) and "Hint (idea)" in _html(wrong)
+    assert "%%kata" not in _html(wrong) and "cell" not in _html(wrong)  # no cell was graded
+    assert "did you mean 'layernorm'?" in _plain(typo)
+    assert "not int 42" in _plain(nonsense)
+    modes = [(e.mode, e.solved) for e in history.events(KATA.name)]
+    assert modes == [("notebook", True), ("notebook", False)]
+
+
+def test_check_in_a_script(tmp_path: Path) -> None:
+    """norm_katas.check in a plain Python script: the report printed, and the script is not
+    run again by its grading (it calls check at its top level)."""
+    script = tmp_path / "mine.py"
+    solution = KATA.solution.read_text(encoding="utf-8")
+    script.write_text(
+        f"{solution}\n\nimport norm_katas\n\nprint('running the script')\n"
+        "verdict = norm_katas.check('layernorm')\nprint('solved:', verdict.solved)\n"
+    )
+    env = {
+        **os.environ,
+        "NORM_KATAS_DATA": str(tmp_path / "data"),
+        "PYTHONPATH": str(registry.ROOT),
+    }
+    ran = subprocess.run(
+        [sys.executable, str(script)], cwd=tmp_path, env=env, capture_output=True, text=True,
+        timeout=600,
+    )  # fmt: skip
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    assert ran.stdout.count("running the script") == 1, ran.stdout
+    assert "Interview core 17/17 ✓ solved" in ran.stdout and "solved: True" in ran.stdout
+
+
 def _children(pid: int) -> list[int]:
     listed = subprocess.run(["pgrep", "-P", str(pid)], capture_output=True, text=True)
     return [int(p) for p in listed.stdout.split()]
