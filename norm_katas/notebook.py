@@ -11,7 +11,8 @@ A graded cell is written to a file of its own (in the history's folder: notebook
 graded as `--impl` grades a file: by the same runner and suites, in a child process, so that
 os._exit, an endless loop or a segfault in the learner's code costs that child, never the
 kernel. Only when the grading ran to the end does the cell also run in the notebook, so that
-its class is there to try out. The verdict is HTML, recorded in the history as mode "notebook".
+its class is there to try out. The verdict is HTML, with the terminal report as its text/plain
+(consoles, nbconvert), recorded in the history as mode "notebook".
 
 A mock interview lives in the kernel's memory (a restart loses it): while it runs, each run of
 its kata's cell is one of its gradings, recorded as the terminal's mock records them. There is
