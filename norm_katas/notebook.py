@@ -11,7 +11,8 @@ A graded cell is written to a file of its own (in the history's folder: notebook
 graded as `--impl` grades a file: by the same runner and suites, in a child process, so that
 os._exit, an endless loop or a segfault in the learner's code costs that child, never the
 kernel. Only when the grading ran to the end does the cell also run in the notebook, so that
-its class is there to try out. The verdict is HTML, recorded in the history as mode "notebook".
+its class is there to try out. The verdict is HTML, with the terminal report as its text/plain
+(consoles, nbconvert), recorded in the history as mode "notebook".
 
 A mock interview lives in the kernel's memory (a restart loses it): while it runs, each run of
 its kata's cell is one of its gradings, recorded as the terminal's mock records them. There is
@@ -101,8 +102,8 @@ def progress_magic(line: str = "") -> None:
         return _pre(text)
     # The picture (solve times against the suggested minutes), then the text: its weak spots
     # and what to practise next.
-    report = html.escape(progress.report(door.NOTEBOOK))
-    _show(f"{chart.render(progress.collect())}<pre>{report}</pre>")
+    report = progress.report(door.NOTEBOOK)
+    _show(f"{chart.render(progress.collect())}<pre>{html.escape(report)}</pre>", report)
 
 
 # -- %kata NAME: the stub, to start from --------------------------------------------------
@@ -157,9 +158,7 @@ def _start(ipython: Any, kata: registry.Kata, extra: list[str]) -> None:
     except stubs.StubError as e:
         _error(str(e))
         return
-    from IPython.display import Markdown, display
-
-    display(Markdown(teaching(kata)))
+    _markdown(teaching(kata))
     new_cell(ipython, text)
 
 
@@ -200,7 +199,7 @@ def _grade(ipython: Any, kata: registry.Kata, args: list[str], cell: str) -> Non
     from norm_katas.grader import options
 
     if options.wants_help(args):
-        _show(f"<pre>{html.escape(options.help_text(prog))}</pre>")
+        _pre(options.help_text(prog))
         return
     try:
         request = Request.parse(kata, [*args, "--impl", str(path)], prog=prog, base=where)
@@ -210,7 +209,7 @@ def _grade(ipython: Any, kata: registry.Kata, args: list[str], cell: str) -> Non
         return
     if (graded := _run(ipython, request, cell, MODE)) is not None:
         outcome, said = graded
-        _show(render(request, outcome.code, outcome.report, said))
+        _show(render(request, outcome.code, outcome.report, said), in_cell(said, path))
 
 
 def _run(
@@ -219,24 +218,30 @@ def _run(
     """Grade the request's file (the cell, written there), recorded with `mode` (and a mock's
     `seconds`, `budget`, `mock_id`); returns the outcome and what the grading wrote, or None
     when the kernel was interrupted."""
-    from norm_katas.practice import grading
-
-    log = request.file.parent / "grading.log"
-    with open(log, "w+", encoding="utf-8") as out, _streams(out):
-        try:
-            outcome = grading.grade(request, mode=mode, out=out, **mock)
-        except KeyboardInterrupt:  # the kernel interrupted: the child went with it
-            _error("Grading interrupted: nothing was recorded. Run the cell again to grade it.")
-            return None
-        out.flush()
-        out.seek(0)
-        said = out.read()
+    try:
+        outcome, said = grade_logged(request, mode, **mock)
+    except KeyboardInterrupt:  # the kernel interrupted: the child went with it
+        _error("Grading interrupted: nothing was recorded. Run the cell again to grade it.")
+        return None
     report = outcome.report
     # Run the cell here too, so that its class is there to try; not when its grading died or
     # could not load it: what killed or stopped the grader would stop the kernel.
     if report is not None and report.finished and not report.load_error:
         ipython.run_cell(cell, store_history=False)
     return outcome, said
+
+
+def grade_logged(request: Request, mode: str, **mock: object) -> tuple[Graded, str]:
+    """Grade and record the request's file; returns the outcome and what the grading wrote
+    (the terminal's report), kept beside the file in grading.log."""
+    from norm_katas.practice import grading
+
+    log = request.file.parent / "grading.log"
+    with open(log, "w+", encoding="utf-8") as out, _streams(out):
+        outcome = grading.grade(request, mode=mode, out=out, **mock)
+        out.flush()
+        out.seek(0)
+        return outcome, out.read()
 
 
 @contextlib.contextmanager
@@ -346,20 +351,16 @@ def mock_magic(ipython: Any, line: str) -> None:
     ends = time.strftime("%H:%M %Z", time.localtime(time.time() + budget))
     where = "the cell you paste below" if in_colab() else "the new cell below"
     doc = ast.get_docstring(ast.parse(handed_out)) or ""
-    from IPython.display import Markdown, display
-
-    display(
-        Markdown(
-            f"# Mock interview: {kata.title}\n\n"
-            f"**{kata.difficulty}, {clock(budget)} on the clock. The clock starts now: time is "
-            f"up at {ends} (the kernel's clock).**\n\n"
-            f"Your task is in {where}, beginning `%%kata {kata.name}`; its docstring states the "
-            "task and the contract. Run the cell to grade it: each run is one grading, shown "
-            "with the time left. No hints or options during the mock: the pitfalls and the "
-            "follow-up questions come after it. Solved when the interview core passes. A cell "
-            "run after time is up is the final grading; `%kata_mock --stop` ends the mock "
-            "sooner.\n\n---\n\n" + doc.replace("\r\n", "\n") + "\n"
-        )
+    _markdown(
+        f"# Mock interview: {kata.title}\n\n"
+        f"**{kata.difficulty}, {clock(budget)} on the clock. The clock starts now: time is "
+        f"up at {ends} (the kernel's clock).**\n\n"
+        f"Your task is in {where}, beginning `%%kata {kata.name}`; its docstring states the "
+        "task and the contract. Run the cell to grade it: each run is one grading, shown "
+        "with the time left. No hints or options during the mock: the pitfalls and the "
+        "follow-up questions come after it. Solved when the interview core passes. A cell "
+        "run after time is up is the final grading; `%kata_mock --stop` ends the mock "
+        "sooner.\n\n---\n\n" + doc.replace("\r\n", "\n") + "\n"
     )
     new_cell(ipython, f"%%kata {kata.name}\n{handed_out}")
 
@@ -400,30 +401,43 @@ def _grade_mock(ipython: Any, running: Mock, args: list[str], cell: str) -> None
     outcome, said = graded
     ended = running.count(outcome, elapsed)
     verdict = render(running.request, outcome.code, outcome.report, said)
+    text = in_cell(said, running.path)
     if running.elapsed >= running.budget:  # no timer runs in a kernel: time-up is seen now
-        head = '<p class="nk-bad"><b>Time is up: that was the final grading.</b></p>'
-        _end_mock("time is up", head + verdict)
+        head = "Time is up: that was the final grading."
+        _end_mock("time is up", f'<p class="nk-bad"><b>{head}</b></p>' + verdict, f"{head}\n{text}")
     elif ended is not None:
-        _end_mock(ended, verdict)
+        _end_mock(ended, verdict, text)
     else:
         gradings = f"{running.gradings} grading{'s' * (running.gradings != 1)}"
+        more = "Run the cell again to grade it; %kata_mock --stop ends the mock."
         _show(
             verdict + f'<p class="nk-mock-clock"><b>⏱ {html.escape(_time_left(running))}</b>'
-            f" · {gradings}. Run the cell again to grade it; %kata_mock --stop ends the mock.</p>"
+            f" · {gradings}. {more}</p>",
+            f"{text.rstrip()}\n\n⏱ {_time_left(running)} · {gradings}. {more}",
         )
 
 
-def _end_mock(ended: str, before: str = "") -> None:
+def _end_mock(ended: str, before: str = "", before_text: str = "") -> None:
     """The mock is over: the scorecard, then the debrief (pitfalls, follow-up questions)."""
     global _MOCK
     running, _MOCK = _MOCK, None
     if running is not None:
-        _show(before + scorecard(running, ended) + debrief(running.kata))
+        _show(
+            before + scorecard(running, ended) + debrief(running.kata),
+            "\n\n".join(
+                part.strip("\n")
+                for part in (
+                    before_text,
+                    scorecard_text(running, ended),
+                    debrief_text(running.kata),
+                )
+                if part.strip()
+            ),
+        )
 
 
 def scorecard(running: Mock, ended: str) -> str:
     """The terminal mock's scorecard as HTML, and what a cell of the kata does after it."""
-    from norm_katas.grader.report import PARITY
     from norm_katas.practice import mock
 
     esc = html.escape
@@ -434,23 +448,39 @@ def scorecard(running: Mock, ended: str) -> str:
         f"<td style='text-align:left'>{esc(value)}</td></tr>"
         for label, value in mock.scorecard_rows(running, ended)
     )
-    after = f"The mock is over: a plain <code>%%kata {esc(name)}</code> cell grades as practice"
-    if solved and running.parity_at is None and running.last is not None:
-        passed, total = running.last.tally(PARITY)
-        after = (
-            f"Torch parity, the stretch goal, is at {passed}/{total}. {after}, where "
-            "<code>--strict</code> requires parity too."
-        )
-    elif not solved:
-        after += ", where <code>--hints</code> gives a hint."
-    else:
-        after += "."
+    after = prose(_after(running))
     return (
         f'{STYLE}<div class="nk-scorecard" data-kata="{esc(name)}" data-ended="{esc(ended)}" '
         f'data-solved="{int(solved)}"><h3>Scorecard: {esc(running.kata.title)}</h3>'
-        f"<table>{rows}</table><p>{after} This mock is in your history: "
-        "<code>%kata_progress</code>.</p></div>"
+        f"<table>{rows}</table><p>{after}</p></div>"
     )
+
+
+def _after(running: Mock) -> str:
+    """What a cell of the kata does after the mock (with `code` spans, see prose)."""
+    from norm_katas.grader.report import PARITY
+
+    after = f"The mock is over: a plain `%%kata {running.kata.name}` cell grades as practice"
+    if running.solved_at is not None and running.parity_at is None and running.last is not None:
+        passed, total = running.last.tally(PARITY)
+        after = (
+            f"Torch parity, the stretch goal, is at {passed}/{total}. {after}, where "
+            "`--strict` requires parity too."
+        )
+    elif running.solved_at is None:
+        after += ", where `--hints` gives a hint."
+    else:
+        after += "."
+    return after + " This mock is in your history: `%kata_progress`."
+
+
+def scorecard_text(running: Mock, ended: str) -> str:
+    """The scorecard as plain text: what a console or a notebook converted to text shows."""
+    from norm_katas.practice import mock
+
+    rows = mock.scorecard_rows(running, ended)
+    lines = [f"Scorecard: {running.kata.title}", *(f"  {label:10} {v}" for label, v in rows)]
+    return "\n".join([*lines, "", _after(running)])
 
 
 def debrief(kata: registry.Kata) -> str:
@@ -461,7 +491,8 @@ def debrief(kata: registry.Kata) -> str:
     esc = html.escape
     parts = ['<div class="nk-debrief">']
     if hidden := mock.pitfalls(kata):
-        parts.append(f"<h4>Pitfalls interviewers probe on this layer</h4><pre>{esc(hidden)}</pre>")
+        items = "".join(f"<li>{prose(item)}</li>" for item in _bullets(hidden))
+        parts.append(f"<h4>Pitfalls interviewers probe on this layer</h4><ul>{items}</ul>")
     if questions := mock.follow_ups(kata):
         parts.append(
             "<h4>Follow-up questions an interviewer would ask</h4><p class='nk-dim'>Answer each "
@@ -475,6 +506,52 @@ def debrief(kata: registry.Kata) -> str:
     return "".join([*parts, "</div>"])
 
 
+def debrief_text(kata: registry.Kata) -> str:
+    """The debrief as plain text, each model answer after its question."""
+    from norm_katas.practice import mock
+
+    parts = []
+    if hidden := mock.pitfalls(kata):
+        parts.append(f"Pitfalls interviewers probe on this layer:\n{plain(hidden.rstrip())}")
+    if questions := mock.follow_ups(kata):
+        parts.append("Follow-up questions an interviewer would ask (answer aloud, then read on):")
+        for i, (question, answer) in enumerate(questions, 1):
+            parts.append(f"Q{i}. {question}\n{answer.strip()}")
+    return "\n\n".join(parts)
+
+
+def _bullets(text: str) -> list[str]:
+    """The items of a "* item" list whose items run on over indented lines, each one line."""
+    items: list[str] = []
+    for line in text.splitlines():
+        if line.lstrip().startswith("* ") or not items:
+            items.append(line.lstrip().removeprefix("* ").strip())
+        elif line.strip():
+            items[-1] += " " + line.strip()
+    return [item for item in items if item]
+
+
+# RST's ``code`` (the stubs' docstrings) and Markdown's `code` (what the tool says).
+_CODE = re.compile(r"``(.+?)``|`([^`\n]+)`")
+
+
+def prose(text: str) -> str:
+    """Text as HTML: escaped, its ``code`` and `code` spans as <code>."""
+    out, at = [], 0
+    for span in _CODE.finditer(text):
+        out += [
+            html.escape(text[at : span.start()]),
+            f"<code>{html.escape(span[1] or span[2])}</code>",
+        ]
+        at = span.end()
+    return "".join(out) + html.escape(text[at:])
+
+
+def plain(text: str) -> str:
+    """Text for a plain-text display: RST's ``code`` as Markdown's `code`."""
+    return re.sub(r"``(.+?)``", r"`\1`", text)
+
+
 # -- the verdict as HTML ------------------------------------------------------------------
 
 STYLE = (
@@ -484,10 +561,11 @@ STYLE = (
 )
 
 
-def render(request: Request, code: int, report: Any, said: str) -> str:
+def render(request: Request, code: int, report: Any, said: str, cell: bool = True) -> str:
     """The verdict: the headline, the score of both tiers, and each tier's checklist, failures
     folded (expand one to see its message, and its hints when asked for). `said`: what the
-    grading wrote, shown where it is the verdict (the grader failed, the child died)."""
+    grading wrote, shown where it is the verdict (the grader failed, the child died). `cell`:
+    a %%kata cell was graded; else norm_katas.check graded code, and its file is named."""
     from norm_katas.grader.report import CORE, FAIL, PARITY, TIER_TITLES, TODO, Outcome, untouched
 
     kata = request.kata
@@ -499,13 +577,14 @@ def render(request: Request, code: int, report: Any, said: str) -> str:
     parts = [STYLE, f'<div class="nk-verdict" {attrs}>', f"<h3>{esc(kata.title)}</h3>"]
 
     def pre(text: str) -> str:
-        return f"<pre>{esc(in_cell(text, request.file))}</pre>" if text.strip() else ""
+        text = in_cell(text, request.file) if cell else text
+        return f"<pre>{esc(text)}</pre>" if text.strip() else ""
 
     def hints(check: Any) -> str:
         if check.kind != FAIL:
             return ""
         steps = zip(("idea", "formula"), check.hints[: request.hints], strict=False)
-        return "".join(f'<p class="nk-dim">Hint ({s}): {esc(h)}</p>' for s, h in steps)
+        return "".join(f'<p class="nk-dim">Hint ({s}): {prose(h)}</p>' for s, h in steps)
 
     if report is None or code in (GRADER_FAILED, USAGE):
         parts.append(f'<p class="nk-bad"><b>Not graded.</b></p>{pre(said)}')
@@ -513,8 +592,8 @@ def render(request: Request, code: int, report: Any, said: str) -> str:
         parts.append(f'<p class="nk-bad"><b>Your code ended the grading.</b></p>{pre(said)}')
     elif report.load_error:
         parts.append(
-            '<p class="nk-bad"><b>Your cell could not be loaded</b>, so no check ran:</p>'
-            + pre(report.load_error)
+            f'<p class="nk-bad"><b>Your {"cell" if cell else "code"} could not be loaded</b>, '
+            "so no check ran:</p>" + pre(report.load_error)
         )
     elif (
         (failed := report.ranked_failures())
@@ -522,9 +601,9 @@ def render(request: Request, code: int, report: Any, said: str) -> str:
         and (untouched(report))
     ):
         parts.append(
-            "<p><b>Not started yet?</b> This cell is the stub as handed out: it still raises "
-            "NotImplementedError. Read its docstring, write the code it asks for, then run the "
-            "cell again.</p>"
+            f"<p><b>Not started yet?</b> This {'cell' if cell else 'code'} is the stub as handed "
+            "out: it still raises NotImplementedError. Read its docstring, write the code it "
+            f"asks for, then {'run the cell' if cell else 'check it'} again.</p>"
         )
     elif head is not None:
         lead = ""
@@ -532,16 +611,20 @@ def render(request: Request, code: int, report: Any, said: str) -> str:
             lead = "Interview core solved. " if report.solved else ""
             lead += "--strict requires torch parity too: " if request.strict else "Stretch goal: "
         parts.append(
-            f'<p>{esc(lead)}<span class="nk-bad">✗</span> <b>{esc(head.description)}</b></p>'
+            f'<p>{esc(lead)}<span class="nk-bad">✗</span> <b>{prose(head.description)}</b></p>'
             + pre(head.message)
             + hints(head)
         )
         if request.hints < 2 and head.kind == FAIL and head.hints and not request.mock:
             more = "--hints" if not request.hints else "--hints 2"
-            parts.append(
-                f'<p class="nk-dim">Stuck? Run the cell again with <code>%%kata {esc(kata.name)}'
-                f" {more}</code> on its first line.</p>"
+            again = (
+                f"Run the cell again with <code>%%kata {esc(kata.name)} {more}</code> on its "
+                "first line"
+                if cell
+                else f"Check it again with <code>{esc(repr(more))}</code> after the code: "
+                f"<code>norm_katas.check({esc(repr(kata.name))}, …, {esc(repr(more))})</code>"
             )
+            parts.append(f'<p class="nk-dim">Stuck? {again}.</p>')
     if report is not None and request.device.startswith("cuda") and report.device == "cpu":
         parts.append(
             '<p class="nk-dim">No GPU in this runtime: the checks ran on the CPU, and your '
@@ -591,27 +674,35 @@ def _check(check: Any, outcome: Any, pre: Any, hints: Any) -> str:
     esc = html.escape
     printed = f"<p class='nk-dim'>Your code printed:</p>{pre(check.output)}" if check.output else ""
     if check.outcome == outcome.PASSED:
-        return f'<span class="nk-ok">✓</span> {esc(check.description)}{printed}'
+        return f'<span class="nk-ok">✓</span> {prose(check.description)}{printed}'
     if check.outcome == outcome.SKIPPED:
         why = esc(check.message)
-        return f'<span class="nk-dim">– {esc(check.description)} (skipped: {why})</span>'
+        return f'<span class="nk-dim">– {prose(check.description)} (skipped: {why})</span>'
     if check.outcome == outcome.NOT_RUN:
-        return f'<span class="nk-dim">· {esc(check.description)} (did not run)</span>'
+        return f'<span class="nk-dim">· {prose(check.description)} (did not run)</span>'
     return (
-        f'<details><summary><span class="nk-bad">✗</span> {esc(check.description)}</summary>'
+        f'<details><summary><span class="nk-bad">✗</span> {prose(check.description)}</summary>'
         f"{pre(check.message)}{hints(check)}{printed}</details>"
     )
 
 
-def _show(markup: str) -> None:
-    from IPython.display import HTML, display
+def _show(markup: str, text: str) -> None:
+    """HTML for Jupyter and Colab, and its text for a console, a plain-text front end and a
+    notebook converted to text (the terminal report's text, for a verdict)."""
+    from IPython.display import display
 
-    display(HTML(markup))
+    display({"text/html": markup, "text/plain": text.rstrip("\n")}, raw=True)
+
+
+def _markdown(text: str) -> None:
+    from IPython.display import display
+
+    display({"text/markdown": text, "text/plain": text.rstrip("\n")}, raw=True)
 
 
 def _pre(text: str) -> None:
-    _show(f"<pre>{html.escape(text)}</pre>")
+    _show(f"<pre>{html.escape(text)}</pre>", text)
 
 
 def _error(text: str) -> None:
-    _show(f'<pre class="nk-bad" style="color:#cf222e">{html.escape(text)}</pre>')
+    _show(f'<pre class="nk-bad" style="color:#cf222e">{html.escape(text)}</pre>', text)

@@ -19,8 +19,8 @@ from norm_katas.grader import registry
 
 FOLDER = "notebooks"
 WRITE_COMMAND = "python -m norm_katas notebooks --write"
-# pip installs norm-katas from the repository, and the Colab badges open it there:
-# pyproject.toml's [project.urls] Repository. A fork changes it there and writes them again.
+# pip installs norm-katas from the published repository, and the Colab badges open it there:
+# registry.SETTING, empty until it is set deliberately; then run WRITE_COMMAND again.
 BADGE = "https://colab.research.google.com/assets/colab-badge.svg"
 
 
@@ -34,10 +34,14 @@ def path(kata: registry.Kata) -> Path:
 
 def setup_cell(kata: registry.Kata) -> str:
     """The first cell: the magics loaded, norm-katas (and the kata's extras) installed first
-    where this kernel lacks them."""
+    where this kernel lacks them: from the published repository once its address is set;
+    until then the cell says how to install it from a clone or a wheel, and stops."""
+    address = registry.repository()
     lines = [
         "# Run this first: it loads norm-katas' %kata magics. Opened in a clone, it uses the",
-        "# clone's copy; elsewhere (Colab, say) it installs norm-katas with pip if it is missing.",
+        "# clone's copy; elsewhere (Colab, say) it installs norm-katas with pip if it is missing."
+        if address
+        else "# clone's copy; elsewhere norm-katas must be installed in this kernel first.",
         "import importlib.util",
         "import pathlib",
         "import sys",
@@ -46,8 +50,13 @@ def setup_cell(kata: registry.Kata) -> str:
         'if (clone / "norm_katas" / "__init__.py").is_file() and str(clone) not in sys.path:',
         "    sys.path.insert(0, str(clone))",
         'if importlib.util.find_spec("norm_katas") is None:',
-        f'    %pip install --quiet "norm-katas @ git+{registry.repository()}"',
     ]
+    if address:
+        lines.append(f'    %pip install --quiet "norm-katas @ git+{address}"')
+    else:
+        version = registry.read_toml(registry.ROOT / "pyproject.toml")["project"]["version"]
+        wheel = f"norm_katas-{version}-py3-none-any.whl"  # the name `pip wheel` gives it
+        lines += [f"    {line}" for line in MISSING.replace("WHEEL", wheel).splitlines()]
     for requirement in kata.requires:  # a kata's own extras, e.g. Triton
         module = re.match(r"[A-Za-z0-9_.-]+", requirement)[0].replace("-", "_")  # type: ignore[index]
         lines += [
@@ -58,10 +67,24 @@ def setup_cell(kata: registry.Kata) -> str:
     return "\n".join(lines)
 
 
+# Where norm-katas is missing and no published repository is set: how to install it, said by
+# an exception that stops the cell (and Run All) before %load_ext fails less clearly.
+MISSING = """raise ModuleNotFoundError(
+    "norm-katas is not installed in this kernel. Install it, then run this cell again:\\n"
+    "- from a clone of norm-katas: %pip install /path/to/the/clone\\n"
+    "- or from a wheel, built in a clone with `python -m pip wheel --no-deps . -w dist`:\\n"
+    "  %pip install /path/to/WHEEL (in Colab, upload the wheel\\n"
+    "  first: Files pane, Upload; it lands in /content/)\\n"
+    "Or open this notebook from its clone's notebooks/ folder."
+)"""
+
+
 def introduction(kata: registry.Kata) -> str:
+    badge = (
+        f"[![Open In Colab]({BADGE})]({address})\n\n" if (address := registry.colab(kata)) else ""
+    )
     return (
-        f"# {kata.title}\n\n"
-        f"[![Open In Colab]({BADGE})]({registry.colab(kata)})\n\n"
+        f"# {kata.title}\n\n{badge}"
         f"A norm-katas kata ({kata.difficulty}, about {kata.minutes} minutes). Run the first "
         f"cell, read the task, write your code in the `%%kata {kata.name}` cell and run it: the "
         f"same hidden suite as `nox -s kata-{kata.name}` grades it, in a process of its own, "

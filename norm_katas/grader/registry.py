@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import difflib
 import os
+import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -148,11 +149,22 @@ def for_suite(path: str | os.PathLike[str]) -> Kata | None:
     return next((kata for kata in load() if kata.suite == found), None)
 
 
-def repository() -> str:
-    """The repository's URL (pyproject.toml's [project.urls] Repository): where pip installs
-    norm-katas from in a notebook, and where Colab opens the notebooks."""
-    project = read_toml(ROOT / "pyproject.toml")["project"]
-    return str(project["urls"]["Repository"]).rstrip("/")
+SETTING = "[tool.norm-katas] repository in pyproject.toml"
+_GITHUB = re.compile(r"https://github\.com/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+")
+
+
+def repository() -> str | None:
+    """The published repository's address (SETTING): where a notebook's setup cell installs
+    norm-katas from and where Colab opens the notebooks. None while it is empty: nothing is
+    installed from, and no link points at, an address nobody set deliberately."""
+    table = read_toml(ROOT / "pyproject.toml").get("tool", {}).get("norm-katas", {})
+    address = str(table.get("repository", "")).strip().rstrip("/").removesuffix(".git")
+    if address and not _GITHUB.fullmatch(address):
+        raise ValueError(
+            f"{SETTING} is {address!r}: it must be https://github.com/OWNER/NAME (Colab opens "
+            "notebooks from GitHub), or empty while the repository is not published."
+        )
+    return address or None
 
 
 def notebook(kata: Kata) -> str:
@@ -160,10 +172,20 @@ def notebook(kata: Kata) -> str:
     return f"notebooks/{kata.stem}.ipynb"
 
 
-def colab(kata: Kata) -> str:
-    """The address that opens the kata's notebook in Colab, from the repository's main branch."""
-    github = repository().removeprefix("https://github.com/")
+def colab(kata: Kata) -> str | None:
+    """The address that opens the kata's notebook in Colab, from the repository's main branch;
+    None while the repository's address is not set."""
+    if (address := repository()) is None:
+        return None
+    github = address.removeprefix("https://github.com/")
     return f"https://colab.research.google.com/github/{github}/blob/main/{notebook(kata)}"
+
+
+def links(kata: Kata) -> str:
+    """The README table's links to a kata's notebook: in the repository, and in Colab once the
+    repository's address is set."""
+    here = f"[open]({notebook(kata)})"
+    return f"{here} · [Colab]({address})" if (address := colab(kata)) else here
 
 
 def kata_table() -> str:
@@ -174,7 +196,7 @@ def kata_table() -> str:
     ]
     for k in load():
         rows.append(
-            f"| `kata-{k.name}` | `katas/{k.file}` | [open]({notebook(k)}) · [Colab]({colab(k)}) "
+            f"| `kata-{k.name}` | `katas/{k.file}` | {links(k)} "
             f"| {k.title} | {k.difficulty} | {k.minutes} |"
         )
     return "\n".join(rows)

@@ -96,7 +96,19 @@ def _attrs(attrs: dict[str, object]) -> str:
 
 def _text(x: float, y: float, content: str, **attrs: object) -> str:
     attrs = {"fill": "currentColor", **attrs}
-    return f'<text x="{_n(x)}" y="{_n(y)}"{_attrs(attrs)}>{html.escape(content)}</text>'
+    code = '<tspan font-family="ui-monospace, monospace">{}</tspan>'
+    return f'<text x="{_n(x)}" y="{_n(y)}"{_attrs(attrs)}>{_marked(content, code)}</text>'
+
+
+def _marked(content: str, code: str) -> str:
+    """`content` escaped, each `code` span in it (Markdown's backticks) put in `code`'s {}."""
+    parts = content.split("`")
+    if len(parts) % 2 == 0:  # an unpaired backtick: nothing to mark
+        return html.escape(content)
+    return "".join(
+        code.format(html.escape(part)) if i % 2 else html.escape(part)
+        for i, part in enumerate(parts)
+    )
 
 
 def _rect(x: float, y: float, w: float, h: float, **attrs: object) -> str:
@@ -303,4 +315,8 @@ def nothing_yet(progress: list[KataProgress]) -> str:
 def render(progress: list[KataProgress]) -> str:
     """HTML for a notebook: the picture, or a line saying how to start when there is none."""
     picture = svg(progress)
-    return picture if picture is not None else f"<p>{html.escape(nothing_yet(progress))}</p>"
+    return (
+        picture
+        if picture is not None
+        else f"<p>{_marked(nothing_yet(progress), '<code>{}</code>')}</p>"
+    )

@@ -20,7 +20,7 @@ from norm_katas.practice import chart, history, progress
 KATAS = registry.load()
 NS = "{http://www.w3.org/2000/svg}"
 # What the picture may be made of: shapes and text, nothing that runs or fetches.
-ELEMENTS = {"svg", "title", "g", "text", "rect", "line", "circle", "path"}
+ELEMENTS = {"svg", "title", "g", "text", "tspan", "rect", "line", "circle", "path"}
 
 
 @pytest.fixture(autouse=True)
@@ -68,7 +68,7 @@ def rows(root: ET.Element) -> dict[str, ET.Element]:
 
 
 def words(element: ET.Element) -> str:
-    return " ".join(t.text or "" for t in element.iter(f"{NS}text"))
+    return " ".join("".join(t.itertext()) for t in element.iter(f"{NS}text"))
 
 
 def colours(element: ET.Element) -> set[str]:
@@ -146,6 +146,9 @@ def test_a_kata_without_a_timed_mock_says_so_in_words() -> None:
     assert all("not attempted" in words(found[k.name]) for k in KATAS[3:])
     assert not groups(root, "nk-mock")
     assert "No mock interview yet" in words(root)  # where the mocks would be
+    # The command in code type, not in Markdown's backticks, which SVG shows as they are.
+    assert "No mock interview yet: %kata_mock times one" in words(root)
+    assert "`" not in words(root) and [t.text for t in root.iter(f"{NS}tspan")] == ["%kata_mock"]
 
 
 def test_mocks_are_drawn_in_date_order() -> None:
@@ -198,16 +201,21 @@ def test_nothing_to_draw_says_how_to_start() -> None:
     history.record(KATAS[0].name, "practice", 0, 10, [], attempt=False)
     page = chart.render(progress.collect())
     assert "<svg" not in page and "Nothing to draw yet" in page
-    assert f"%kata {KATAS[0].name}" in page
+    assert f"<code>%kata {KATAS[0].name}</code>" in page and "`" not in page
     history.record(KATAS[0].name, "practice", 3, 10, [])
     assert chart.render(progress.collect()).startswith("<svg")
 
 
 def test_kata_progress_shows_the_picture_above_the_text(monkeypatch: pytest.MonkeyPatch) -> None:
     shown: list[str] = []
-    monkeypatch.setattr(notebook, "_show", shown.append)
+    texts: list[str] = []
+    monkeypatch.setattr(
+        notebook, "_show", lambda markup, text: [shown.append(markup), texts.append(text)]
+    )
     notebook.progress_magic()
     assert "Nothing to draw yet" in shown[-1] and "Next:" in shown[-1]
+    # A plain-text front end (a console, a notebook converted to text) shows the report's text.
+    assert "Next:" in texts[-1] and "<" not in texts[-1]
     mock(KATAS[0].name, "a", (300, True))
     notebook.progress_magic()
     page = shown[-1]
@@ -217,7 +225,7 @@ def test_kata_progress_shows_the_picture_above_the_text(monkeypatch: pytest.Monk
 
 def test_kata_progress_takes_the_progress_commands_options(monkeypatch: pytest.MonkeyPatch) -> None:
     shown: list[str] = []
-    monkeypatch.setattr(notebook, "_show", shown.append)
+    monkeypatch.setattr(notebook, "_show", lambda markup, text: shown.append(markup))
     mock(KATAS[0].name, "a", (300, True))
     notebook.progress_magic(f"--history {KATAS[0].name}")
     assert "<svg" not in shown[-1] and f"{KATAS[0].name}" in shown[-1] and "mock" in shown[-1]

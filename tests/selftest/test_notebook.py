@@ -48,6 +48,14 @@ def _html(cell: dict) -> str:
     )
 
 
+def _plain(cell: dict) -> str:
+    """What a plain-text front end shows of a cell's displays: a console, nbconvert --to
+    script or markdown, an editor without HTML."""
+    return "".join(
+        out.get("data", {}).get("text/plain", "") for out in cell["outputs"] if "data" in out
+    )
+
+
 def _text(cell: dict) -> str:
     return "".join(out.get("text", "") for out in cell["outputs"] if out["output_type"] == "stream")
 
@@ -121,6 +129,18 @@ def test_a_generated_notebook_in_a_kernel(tmp_path: Path, monkeypatch: pytest.Mo
     assert not [o for o in broken.outputs if o["output_type"] == "error"], "not run in the kernel"
     assert "layernorm" in _html(progress)
 
+    # Every display has its text as well: the terminal report's, where HTML cannot be shown.
+    shown = [o for c in nb.cells for o in c.get("outputs", []) if "data" in o]
+    assert shown and all(o["data"].get("text/plain") for o in shown)
+    assert not [o for o in shown if o["data"]["text/plain"].startswith("<IPython.")], shown
+    assert "Not started yet?" in _plain(stub) and "your cell" in _plain(stub)
+    text = _plain(wrong)
+    assert "Interview core" in text and "✗" in text and "<details>" not in text, text
+    assert "notebook/layernorm" not in text  # the file graded is the learner's cell
+    assert "could not be loaded" in _plain(broken) and "your cell" in _plain(broken)
+    assert KATA.name in _plain(progress) and "Next:" in _plain(progress)
+    assert KATA.title in _plain(start)  # the kata's teaching text, as its Markdown
+
     modes = [(e.mode, e.solved, e.attempt) for e in history.events(KATA.name)]
     # As the command line records them: the untouched stub is no attempt; a file that ends the
     # grading's process is a failed one.
@@ -131,6 +151,73 @@ def test_a_generated_notebook_in_a_kernel(tmp_path: Path, monkeypatch: pytest.Mo
         ("notebook", False, True),
         ("notebook", False, False),  # a cell that does not load is no attempt
     ]
+
+
+def test_check_grades_a_class_defined_in_a_notebook(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """norm_katas.check("layernorm", LayerNorm) in a real kernel: the class, defined in a cell,
+    graded with what it uses from other cells, its verdict shown as HTML and as text."""
+    monkeypatch.setenv("NORM_KATAS_DATA", str(tmp_path / "data"))
+    path = os.pathsep.join(filter(None, [str(registry.ROOT), os.environ.get("PYTHONPATH")]))
+    monkeypatch.setenv("PYTHONPATH", path)
+    solution = KATA.solution.read_text(encoding="utf-8").replace("1e-5", "EPS")
+    code = nbformat.v4.new_code_cell
+    nb = nbformat.v4.new_notebook(cells=[
+        code("import norm_katas\nEPS = 1e-5\nx = 'a global the class never reads'"),
+        code(solution),
+        code('right = norm_katas.check("layernorm", LayerNorm)\n'
+             "print(right.file.read_text())\nright"),
+        code(WRONG.read_text(encoding="utf-8")),
+        code('wrong = norm_katas.check("layernorm", LayerNorm, "--hints")\n'
+             "print('solved:', wrong.solved, wrong.code)\nwrong"),
+        code('norm_katas.check("layrnorm", LayerNorm)'),
+        code('norm_katas.check("layernorm", 42)'),
+    ])  # fmt: skip
+    client = nbclient.NotebookClient(
+        nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}
+    )
+    client.execute()
+    _, _, right, _, wrong, typo, nonsense = nb.cells
+    errors = [o for c in nb.cells for o in c.outputs if o["output_type"] == "error"]
+    assert not errors, errors
+
+    assert _verdict(right)["code"] == "0" and "solved" in _html(right), _html(right)
+    assert "Interview core 17/17 ✓ solved" in _plain(right), _plain(right)
+    graded = _text(right)  # the file graded
+    assert "EPS = 1e-05" in graded and "a global" not in graded  # what it uses, nothing else
+
+    expect = re.search(r'^EXPECT = "(\w+)"', WRONG.read_text(), re.MULTILINE)
+    assert expect and _verdict(wrong).get("headline") == expect.group(1), _html(wrong)
+    assert "solved: False 1" in _text(wrong) and "Hint (idea)" in _html(wrong)
+    assert "%%kata" not in _html(wrong) and "cell" not in _html(wrong)  # no cell was graded
+    assert "did you mean 'layernorm'?" in _plain(typo)
+    assert "not int 42" in _plain(nonsense)
+    modes = [(e.mode, e.solved) for e in history.events(KATA.name)]
+    assert modes == [("notebook", True), ("notebook", False)]
+
+
+def test_check_in_a_script(tmp_path: Path) -> None:
+    """norm_katas.check in a plain Python script: the report printed, and the script is not
+    run again by its grading (it calls check at its top level)."""
+    script = tmp_path / "mine.py"
+    solution = KATA.solution.read_text(encoding="utf-8")
+    script.write_text(
+        f"{solution}\n\nimport norm_katas\n\nprint('running the script')\n"
+        "verdict = norm_katas.check('layernorm')\nprint('solved:', verdict.solved)\n"
+    )
+    env = {
+        **os.environ,
+        "NORM_KATAS_DATA": str(tmp_path / "data"),
+        "PYTHONPATH": str(registry.ROOT),
+    }
+    ran = subprocess.run(
+        [sys.executable, str(script)], cwd=tmp_path, env=env, capture_output=True, text=True,
+        timeout=600,
+    )  # fmt: skip
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    assert ran.stdout.count("running the script") == 1, ran.stdout
+    assert "Interview core 17/17 ✓ solved" in ran.stdout and "solved: True" in ran.stdout
 
 
 def _children(pid: int) -> list[int]:
@@ -324,6 +411,10 @@ def test_mock_interview_in_a_kernel(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     assert "solved ✓" in page and re.search(r"Gradings</th><td[^>]*>2<", page), page
     assert "Torch parity, the stretch goal, is at" in page and "grades as practice" in page
     assert stubs.PITFALLS in page  # the debrief: the pitfalls, then each question, folded
+    assert "``" not in page and "<code>unbiased=True</code>" in page  # the stub's RST code
+    text = _plain(core)
+    assert "<code>" not in text and "``" not in text and "`unbiased=True`" in text, text
+    assert f"Scorecard: {KATA.title}" in text and "Result" in text and "Q1. " in text
     from norm_katas.practice import mock
 
     questions = mock.follow_ups(KATA)
@@ -358,7 +449,7 @@ def test_kata_mock_puts_its_cell_in_a_new_cell_or_prints_it_in_colab(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.setenv("NORM_KATAS_DATA", str(tmp_path))
-    monkeypatch.setattr(notebook, "_show", lambda markup: print(markup))
+    monkeypatch.setattr(notebook, "_show", lambda markup, text: print(markup))
     handed_out = stubs.for_mock(stubs.text(KATA), stubs.GRADED_IN_A_NOTEBOOK_MOCK)
     for colab in (False, True):
         if colab:

@@ -5,6 +5,7 @@ read for it. The notebooks in notebooks/ hold the stubs too, and are kept in ste
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -68,6 +69,69 @@ def test_notebooks_match_the_stubs_and_the_registry() -> None:
         assert sources[1].rstrip().endswith("%load_ext norm_katas"), "the first cell loads it"
         assert notebook.cell_text(kata).rstrip("\n") in sources, "the stub's %%kata cell"
         assert "--device cuda" in "".join(sources)
+
+
+# What installs from, or opens, the published repository: never a guessed address.
+INSTALLS = re.compile(r"git\+https?://[^\s\"')]+|colab\.research\.google\.com/github/[^\s\"')]+")
+
+
+def test_nothing_installs_from_or_links_to_an_address_not_set() -> None:
+    """While the repository's address is unset, no notebook and no README line installs from
+    or opens any address; once set, only from that one."""
+    address = registry.repository()
+    files = [*(notebooks.path(kata) for kata in KATAS), registry.ROOT / "README.md"]
+    for file in files:
+        for found in INSTALLS.findall(file.read_text(encoding="utf-8")):
+            assert address and address.removeprefix("https://") in found, f"{file}: {found}"
+
+
+def _setting(monkeypatch: pytest.MonkeyPatch, address: str) -> None:
+    """[tool.norm-katas] repository as if pyproject.toml said `address`."""
+    read = registry.read_toml
+
+    def with_setting(path: Path) -> dict:
+        data = read(path)
+        if path.name == "pyproject.toml":
+            data.setdefault("tool", {})["norm-katas"] = {"repository": address}
+        return data
+
+    monkeypatch.setattr(registry, "read_toml", with_setting)
+
+
+def test_a_set_address_installs_from_it_and_links_to_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    _setting(monkeypatch, "https://github.com/someone/norm-katas/")
+    kata = registry.get("layernorm")
+    made = notebooks.text(kata)
+    assert (
+        '%pip install --quiet \\"norm-katas @ git+https://github.com/someone/norm-katas\\"' in made
+    )
+    colab = "https://colab.research.google.com/github/someone/norm-katas/blob/main/notebooks/"
+    assert f"({colab}layernorm.ipynb)" in made and "Open In Colab" in made
+    assert f"[Colab]({colab}layernorm.ipynb)" in registry.kata_table()
+    assert "ModuleNotFoundError" not in made
+    _setting(monkeypatch, "")
+    made = notebooks.text(kata)
+    assert not INSTALLS.findall(made + registry.kata_table()) and "Open In Colab" not in made
+    _setting(monkeypatch, "git@github.com:someone/norm-katas.git")
+    with pytest.raises(ValueError, match=r"must be https://github.com/OWNER/NAME"):
+        registry.repository()
+
+
+def test_the_setup_cell_says_how_to_install_norm_katas_where_it_is_missing(
+    tmp_path: Path,
+) -> None:
+    """Away from a clone, with no address set, the first cell stops with how to install it."""
+    if registry.repository():
+        pytest.skip("the repository's address is set: the cell installs from it")
+    cell = notebooks.setup_cell(registry.get("layernorm"))
+    code = "\n".join(line for line in cell.splitlines() if not line.startswith("%"))
+    ran = subprocess.run(
+        [sys.executable, "-I", "-c", code], cwd=tmp_path, capture_output=True, text=True,
+        timeout=60,
+    )  # fmt: skip
+    assert ran.returncode == 1, ran.stdout + ran.stderr
+    assert "ModuleNotFoundError: norm-katas is not installed in this kernel" in ran.stderr
+    assert "%pip install /path/to/the/clone" in ran.stderr and "pip wheel" in ran.stderr
 
 
 def grader_cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
