@@ -328,7 +328,11 @@ def new_kata(session: nox.Session) -> None:
 
 def _selftests(session: nox.Session, python: str, args: list[str]) -> None:
     workers = [] if any(a.startswith("-n") for a in args) else ["-n", "auto"]
-    session.run(python, "-m", "pytest", "tests/selftest", *workers, *args, external=True)
+    # NORM_KATAS_NOX: the Python that runs nox, for the self-test that runs nox in a clone.
+    session.run(
+        python, "-m", "pytest", "tests/selftest", *workers, *args, external=True,
+        env={"NORM_KATAS_NOX": sys.executable},
+    )  # fmt: skip
 
 
 @nox.session(python=False)

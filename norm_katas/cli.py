@@ -7,10 +7,11 @@ python -m norm_katas init [DIR]                        a workspace of fresh stub
 python -m norm_katas mock [--kata K] [--minutes M]     a timed mock interview (nox -s mock)
 python -m norm_katas progress [--history [KATA]]       your progress (nox -s progress)
 python -m norm_katas reset <kata>... | --all           restore stubs (nox -s reset)
+python -m norm_katas reset <kata>... --notebook        restore a clone's notebooks/ instead
 python -m norm_katas solution <kata>                   the reference solution (nox -s solution)
 python -m norm_katas stubs [--record]                  authors: check or record stubs/
 python -m norm_katas new-kata <name>                   authors: a new kata, ready to run
-python -m norm_katas notebooks [--write]               authors: check or write notebooks/
+python -m norm_katas notebooks [--write]               authors: check or write stubs/notebooks/
 python -m norm_katas serve                             self-tests: a warm grading server
 
 Installed with pip, the command is also `norm-katas`: `norm-katas init` makes a workspace folder
@@ -104,10 +105,17 @@ def cmd_reset(argv: list[str]) -> int:
     )
     parser.add_argument("katas", nargs="*", help="kata names, e.g. layernorm")
     parser.add_argument("--all", action="store_true", help="reset every kata")
+    parser.add_argument(
+        "--notebook",
+        action="store_true",
+        help="restore the kata's notebook in a clone (notebooks/<kata>.ipynb), not its file",
+    )
     args = parser.parse_args(argv)
     katas = registry.load() if args.all else [registry.get(name) for name in args.katas]
     if not katas:
         parser.error(f"name a kata (e.g. {door.command('reset', 'layernorm')}) or pass --all")
+    if args.notebook:
+        return _reset_notebooks(katas)
     for kata in katas:
         existed = kata.stub.exists()
         backup = workspace.reset(kata)
@@ -118,6 +126,31 @@ def cmd_reset(argv: list[str]) -> int:
             print(f"{mine} is already the untouched stub: nothing to do.")
         else:
             print(f"{mine} is the stub again. Your previous file is saved at\n    {backup}")
+    return 0
+
+
+def _reset_notebooks(katas: list[registry.Kata]) -> int:
+    """reset --notebook: a clone's notebooks/<stem>.ipynb as the tool ships it, backed up first."""
+    from norm_katas import notebooks
+    from norm_katas.practice import workspace
+
+    if registry.INSTALLED:
+        print(
+            "reset --notebook restores a clone's notebooks/; this norm-katas is installed, with "
+            "none: in a notebook, `%kata NAME` starts a fresh cell from the stub.",
+            file=sys.stderr,
+        )
+        return runner.USAGE
+    for kata in katas:
+        mine = f"{notebooks.FOLDER}/{notebooks.path(kata).name}"
+        existed = notebooks.path(kata).exists()
+        backup = workspace.reset_notebook(kata)
+        if not existed:
+            print(f"{mine} was missing: it is the kata's notebook again.")
+        elif backup is None:
+            print(f"{mine} is already the untouched notebook: nothing to do.")
+        else:
+            print(f"{mine} is the kata's notebook again. Yours is saved at\n    {backup}")
     return 0
 
 
@@ -171,6 +204,8 @@ def cmd_stubs(argv: list[str]) -> int:
     if argv not in ([], ["--record"]):
         print(f"usage: {PROG} stubs [--record]", file=sys.stderr)
         return runner.USAGE
+    if argv and (refused := _authors_only("stubs --record")):
+        return refused
     if argv:
         try:
             done = stubs.record()
@@ -194,10 +229,25 @@ def cmd_notebooks(argv: list[str]) -> int:
     if argv not in ([], ["--write"]):
         print(f"usage: {PROG} notebooks [--write]", file=sys.stderr)
         return runner.USAGE
+    if argv and (refused := _authors_only("notebooks --write")):
+        return refused
     if argv:
         print("\n".join(notebooks.write()) or "every notebook is up to date: nothing to do")
-    fine = f"{len(registry.load())} notebooks in {notebooks.FOLDER}/, each up to date"
+    fine = f"{len(registry.load())} notebooks in {notebooks.PRISTINE}/, each up to date"
     return _problems(notebooks.problems(), fine)
+
+
+def _authors_only(command: str) -> int | None:
+    """An author's command writes the kata content: in a clone only, never into an installed
+    copy (site-packages), which a reinstall would silently undo. Exit 2 there, or None."""
+    if not registry.INSTALLED:
+        return None
+    print(
+        f"{PROG} {command} is for authors, in a clone of norm-katas: this one is installed "
+        f"({registry.ROOT.parent}), whose files are not yours to edit. Nothing was written.",
+        file=sys.stderr,
+    )
+    return runner.USAGE
 
 
 def _problems(problems: list[str], fine: str) -> int:
@@ -219,6 +269,8 @@ def cmd_new_kata(argv: list[str]) -> int:
             file=sys.stderr,
         )
         return runner.USAGE
+    if refused := _authors_only("new-kata"):
+        return refused
     try:
         done = scaffold.create(argv[0])
     except scaffold.ScaffoldError as e:

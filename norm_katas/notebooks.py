@@ -1,5 +1,13 @@
-"""The notebooks/ folder: one Jupyter notebook per kata, generated from the registry and the
-stubs (`python -m norm_katas notebooks --write`; a self-test fails when one is out of date).
+"""The kata notebooks: one Jupyter notebook per kata, generated from the registry and the stubs.
+
+Two copies of each, as for the stubs:
+- stubs/notebooks/<stem>.ipynb is the tool's pristine copy (shipped with the stubs), written by
+  `python -m norm_katas notebooks --write`; a self-test fails when one is out of date;
+- notebooks/<stem>.ipynb, in a clone, is the learner's working copy, as katas/ holds their kata
+  files: a fresh clone (and Colab's link) opens the pristine copy committed there. No repository
+  check reads the learner's copy to judge it, and `--write` replaces it only where it is
+  missing or still the pristine copy it replaces; `reset NAME --notebook` restores it, backing
+  it up first.
 
 Each notebook opens as is in JupyterLab, VS Code or Colab (its badge): a first cell that loads
 the %kata magics (a clone's own copy, or norm-katas installed with pip where the kernel has
@@ -10,14 +18,16 @@ itself when run. The notebooks are written as nbformat writes them, without need
 from __future__ import annotations
 
 import json
+import os
 import re
 from pathlib import Path
 from typing import Any
 
 from norm_katas import notebook
-from norm_katas.grader import registry
+from norm_katas.grader import registry, stubs
 
-FOLDER = "notebooks"
+FOLDER = "notebooks"  # the learner's working copies, in a clone
+PRISTINE = "stubs/notebooks"  # the tool's copies
 WRITE_COMMAND = "python -m norm_katas notebooks --write"
 # pip installs norm-katas from the published repository, and the Colab badges open it there:
 # registry.SETTING, empty until it is set deliberately; then run WRITE_COMMAND again.
@@ -25,11 +35,22 @@ BADGE = "https://colab.research.google.com/assets/colab-badge.svg"
 
 
 def folder() -> Path:
+    """The learner's notebooks: a clone's notebooks/ (an installed copy has none)."""
     return registry.ROOT / FOLDER
 
 
 def path(kata: registry.Kata) -> Path:
+    """The learner's working copy of the kata's notebook, in a clone."""
     return registry.ROOT / registry.notebook(kata)
+
+
+def pristine_folder() -> Path:
+    return registry.ROOT / PRISTINE
+
+
+def pristine(kata: registry.Kata) -> Path:
+    """The tool's copy of the kata's notebook, as generated."""
+    return pristine_folder() / f"{kata.stem}.ipynb"
 
 
 def setup_cell(kata: registry.Kata) -> str:
@@ -168,30 +189,74 @@ def text(kata: registry.Kata) -> str:
 
 
 def problems() -> list[str]:
-    """Each notebook that is missing, out of date or of no kata, with what to do."""
+    """Each pristine notebook that is missing, out of date or of no kata, with what to do; and,
+    in a clone, each learner's notebook that a fresh clone would not open as the pristine copy.
+    A learner's notebook is never judged by what they wrote in it (see stubs.held)."""
     found = []
-    expected = {path(kata): kata for kata in registry.load()}
+    expected = {pristine(kata): kata for kata in registry.load()}
     for file, kata in expected.items():
-        if not file.is_file():
-            found.append(f"{FOLDER}/{file.name} is missing: run `{WRITE_COMMAND}`.")
-        elif file.read_text(encoding="utf-8") != text(kata):
+        current = _read(file)
+        if current is None:
+            found.append(f"{PRISTINE}/{file.name} is missing: run `{WRITE_COMMAND}`.")
+        elif current != text(kata):
             found.append(
-                f"{FOLDER}/{file.name} differs from what its stub and katas.toml make: run "
+                f"{PRISTINE}/{file.name} differs from what its stub and katas.toml make: run "
                 f"`{WRITE_COMMAND}` (a notebook there is generated; edit the stub instead)."
             )
-    for file in sorted(folder().glob("*.ipynb")):
-        if file not in expected:
-            found.append(f"{FOLDER}/{file.name} is no kata's notebook: remove it.")
+        elif not registry.INSTALLED and stubs.held(path(kata), stubs.blob_id(current)) is False:
+            found.append(
+                f"{FOLDER}/{file.name} has never held {PRISTINE}/{file.name}, not now and not in "
+                "any commit, so a fresh clone (and its Colab link) would open another notebook. "
+                f"Run `nox -s reset -- {kata.name} --notebook` (your notebook is backed up "
+                f"first), then commit {FOLDER}/{file.name}."
+            )
+    if pristine_folder().is_dir():
+        for file in sorted(pristine_folder().glob("*.ipynb")):
+            if file not in expected:
+                found.append(f"{PRISTINE}/{file.name} is no kata's notebook: remove it.")
     return found
 
 
 def write() -> list[str]:
-    """Write every kata's notebook; returns what changed."""
-    folder().mkdir(exist_ok=True)
+    """Write every kata's pristine notebook, and in a clone the learner's copy where it is
+    missing or still the pristine copy being replaced (untouched); a learner's notebook holding
+    anything else is left as it is, and said so. Returns what was done, one line each."""
+    pristine_folder().mkdir(parents=True, exist_ok=True)
     done = []
     for kata in registry.load():
-        file, wanted = path(kata), text(kata)
-        if not file.is_file() or file.read_text(encoding="utf-8") != wanted:
-            file.write_text(wanted, encoding="utf-8", newline="\n")
-            done.append(f"wrote {FOLDER}/{file.name}")
+        tool, wanted = pristine(kata), text(kata)
+        before = _read(tool)
+        if before != wanted:
+            _write(tool, wanted)
+            done.append(f"wrote {PRISTINE}/{tool.name}")
+        if registry.INSTALLED:
+            continue
+        mine = path(kata)
+        current = _read(mine)
+        if current == wanted:
+            continue
+        if current is None or current == before:
+            _write(mine, wanted)
+            was = "missing" if current is None else "untouched"
+            done.append(f"wrote {FOLDER}/{mine.name} (it was {was})")
+        else:
+            done.append(
+                f"left {FOLDER}/{mine.name} as it is: it holds your work. `nox -s reset -- "
+                f"{kata.name} --notebook` makes it the new notebook, backing yours up first."
+            )
     return done
+
+
+def _read(file: Path) -> str | None:
+    try:
+        return file.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def _write(file: Path, content: str) -> None:
+    """Atomically: a notebook open in Jupyter never sees a half-written file."""
+    file.parent.mkdir(parents=True, exist_ok=True)
+    tmp = file.with_name(f".{file.name}.{os.getpid()}.tmp")
+    tmp.write_text(content, encoding="utf-8", newline="\n")
+    os.replace(tmp, file)

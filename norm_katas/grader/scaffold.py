@@ -8,7 +8,8 @@ It writes a kata that already runs and passes the self-tests, about a placeholde
 - tests/catalogue/<stem>/: what the catalogue rule asks of a kata with that one check (six
   wrong files, each failing it, and two ok_ files), placeholders like the layer;
 - tests/followups/<stem>.toml, the mock's follow-up questions;
-- the entry in katas/katas.toml, and the README's kata table, regenerated from the registry.
+- the entry in katas/katas.toml, and the README's kata table, regenerated from the registry;
+- its notebook, stubs/notebooks/<stem>.ipynb, and the learner's copy notebooks/<stem>.ipynb.
 Nothing is written unless NAME is a new, valid kata name and none of those files exists yet.
 """
 
@@ -121,8 +122,9 @@ The skeleton passes the self-tests: `nox -s tests -- -k {name}`. Now make it you
 1. katas/katas.toml: its title, difficulty and minutes (the README's table follows with
    `python -m norm_katas list --markdown`, which a self-test compares).
 2. stubs/{stem}.py teaches the layer and states its contract; record each change with
-   `python -m norm_katas stubs --record` (which also writes notebooks/{stem}.ipynb again; after
-   a change to katas.toml, `python -m norm_katas notebooks --write` does).
+   `python -m norm_katas stubs --record` (which also writes its notebook again, in
+   stubs/notebooks/ and, where yours is untouched, notebooks/; after a change to katas.toml,
+   `python -m norm_katas notebooks --write` does).
    solutions/{stem}.py is the reference.
 3. tests/test_{stem}.py: one check per property, most specific first; the first line of each
    docstring for the learner, then two hints (the idea, then the formula in maths).

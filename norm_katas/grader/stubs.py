@@ -27,6 +27,7 @@ import hashlib
 import os
 import re
 import subprocess
+from pathlib import Path
 
 from norm_katas.grader import registry
 
@@ -254,10 +255,17 @@ def _git_blob(digest: str) -> str | None:
 
 def _held_in_katas(kata: registry.Kata, digest: str) -> bool | None:
     """Whether katas/<file> holds the stub now or did in some commit (None: no git history)."""
-    current = _read(kata.committed)
+    return held(kata.committed, digest)
+
+
+def held(path: Path, digest: str) -> bool | None:
+    """Whether the learner's file at `path` (katas/<file>, notebooks/<stem>.ipynb) holds the
+    text with blob id `digest` now or did in some commit (None: no git history). What a fresh
+    clone starts from, found without judging what the learner wrote there since."""
+    current = _read(path)
     if current is not None and blob_id(current) == digest:
         return True
-    rel = f"katas/{kata.file}"
+    rel = path.relative_to(registry.ROOT).as_posix()
     commits = (_git("log", "--format=%H", "--", rel) or b"").decode().split()
     if not commits:
         return None

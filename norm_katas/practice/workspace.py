@@ -47,18 +47,37 @@ def _write_atomically(path: Path, text: str) -> None:
 
 def reset(kata: registry.Kata) -> Path | None:
     """Restore katas/<file> to the stub; back the current file up first. Returns the backup."""
-    stub = pristine_stub(kata)
-    current = kata.stub.read_text(encoding="utf-8") if kata.stub.exists() else None
-    if current == stub:  # by content: a file that merely looks like a stub is backed up
+    return _restore(kata, kata.stub, pristine_stub(kata))
+
+
+def reset_notebook(kata: registry.Kata) -> Path | None:
+    """Restore the learner's notebooks/<stem>.ipynb (a clone's) to the kata's pristine notebook;
+    back the current one up first. Returns the backup."""
+    from norm_katas import notebooks  # the generator: it imports the notebook magics' module
+
+    return _restore(kata, notebooks.path(kata), notebooks.text(kata))
+
+
+def _restore(kata: registry.Kata, path: Path, text: str) -> Path | None:
+    """Write `text` to the learner's `path`, after a verified backup of what it holds."""
+    current = path.read_bytes() if path.exists() else None
+    # By content (either line ending): a file that merely looks like the stub is backed up.
+    if current is not None and current.replace(b"\r\n", b"\n") == text.encode("utf-8"):
         return None
     backup = None
-    if current is not None:
-        backup = history.data_dir() / "backups" / f"{_stamp()}-{kata.name}" / kata.file
+    if current is not None:  # byte for byte, whatever the file holds
+        backup = history.data_dir() / "backups" / f"{_stamp()}-{kata.name}" / path.name
         backup.parent.mkdir(parents=True, exist_ok=True)
-        _write_atomically(backup, current)
-        if backup.read_text(encoding="utf-8") != current:  # never overwrite without a good copy
+        tmp = backup.with_name(f".{backup.name}.tmp")
+        with open(tmp, "wb") as f:
+            f.write(current)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, backup)
+        if backup.read_bytes() != current:  # never overwrite without a good copy
             raise WorkspaceError(f"the backup {backup} could not be verified; nothing was reset")
-    _write_atomically(kata.stub, stub)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    _write_atomically(path, text)
     return backup
 
 

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
+import shutil
 import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -21,9 +23,13 @@ if _workers := int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "0")):
     os.environ.setdefault("OMP_NUM_THREADS", str(max(1, (_cores or 1) // _workers)))
 
 
-# The self-tests grade through the learner's doors, which record attempts: never in the learner's
-# own history. Tests that read the history set a folder of their own.
-os.environ.setdefault("NORM_KATAS_DATA", tempfile.mkdtemp(prefix="norm-katas-selftest-"))
+# The self-tests grade through the learner's doors, which record attempts and back files up:
+# never in the learner's own history, whatever NORM_KATAS_DATA says (a learner may set it to
+# keep their history elsewhere). Every process a self-test starts (a grading, a nox session, a
+# kernel) inherits this throwaway folder; tests that read the history set a folder of their own.
+_THROWAWAY = tempfile.mkdtemp(prefix="norm-katas-selftest-")
+os.environ["NORM_KATAS_DATA"] = _THROWAWAY
+atexit.register(shutil.rmtree, _THROWAWAY, ignore_errors=True)
 
 
 def _device_note(config: pytest.Config) -> str | None:

@@ -132,6 +132,35 @@ def test_init_makes_a_workspace_of_stubs_that_grades_and_keeps_your_files(
     assert mine.read_text() == registry.get("layernorm").pristine.read_text()
 
 
+@pytest.mark.parametrize(
+    "command", [["new-kata", "instancenorm"], ["notebooks", "--write"], ["stubs", "--record"]]
+)
+def test_authors_commands_refuse_to_write_into_the_installed_copy(
+    norm_katas: Installed, command: list[str]
+) -> None:
+    """The installed copy's files are pip's: an author's command says so in one line, exit 2,
+    and writes nothing there (a half-made kata would then be listed and fail to grade)."""
+    where = _run([norm_katas.bin / "python", "-c", SHIPPED], norm_katas.home, norm_katas.env)
+    shipped = Path(where.stdout.strip())
+    before = {p: p.read_bytes() for p in shipped.rglob("*") if p.is_file()}
+    done = norm_katas(*command)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1 and "Traceback" not in done.stderr
+    assert "for authors, in a clone" in done.stderr and "Nothing was written" in done.stderr
+    after = {p: p.read_bytes() for p in shipped.rglob("*") if p.is_file()}
+    assert after == before, "it wrote into the installed copy"
+    assert "instancenorm" not in norm_katas("list").stdout
+
+
+SHIPPED = "from norm_katas.grader import registry; print(registry.ROOT)"
+
+
+def test_reset_notebook_needs_a_clone(norm_katas: Installed) -> None:
+    done = norm_katas("reset", "layernorm", "--notebook")
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stdout + done.stderr
+    assert "%kata NAME" in done.stderr, done.stderr
+
+
 def test_a_notebook_away_from_the_clone_grades_with_the_installed_copy(
     norm_katas: Installed, tmp_path: Path
 ) -> None:

@@ -72,7 +72,8 @@ def test_a_new_kata_passes_its_self_tests(repo_copy: Path, request: pytest.Fixtu
     assert any((repo_copy / "tests" / "catalogue" / stem).glob("ok_*.py"))
     assert f'name = "{NAME}"' in (repo_copy / "katas" / "katas.toml").read_text()
     assert f"`kata-{NAME}`" in (repo_copy / "README.md").read_text()  # its row in the table
-    assert (repo_copy / "notebooks" / f"{stem}.ipynb").is_file()
+    pristine = repo_copy / "stubs" / "notebooks" / f"{stem}.ipynb"
+    assert (repo_copy / "notebooks" / f"{stem}.ipynb").read_text() == pristine.read_text()
     # Every self-test of the new kata, the README's table included, in the copy.
     device = str(request.config.getoption("device"))
     selection = f"{NAME} or readme_kata_table or notebooks_match"

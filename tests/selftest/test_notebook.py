@@ -71,7 +71,9 @@ def test_a_generated_notebook_in_a_kernel(tmp_path: Path, monkeypatch: pytest.Mo
     """notebooks/layernorm.ipynb as a learner runs it, from its folder in this clone, then the
     cells a learner adds to it."""
     monkeypatch.setenv("NORM_KATAS_DATA", str(tmp_path / "data"))  # the kernel's history
-    nb = nbformat.read(notebooks.path(KATA), as_version=4)
+    # What a fresh clone's notebooks/layernorm.ipynb holds (test_stubs proves it), never the
+    # learner's copy there, which may hold their work.
+    nb = nbformat.read(notebooks.pristine(KATA), as_version=4)
     nbformat.validate(nb)
     generated = len(nb.cells)
     solution = KATA.solution.read_text(encoding="utf-8")

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from norm_katas import notebooks
 from norm_katas.grader import registry, stubs
 from norm_katas.grader.report import FAIL, Check, Outcome, Report
 from norm_katas.practice import history, mock, progress, workspace
@@ -311,11 +312,12 @@ GIT = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign
 
 def fresh_copy(dest: Path) -> Path:
     """This working tree as a learner gets it, without git: the machinery as it is now, and
-    katas/ holding the pristine stubs whatever the real katas/ holds."""
+    katas/ and notebooks/ holding the pristine copies whatever the real ones hold."""
     ignore = shutil.ignore_patterns(".git", ".nox", "__pycache__", "*.pyc", "catalogue")
     shutil.copytree(registry.ROOT, dest, ignore=ignore)
     for kata in KATAS:
         (dest / "katas" / kata.file).write_text(workspace.pristine_stub(kata))
+        (dest / registry.notebook(kata)).write_text(notebooks.text(kata))
     return dest
 
 
@@ -340,6 +342,35 @@ def test_reset_backs_up_the_learner_file_first(repo_copy: Path, data_dir: Path) 
     assert str(backups[0]) in run.stdout
     assert stub_path.read_text() == workspace.pristine_stub(registry.get("layernorm"))
     assert "already the untouched stub" in cli("reset", "layernorm", cwd=repo_copy).stdout
+
+
+def test_reset_notebook_backs_up_the_learner_notebook_first(
+    repo_copy: Path, data_dir: Path, tmp_path: Path
+) -> None:
+    kata = registry.get("layernorm")
+    mine = repo_copy / registry.notebook(kata)
+    work = notebooks.text(kata).replace("raise NotImplementedError", "return x  # mine").encode()
+    mine.write_bytes(work)
+    assert cli("notebooks", cwd=repo_copy).returncode == 0, "a learner's work is no problem"
+    run = cli("reset", "layernorm", "--notebook", cwd=repo_copy)
+    assert run.returncode == 0, run.stderr
+    (backup,) = (data_dir / "backups").glob(f"*-layernorm/{mine.name}")
+    assert backup.read_bytes() == work and str(backup) in run.stdout, run.stdout
+    assert mine.read_text() == notebooks.text(kata)
+    assert (repo_copy / "katas" / kata.file).read_text() == workspace.pristine_stub(kata)
+    again = cli("reset", "layernorm", "--notebook", cwd=repo_copy)
+    assert "notebooks/layernorm.ipynb is already the untouched notebook" in again.stdout
+    mine.unlink()
+    assert "was missing" in cli("reset", "layernorm", "--notebook", cwd=repo_copy).stdout
+    # A clone whose notebooks/ never held the pristine copy would open another notebook.
+    other = fresh_copy(tmp_path / "other")
+    (other / registry.notebook(kata)).write_bytes(work)
+    subprocess.run(["git", "init", "-q"], cwd=other, check=True)
+    subprocess.run(["git", "add", "-A"], cwd=other, check=True)
+    subprocess.run([*GIT, "commit", "-qm", "work", "--no-verify"], cwd=other, check=True)
+    run = cli("notebooks", cwd=other)
+    assert run.returncode == 1 and "has never held stubs/notebooks/layernorm" in run.stderr
+    assert "nox -s reset -- layernorm --notebook" in run.stderr, run.stderr
 
 
 # A helper left raising NotImplementedError, as the BatchNorm stub lays out its own: an attempt

@@ -1,6 +1,7 @@
 """Self-tests for the pristine stubs (norm_katas/grader/stubs.py): stubs/<file> is the tool's
 copy of each untouched stub, recorded by hash in stubs/hashes.txt; the learner's katas/ is never
-read for it. The notebooks in notebooks/ hold the stubs too, and are kept in step with them."""
+read for it. The notebooks hold the stubs too: the tool's copies in stubs/notebooks/ are kept in
+step with them; the learner's copies in notebooks/ are never rewritten with their work in them."""
 
 from __future__ import annotations
 
@@ -61,10 +62,11 @@ def test_the_notebook_cell_keeps_the_code_and_says_how_a_cell_is_graded(
 
 
 def test_notebooks_match_the_stubs_and_the_registry() -> None:
-    """notebooks/ is generated: one notebook per kata, each as its stub and entry make it."""
+    """stubs/notebooks/ is generated: one notebook per kata, each as its stub and entry make it;
+    a fresh clone's notebooks/ holds them (checked in git, never in the learner's files)."""
     assert not notebooks.problems(), "\n".join(notebooks.problems())
     for kata in KATAS:
-        nb = json.loads(notebooks.path(kata).read_text(encoding="utf-8"))
+        nb = json.loads(notebooks.pristine(kata).read_text(encoding="utf-8"))
         sources = ["".join(cell["source"]) for cell in nb["cells"]]
         assert sources[1].rstrip().endswith("%load_ext norm_katas"), "the first cell loads it"
         assert notebook.cell_text(kata).rstrip("\n") in sources, "the stub's %%kata cell"
@@ -139,6 +141,37 @@ def grader_cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
         [sys.executable, "-m", "norm_katas", *args], cwd=cwd, capture_output=True, text=True,
         timeout=120,
     )  # fmt: skip
+
+
+def test_writing_the_notebooks_never_replaces_a_learners_notebook(tmp_path: Path) -> None:
+    # After a change to katas.toml, `notebooks --write` writes the tool's copies, and a learner's
+    # notebook only where it is missing or still the pristine copy; one holding work is left
+    # byte for byte as it was, and the command says how to take the new one.
+    copy = tmp_path / "repo"
+    ignore = shutil.ignore_patterns(".git", ".nox", "__pycache__", "*.pyc", "catalogue")
+    shutil.copytree(registry.ROOT, copy, ignore=ignore)
+    mine = {kata.name: copy / "notebooks" / notebooks.path(kata).name for kata in KATAS}
+    for kata in KATAS:
+        mine[kata.name].write_text(notebooks.text(kata), encoding="utf-8")
+    work = notebooks.text(KATAS[0]).replace("raise NotImplementedError", "return x  # mine")
+    mine[KATAS[0].name].write_bytes(work.replace("\n", "\r\n").encode())  # saved on Windows
+    mine[KATAS[1].name].unlink()
+    toml = copy / "katas" / "katas.toml"
+    toml.write_text(toml.read_text().replace("minutes = ", "minutes = 1", 3))
+    run = grader_cli("notebooks", cwd=copy)
+    assert run.returncode == 1 and "stubs/notebooks/" in run.stderr, run.stdout + run.stderr
+    run = grader_cli("notebooks", "--write", cwd=copy)
+    assert run.returncode == 0, run.stdout + run.stderr
+    first, second, third = KATAS[:3]
+    assert mine[first.name].read_bytes() == work.replace("\n", "\r\n").encode()
+    assert f"left notebooks/{mine[first.name].name} as it is: it holds your work" in run.stdout
+    assert f"nox -s reset -- {first.name} --notebook" in run.stdout, run.stdout
+    assert f"wrote notebooks/{mine[second.name].name} (it was missing)" in run.stdout
+    assert f"wrote notebooks/{mine[third.name].name} (it was untouched)" in run.stdout
+    for kata in (second, third):
+        pristine = copy / notebooks.PRISTINE / notebooks.pristine(kata).name
+        assert mine[kata.name].read_text() == pristine.read_text(), kata.name
+    assert grader_cli("notebooks", cwd=copy).returncode == 0
 
 
 def test_an_edited_stub_fails_until_it_is_recorded(tmp_path: Path) -> None:
