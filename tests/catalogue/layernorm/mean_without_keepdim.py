@@ -6,6 +6,7 @@ from solutions.layernorm import LayerNorm as Reference
 
 EXPECT = "test_output_like_input"
 ALSO = "test_follows_device"
+SAYS = "for the same reason: the same RuntimeError at"
 
 
 class LayerNorm(Reference):
