@@ -614,6 +614,7 @@ def render(request: Request, code: int, report: Any, said: str, cell: bool = Tru
             f'<p>{esc(lead)}<span class="nk-bad">✗</span> <b>{prose(head.description)}</b></p>'
             + pre(head.message)
             + hints(head)
+            + _folded(report, request.file)
         )
         if request.hints < 2 and head.kind == FAIL and head.hints and not request.mock:
             more = "--hints" if not request.hints else "--hints 2"
@@ -668,6 +669,28 @@ def _score(report: Any, strict: bool) -> str:
     parts = [f"{html.escape(a)}{marks[m]}{html.escape(b)}" for a, m, b in report.score(strict)]
     extra = f' <span class="nk-dim">({report.skipped} skipped)</span>' if report.skipped else ""
     return f"<p><b>{' · '.join(parts)}</b>{extra}</p>"
+
+
+def _folded(report: Any, file: Path) -> str:
+    """The failures under the headline, grouped as the terminal's verdict groups them
+    (Report.fold): those with evidence of its cause in one line, the others by title."""
+    esc = html.escape
+    fold = report.fold()
+    parts = []
+    if same := fold.same_text():
+        parts.append(f'<p class="nk-dim">{esc(in_cell(same, file))}.</p>')
+    if other := fold.other_text():
+        titles, more = fold.other_titles()
+        items = "".join(f"<li>{esc(title)}</li>" for title in titles)
+        if more:
+            items += f"<li>and {more} more</li>"
+        parts.append(f'<div class="nk-dim">{esc(other)}:<ul>{items}</ul></div>')
+    if later := len(fold.later):
+        parts.append(
+            f'<p class="nk-dim">Torch parity (stretch) has {later} failing check'
+            f"{'s' * (later != 1)} too; fix the core first.</p>"
+        )
+    return "".join(parts)
 
 
 def _check(check: Any, outcome: Any, pre: Any, hints: Any) -> str:

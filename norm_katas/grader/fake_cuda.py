@@ -5,7 +5,9 @@ GPU: shapes, dtypes and devices are real, values are not, and an op that mixes i
 tensor raises just as CUDA would. A tensor the learner's forward makes on the CPU (a mask from
 torch.rand(x.shape), a statistic kept as a plain attribute instead of a buffer) is caught.
 Where meta cannot run the code, FakeTensorMode's device="cuda" tensors get a second try (they
-cost an import of torch._dynamo, which the meta device spares one-shot gradings).
+cost an import of torch._dynamo, which the meta device spares one-shot gradings). Code that
+neither can run is run once more on the CPU: an error there (a shape that does not broadcast)
+is the learner's, not a limit of the simulation, and is raised as the CPU raises it.
 """
 
 from __future__ import annotations
@@ -71,15 +73,21 @@ def run(module: nn.Module, *inputs: torch.Tensor) -> torch.Tensor:
     Returns the output, on a device in SIMULATED where it would be on CUDA (its shape and
     dtype are real, its values are not). Raises DeviceMismatch when the code mixes devices
     and Inconclusive when neither
-    simulation can run it (data-dependent control flow, say). Tensors the module keeps as
-    plain attributes stay on the CPU, as they would with module.to("cuda"): using them with a
-    CUDA input is a mismatch, which is the point. The learner's own exceptions propagate.
+    simulation can run it (data-dependent control flow, say) but the CPU can. Tensors the
+    module keeps as plain attributes stay on the CPU, as they would with module.to("cuda"):
+    using them with a CUDA input is a mismatch, which is the point. The learner's own
+    exceptions propagate, those the CPU raises too.
     """
     try:
         return _run_on_meta(module, *inputs)
     except Inconclusive:
         pass
-    return _run_on_fake_cuda(module, *inputs)
+    try:
+        return _run_on_fake_cuda(module, *inputs)
+    except Inconclusive as e:
+        inconclusive = e
+    _on_the_cpu(lambda: copy.deepcopy(module)(*(x.clone() for x in inputs)))
+    raise inconclusive
 
 
 def _run_on_meta(module: nn.Module, *inputs: torch.Tensor) -> torch.Tensor:
@@ -109,10 +117,20 @@ def _run_on_fake_cuda(module: nn.Module, *inputs: torch.Tensor) -> torch.Tensor:
 def call(fn: Callable[..., Any], *inputs: torch.Tensor) -> Any:
     """fn(*inputs) with every input on simulated CUDA (the meta device): for code that is not
     a module, such as an autograd Function's forward and backward called directly. Raises
-    DeviceMismatch or Inconclusive like run()."""
+    DeviceMismatch or Inconclusive like run(), and the CPU's error where it fails there too."""
     try:
         return fn(*(x.to("meta") for x in inputs))
     except Exception as e:
         if not _simulation_failed(e):
             raise
-        raise _classify(e) from None
+        classified = _classify(e)
+    if isinstance(classified, Inconclusive):
+        _on_the_cpu(lambda: fn(*(x.clone() for x in inputs)))
+    raise classified
+
+
+def _on_the_cpu(run_it: Callable[[], Any]) -> None:
+    """Run the code the simulation could not on the CPU, where an error is the learner's own:
+    it propagates. The random stream is left as it was, for the rest of the check."""
+    with torch.random.fork_rng(devices=[]):
+        run_it()

@@ -23,7 +23,9 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
 import os
+import re
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -48,12 +50,18 @@ from norm_katas.grader.report import (
     describe,
     exit_code,
     explain,
+    raised_at,
     unstarted_json,
 )
 from norm_katas.grader.request import Request, UsageError, resolve_device
 
 GRADING = pytest.StashKey["Grading"]()
 MAX_TIMEOUTS = 2  # after this many checks hang, the learner's code loops: stop waiting
+# A line of torch's C++ log (c10's LOG(WARNING), glog's format) on the process's stderr:
+# "[W1125 16:34:13.431000 7197 ProcessGroupGloo.cpp:123] ...".
+_TORCH_CPP_LOG = re.compile(
+    r"^\[?[DIWEF]\d{4} \d\d:\d\d:\d\d\.\d+(?: +\d+)? [^\s\]]+\.(?:cpp|cc|cu|h|hpp):\d+\] "
+)
 
 
 class HandedIn:
@@ -285,6 +293,7 @@ def record_outcome(
     if result.failed and call.excinfo is not None:
         check.outcome = Outcome.FAILED
         check.kind, check.message = explain(call.excinfo, learner)
+        check.raised = raised_at(call.excinfo, learner)
         if call.excinfo.errisinstance(Belongs):
             check.belongs = call.excinfo.value.check
     elif result.skipped:
@@ -449,7 +458,7 @@ class Grading:
         result = outcome.get_result()
         check.seconds = round(check.seconds + result.duration, 4)
         # What the learner's code printed: each phase's report holds the phases before it too.
-        if printed := (result.capstdout + result.capstderr).strip("\n"):
+        if printed := learners_output(result.capstdout + result.capstderr).strip("\n"):
             check.output = printed
         if check.outcome in (Outcome.FAILED, Outcome.SKIPPED):
             return
@@ -462,6 +471,14 @@ class Grading:
         record_outcome(check, call, result, self.request.file)
         if check.outcome == Outcome.FAILED and check.kind == TIMEOUT:
             self._count_timeout()
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_protocol(self, item: pytest.Item) -> Iterator[None]:
+        if item.nodeid not in self.checks:  # not a check of the graded kata
+            yield
+            return
+        with torch_log_muted():
+            yield
 
     def pytest_runtest_logstart(self, nodeid: str) -> None:
         check = self.checks.get(nodeid)
@@ -506,6 +523,37 @@ class Grading:
         # Interrupted (2) too: checks that kept timing out stop the run, the learner's loop.
         if not self.grader_errors and session.exitstatus in (0, 1, 2):
             session.exitstatus = exit_code(self.report, self.request.strict)
+
+
+@contextlib.contextmanager
+def torch_log_muted() -> Iterator[None]:
+    """torch's own loggers say nothing during a check: their records (fake tensors' "failed
+    while attempting to run meta", with its traceback, when simulated CUDA cannot run an op)
+    would land in the check's captured stderr and pass for the learner's prints. The
+    learner's own loggers are left alone."""
+    loggers = [
+        logger
+        for name, logger in list(logging.Logger.manager.loggerDict.items())
+        if isinstance(logger, logging.Logger) and (name == "torch" or name.startswith("torch."))
+    ]
+    before = [logger.disabled for logger in loggers]
+    for logger in loggers:
+        logger.disabled = True
+    try:
+        yield
+    finally:
+        for logger, disabled in zip(loggers, before, strict=True):
+            logger.disabled = disabled
+
+
+def learners_output(captured: str) -> str:
+    """A check's captured output without torch's C++ log lines, which its C++ code writes to
+    the process's stderr itself: torch's words, not the learner's."""
+    if "] " not in captured:
+        return captured
+    return "".join(
+        line for line in captured.splitlines(keepends=True) if not _TORCH_CPP_LOG.match(line)
+    )
 
 
 def _suite_note(suite: Any, device: torch.device) -> str | None:

@@ -2,7 +2,8 @@
 
 Checks come in two tiers: the interview core (what an interviewer checks at the whiteboard) and
 torch parity (what torch.nn does beyond that). The verdict opens with one headline, the most
-specific failure, and folds the failures that probably share its cause into one line.
+specific failure, then folds into one line the failures that share its cause, where there is
+evidence of it (Report.fold), and names each of the others.
 """
 
 from __future__ import annotations
@@ -58,6 +59,7 @@ TODO, FAIL, CRASH, TIMEOUT = Kind.TODO, Kind.FAIL, Kind.CRASH, Kind.TIMEOUT
 CORE, PARITY, INFO = Tier.CORE, Tier.PARITY, Tier.INFO
 TIER_TITLES = {CORE: "Interview core", PARITY: "Torch parity (stretch)", INFO: "Information"}
 OUTPUT_LINES = 3  # lines of the learner's own prints shown under a check
+OTHER_TITLES = 5  # failures named under the headline; --all shows the rest
 
 
 @dataclass
@@ -73,6 +75,9 @@ class Check:
     seconds: float = 0.0  # setup, call and teardown: where a grading spends its time
     belongs: str = ""  # for a failure of another check's property: that check's function
     output: str = ""  # what the learner's code printed during the check (stdout, then stderr)
+    # For an exception out of the learner's code: its type and line there, as "RuntimeError at
+    # katas/layernorm.py line 50". Two checks that raise the same one share a cause.
+    raised: str = ""
 
     @property
     def function(self) -> str:
@@ -87,8 +92,59 @@ class Check:
             outcome=Outcome(data.get("outcome", Outcome.NOT_RUN)),
             kind=Kind(data.get("kind", Kind.NONE)), message=data.get("message", ""),
             seconds=data.get("seconds", 0.0), belongs=data.get("belongs", ""),
-            output=data.get("output", ""),
+            output=data.get("output", ""), raised=data.get("raised", ""),
         )  # fmt: skip
+
+
+def same_cause(head: Check, other: Check) -> str | None:
+    """The evidence that `other` fails for the headline's reason, in words, or None when
+    there is none: failing together is no evidence (a wrong variance and a mask on the CPU
+    fail many of the same checks)."""
+    if other.function == head.function:
+        return "the same check on other inputs"  # a parametrized check's variants
+    if head.function == other.belongs or (head.belongs and head.belongs == other.belongs):
+        return "the same mistake, met by other checks"  # declared by the suite (fail_for)
+    if other.kind == head.kind and other.raised and other.raised == head.raised:
+        return f"the same {head.raised}"
+    if other.kind == head.kind and other.message and other.message == head.message:
+        return "the same message"
+    return None
+
+
+@dataclass
+class Fold:
+    """How the verdict groups the failures under its headline: decided here once, so that
+    every renderer (terminal, notebook) says the same."""
+
+    head: Check
+    same: list[Check]  # failures with evidence that they share the headline's cause
+    reasons: list[str]  # that evidence, in words, each once
+    other: list[Check]  # the rest of the headline's tier: each its own problem, as far as known
+    later: list[Check]  # under a core headline, torch parity's other failures
+
+    def same_text(self) -> str:
+        """'N more checks fail for the same reason: <evidence>', or "" when none does."""
+        if not self.same:
+            return ""
+        n = len(self.same)
+        checks = "1 more check fails" if n == 1 else f"{n} more checks fail"
+        return f"{checks} for the same reason: {'; '.join(self.reasons)}"
+
+    def other_text(self) -> str:
+        """'N other checks fail', the titles to follow, or "" when none does."""
+        n = len(self.other)
+        return "" if not n else "1 other check fails" if n == 1 else f"{n} other checks fail"
+
+    def other_titles(self) -> tuple[list[str], int]:
+        """The other failures' titles, each with how it failed when not by a wrong value, and
+        how many more there are: OTHER_TITLES are named, all of them when one more is left."""
+        shown = self.other if len(self.other) <= OTHER_TITLES + 1 else self.other[:OTHER_TITLES]
+        titles = [
+            c.description
+            + (f" ({KIND_WORDS[c.kind]})" if c.kind in KIND_WORDS and c.kind != FAIL else "")
+            for c in shown
+        ]
+        return titles, len(self.other) - len(titles)
 
 
 @dataclass
@@ -189,6 +245,22 @@ class Report:
         ranked = self.ranked_failures()
         return ranked[0] if ranked else None
 
+    def fold(self) -> Fold | None:
+        """The failures as the verdict groups them under the headline (None without one)."""
+        ranked = self.ranked_failures()
+        if not ranked:
+            return None
+        head, same, reasons, other, later = ranked[0], [], [], [], []
+        for c in ranked[1:]:
+            reason = same_cause(head, c)
+            if reason is not None:
+                same.append(c)
+                if reason not in reasons:
+                    reasons.append(reason)
+            else:
+                (other if c.tier == head.tier else later).append(c)
+        return Fold(head, same, reasons, other, later)
+
     def to_json(self, hints: int = 0) -> dict[str, Any]:
         """The report as JSON (the format the README documents for --report-json). Hints only
         when the learner asked for them (--hints N): then the first N steps of each failure's,
@@ -281,6 +353,22 @@ def explain(excinfo: pytest.ExceptionInfo[BaseException], learner: Path | None) 
     if where:
         return CRASH, f"your code raised {name}: {text}{where}"
     return CRASH, f"{name}: {text}"
+
+
+def raised_at(excinfo: pytest.ExceptionInfo[BaseException], learner: Path | None) -> str:
+    """For an exception out of the learner's code, its type and line there ("RuntimeError at
+    katas/layernorm.py line 50"; a time limit's, "time-out at ..."), else "": the author's
+    failures (an assertion, fail()) are not the learner's exceptions."""
+    e = excinfo.value
+    if isinstance(e, AssertionError) or (
+        isinstance(e, pytest.fail.Exception) and not isinstance(e, TimedOut)
+    ):
+        return ""
+    frame = learner_frame(excinfo.tb, learner) if learner is not None else None
+    if frame is None:
+        return ""
+    name = "time-out" if isinstance(e, TimedOut) else type(e).__name__
+    return f"{name} at {display_path(learner)} line {frame.lineno}"
 
 
 def _learner_line(excinfo: pytest.ExceptionInfo[BaseException], learner: Path | None) -> str:
@@ -439,28 +527,22 @@ class Printer:
         else:
             self.write("")
         self._failure(head)
-        rest = [c for c in failed[1:] if c.tier == head.tier]
-        # Only failures of the headline's kind probably share its cause: a timeout under an
-        # AttributeError is another problem, said as one.
-        other = [c for c in rest if c.kind != head.kind]
-        rest = [c for c in rest if c.kind == head.kind]
-        later = [c for c in failed[1:] if c.tier != head.tier]
         if self.expand:
             self._expanded(failed[1:], head)
             return
-        if rest:
-            checks = "1 more check fails" if len(rest) == 1 else f"{len(rest)} more checks fail"
-            each = "" if self.in_mock else f" ({door.option('--all', self.door)} shows each)"
-            self.write(f"  {self.dim}{checks}, probably for the same reason{each}.{self.reset}")
-        if other:
-            kinds = sorted({KIND_WORDS.get(c.kind, c.kind) for c in other})
-            checks = "1 more check" if len(other) == 1 else f"{len(other)} more checks"
-            each = "" if self.in_mock else f"; {door.option('--all', self.door)} shows each"
-            self.write(
-                f"  {self.dim}{checks} fail{'s' * (len(other) == 1)} differently "
-                f"({', '.join(kinds)}{each}).{self.reset}"
-            )
-        if later:
+        fold = report.fold()
+        assert fold is not None  # there is a headline
+        each = "" if self.in_mock else f" ({door.option('--all', self.door)} shows each)"
+        if same := fold.same_text():
+            self.write(f"  {self.dim}{same}{each if not fold.other else ''}.{self.reset}")
+        if other := fold.other_text():
+            self.write(f"  {self.dim}{other}{each}:{self.reset}")
+            titles, more = fold.other_titles()
+            for title in titles:
+                self.write(f"    {self.dim}· {title}{self.reset}")
+            if more:
+                self.write(f"    {self.dim}and {more} more{self.reset}")
+        if later := fold.later:
             them = "" if self.in_mock else f" ({door.option('--all', self.door)} shows them)"
             self.write(
                 f"  {self.dim}Torch parity (stretch) has {len(later)} failing check"

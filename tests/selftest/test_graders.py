@@ -307,7 +307,7 @@ def test_headline_folds_failures_and_all_expands_them(grade) -> None:
     report, output, code = grade("dropout", path)
     failed = [c for c in report["checks"] if c["outcome"] == "failed"]
     assert code == 1 and len(failed) > 2, summary(report)
-    folded = re.search(r"(\d+) more checks? fails?, probably for the same reason", output)
+    folded = re.search(r"(\d+) other checks? fails? \(-- --all shows each\):", output)
     assert folded and int(folded[1]) >= 1, output
     _, expanded, _ = grade("dropout", path, "--all")
     assert "Every other failure" in expanded and len(expanded) > len(output), expanded

@@ -91,13 +91,97 @@ def test_an_information_report_is_listed_apart_and_never_counted() -> None:
     assert report.solved and report.strict_solved and report.tally() == (2, 2)
 
 
-def test_failures_of_another_kind_are_not_folded_under_the_headline() -> None:
-    head = check("a", "failed", CORE, CRASH, message="your code raised AttributeError: x")
-    same = check("b", "failed", CORE, CRASH, message="your code raised AttributeError: x")
-    slow = [check(f"t{i}", "failed", CORE, TIMEOUT, message="took too long") for i in range(2)]
-    text = verdict(make(head, same, *slow))
-    assert "1 more check fails, probably for the same reason" in text, text
-    assert "2 more checks fail differently (timed out; -- --all shows each)" in text, text
+def fold_lines(text: str) -> list[str]:
+    """The verdict's lines under the headline's message, up to the score."""
+    lines = text.splitlines()
+    start = max(i for i, line in enumerate(lines) if line.startswith("✗ "))
+    end = next(i for i, line in enumerate(lines) if re.match(r"Interview core \d", line))
+    return [line for line in lines[start + 2 : end] if line]
+
+
+def test_only_failures_with_evidence_fold_under_the_headline() -> None:
+    at_12 = "AttributeError at katas/layernorm.py line 12"
+    head = check("a", "failed", CORE, CRASH, message="your code raised AttributeError: x, at 12",
+                 raised=at_12)  # fmt: skip
+    # The same exception at the same line, with another message (shapes differ by check).
+    same = check("b", "failed", CORE, CRASH, message="... : y, at 12", raised=at_12)
+    elsewhere = check("c", "failed", CORE, CRASH, message="your code raised AttributeError: x",
+                      raised="AttributeError at katas/layernorm.py line 30")  # fmt: skip
+    slow = check("d", "failed", CORE, TIMEOUT, message="took too long", raised="time-out at ...")
+    wrong = check("e", "failed", CORE, FAIL, message="wrong values")
+    text = verdict(make(head, same, elsewhere, slow, wrong))
+    assert fold_lines(text) == [
+        "  1 more check fails for the same reason: the same " + at_12 + ".",
+        "  3 other checks fail (-- --all shows each):",
+        "    · c (an error)",
+        "    · d (timed out)",
+        "    · e",
+    ], text
+    assert "probably" not in text
+
+
+def test_two_independent_mistakes_are_both_named() -> None:
+    # Dropout: p = 1 giving NaN headlines, and a mask built on the CPU fails the device check.
+    # Both fail with wrong values, nothing says they share a cause: the second is named.
+    nan = check("test_p_one_gives_zeros", "failed", CORE, FAIL, message="got nan")
+    cpu = check("test_follows_device", "failed", CORE, FAIL, message="forward mixed devices")
+    cpu.description = "runs on CUDA: the mask is created on the input's device"
+    text = verdict(make(nan, cpu))
+    assert fold_lines(text) == [
+        "  1 other check fails (-- --all shows each):",
+        "    · runs on CUDA: the mask is created on the input's device",
+    ], text
+    # SyncBatchNorm: an affine=False crash does not speak for the rank means' spread.
+    affine = check("test_parameters", "failed", CORE, CRASH, message="raised TypeError",
+                   raised="TypeError at katas/syncbatchnorm.py line 20")  # fmt: skip
+    spread = [check(f"test_{i}", "failed", CORE, FAIL, message="wrong") for i in range(11)]
+    text = verdict(make(affine, *spread))
+    assert "same reason" not in text and "  11 other checks fail (-- --all shows each):" in text
+    assert fold_lines(text)[-1] == "    and 6 more", text  # --all shows each
+
+
+def test_the_same_check_on_other_inputs_and_a_declared_owner_fold() -> None:
+    # LayerNorm: a trailing-shape headline does not fold the half-precision failures, which
+    # fold under a headline of their own check (a parametrized check's variants).
+    shape = check("test_wrong_trailing_shape_raises", "failed", PARITY, FAIL, message="returned")
+    halves = [
+        check(f"test_half_precision[{d}]", "failed", PARITY, FAIL, message=f"wrong in {d}")
+        for d in ("float16", "bfloat16")
+    ]
+    text = verdict(make(check("a"), shape, *halves))
+    assert fold_lines(text)[0] == "  2 other checks fail (-- --all shows each):", text
+    text = verdict(make(check("a"), *halves))
+    assert fold_lines(text) == [
+        "  1 more check fails for the same reason: the same check on other inputs (-- --all "
+        "shows each)."
+    ], text
+    # A failure the suite declares another check's (fail_for) folds under that check.
+    owner = check("test_mask", "failed", CORE, FAIL, message="reads out of bounds")
+    met = check("test_wide", "failed", CORE, FAIL, message="reads out of bounds at 4096",
+                belongs="test_mask")  # fmt: skip
+    text = verdict(make(met, owner))
+    assert "1 more check fails for the same reason: the same mistake, met by other checks" in text
+
+
+def test_the_notebook_groups_as_the_terminal_does() -> None:
+    from norm_katas import notebook
+    from norm_katas.grader.request import Request
+
+    kata = registry.get("layernorm")
+    path = str(registry.ROOT / "katas" / "layernorm.py")
+    at_12 = f"RuntimeError at {path} line 12"
+    head = check("a", "failed", CORE, CRASH, message="your code raised RuntimeError", raised=at_12)
+    same = check("b", "failed", CORE, CRASH, message="your code raised RuntimeError", raised=at_12)
+    other = check("c", "failed", CORE, FAIL, message="wrong")
+    report = make(head, same, other)
+    report.file = path
+    page = notebook.render(Request.create(kata, path), 1, report, "")
+    # The cell's first line is %%kata: line 12 of the file is the cell's 13.
+    assert (
+        "1 more check fails for the same reason: the same RuntimeError at your cell line 13."
+        in page
+    )
+    assert "1 other check fails:<ul><li>c</li></ul>" in page, page
 
 
 def test_prints_are_shown_beside_their_check_and_trimmed() -> None:
@@ -133,3 +217,59 @@ def test_the_batchnorm_single_value_check_says_when_it_applies() -> None:
     title = re.search(r'def test_single_value_per_channel_raises.*?"""(.*?)\n', suite, re.S)
     # eval mode with running statistics is fine: the title must not say "training" alone
     assert title and "in eval without running statistics" in title[1], title
+
+
+def test_a_second_independent_mistake_is_named_in_the_verdict(grade) -> None:
+    path = registry.ROOT / "tests" / "catalogue" / "dropout" / "nan_at_p_one_and_mask_on_cpu.py"
+    report, output, code = grade("dropout", path)
+    assert code == 1 and report["headline"] == "test_p_one_gives_zeros", output
+    device = next(c for c in report["checks"] if c["name"] == "test_follows_device")
+    assert device["outcome"] == "failed", output
+    assert f"    · {device['description']}" in fold_lines(output), output
+    assert "same reason" not in output, output
+
+
+def test_simulated_cuda_blames_the_learners_error_and_hides_torchs_log(grade) -> None:
+    # A mean without keepdim does not broadcast: the CPU raises it, and so does simulated
+    # CUDA, inside torch's meta kernels, whose failure torch's fake tensors also log.
+    path = registry.ROOT / "tests" / "catalogue" / "layernorm" / "mean_without_keepdim.py"
+    report, output, code = grade("layernorm", path, "-k", "follows_device")
+    assert code == 1, output
+    [device] = report["checks"]
+    assert device["outcome"] == "failed", output  # not skipped as a limit of the simulation
+    assert device["message"].startswith("your code raised RuntimeError"), device
+    assert "line 15: xc = x - x.mean(dims)" in device["message"], device
+    assert device["output"] == "" and "fake_tensor" not in output, output
+    assert "simulated CUDA could not run" not in output, output
+
+
+def test_torchs_own_log_is_not_the_learners_output() -> None:
+    import logging
+
+    from norm_katas.grader.plugin import learners_output, torch_log_muted
+
+    cpp = "[W1125 16:34:13.431000 7197 torch/csrc/distributed/c10d/ProcessGroupGloo.cpp:123] "
+    mine = "E1125 is the learner's own line\nx.py:3] too\n"
+    assert learners_output(f"hello\n{cpp}Warning: x\n{mine}") == f"hello\n{mine}"
+
+    class Kept(logging.Handler):
+        def __init__(self) -> None:
+            super().__init__()
+            self.said: list[str] = []
+
+        def emit(self, record: logging.LogRecord) -> None:
+            self.said.append(record.getMessage())
+
+    kept = Kept()
+    fake, learner = logging.getLogger("torch._subclasses.fake_tensor"), logging.getLogger("mine")
+    for logger in (fake, learner):
+        logger.addHandler(kept)
+    try:
+        with torch_log_muted():
+            fake.error("failed while attempting to run meta")
+            learner.error("the learner's log")
+        fake.error("after the check")
+    finally:
+        for logger in (fake, learner):
+            logger.removeHandler(kept)
+    assert kept.said == ["the learner's log", "after the check"]

@@ -1,0 +1,19 @@
+"""Mistake: x.mean(dims) without keepdim=True: a mean of shape (N,) does not broadcast against
+x of shape (N, D). Simulated CUDA cannot run it either, and the device check says that it is
+the learner's error, as the CPU raises it, not a limit of the simulation."""
+
+from solutions.layernorm import LayerNorm as Reference
+
+EXPECT = "test_output_like_input"
+ALSO = "test_follows_device"
+SAYS = "for the same reason: the same RuntimeError at"
+
+
+class LayerNorm(Reference):
+    def forward(self, x):
+        dims = tuple(range(-len(self.normalized_shape), 0))
+        xc = x - x.mean(dims)
+        y = xc * (xc.square().mean(dims, keepdim=True) + self.eps).rsqrt()
+        if self.weight is not None:
+            y = y * self.weight
+        return y if self.bias is None else y + self.bias
