@@ -11,6 +11,7 @@ cost an import of torch._dynamo, which the meta device spares one-shot gradings)
 from __future__ import annotations
 
 import copy
+import os
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -22,7 +23,7 @@ from torch.func import functional_call
 
 from norm_katas.grader import torch_compat
 
-_TORCH_DIR = str(Path(torch.__file__).parent)
+_TORCH_DIR = str(Path(torch.__file__).parent) + os.sep  # not torchvision's
 
 
 # The devices a simulated-CUDA output can be on: "meta" stands for the GPU, fake tensors say it.
