@@ -5,6 +5,14 @@ momentum=None, no tracking, torch's error messages, an empty batch and half-prec
 Which dtype a layer computes in is dtype policy, so the core compares float64 outputs and running
 statistics at float32's tolerance: a BatchNorm that computes in float32 whatever it is given
 solves the core.
+
+Each core property in every mode where it applies (eps=0.1 where eps must show):
+
+    property                      training                         eval
+    statistics, eps in the sqrt   forward_matches_torch            eval_uses_running_stats
+    running-stat update           momentum_direction, several_...  eval_leaves_running_stats_...
+    gradients                     gradients_match                  gradients_match
+    affine=False                  affine_false                     affine_false
 """
 
 import pytest
