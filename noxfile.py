@@ -378,6 +378,17 @@ def benchmark(session: nox.Session) -> None:
     session.run(*cmd, external=True, env={"NORM_KATAS_NOX": sys.executable})
 
 
+@nox.session(python=False)
+def mutants(session: nox.Session) -> None:
+    """Prove the graders by mutation: -- [KATA ...] [--workers N] (default: every kata).
+
+    Each small change to a reference solution must fail its suite, or be listed as equivalent,
+    with why, in tests/mutants/<kata>.toml (see tools/mutants.py).
+    """
+    python = grader_python(session, all_extras())
+    session.run(python, "-m", "tools.mutants", *session.posargs, external=True)
+
+
 def _requested_sessions(argv: list[str]) -> list[str]:
     """The session names given to nox (-s/-e/--session/--sessions, else $NOXSESSION)."""
     names: list[str] = []
@@ -420,5 +431,6 @@ def _unknown_sessions() -> None:
 
 SESSIONS = [
     "mock", "progress", "reset", "solution", "new-kata", "tests", "compat", "lint", "benchmark",
+    "mutants",
 ]  # fmt: skip
 _unknown_sessions()

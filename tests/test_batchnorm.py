@@ -5,6 +5,14 @@ momentum=None, no tracking, torch's error messages, an empty batch and half-prec
 Which dtype a layer computes in is dtype policy, so the core compares float64 outputs and running
 statistics at float32's tolerance: a BatchNorm that computes in float32 whatever it is given
 solves the core.
+
+Each core property in every mode where it applies (eps=0.1 where eps must show):
+
+    property                      training                         eval
+    statistics, eps in the sqrt   forward_matches_torch            eval_uses_running_stats
+    running-stat update           momentum_direction, several_...  eval_leaves_running_stats_...
+    gradients                     gradients_match                  gradients_match
+    affine=False                  affine_false                     affine_false
 """
 
 import pytest
@@ -497,14 +505,18 @@ def test_eval_uses_running_stats(kata, device):
 
     y = (x - running_mean) / sqrt(running_var + eps) * weight + bias.
     """
-    for cls, x_shape in (*SHAPES, ("BatchNorm1d", (1, 4))):
-        mine, ref = paired(kata, cls, 4, stats=True)
+    # eps = 0.1 as well, with running_var in [0.5, 3]: the default 1e-5 against a variance
+    # near 1 moves the output by about 5e-6, inside tolerance, so a missing eps would hide.
+    cases = [(*case, eps) for eps in (1e-5, 0.1) for case in (*SHAPES, ("BatchNorm1d", (1, 4)))]
+    for cls, x_shape, eps in cases:
+        mine, ref = paired(kata, cls, 4, stats=True, eps=eps)
         mine, ref = mine.to(device, torch.float64).eval(), ref.to(device, torch.float64).eval()
         x = torch.randn(x_shape, dtype=torch.float64, device=device) * 2 + 1
         shape = [1, -1] + [1] * (x.dim() - 2)
-        expected = (x - ref.running_mean.view(shape)) / (ref.running_var.view(shape) + 1e-5).sqrt()
+        expected = (x - ref.running_mean.view(shape)) / (ref.running_var.view(shape) + eps).sqrt()
         expected = expected * ref.weight.detach().view(shape) + ref.bias.detach().view(shape)
-        given = f"{cls}(4) in eval mode, with random running statistics, on x {shape_of(x)}"
+        call = describe_call(cls, 4, **({"eps": eps} if eps != 1e-5 else {}))
+        given = f"{call} in eval mode, with random running statistics, on x {shape_of(x)}"
         expect_close(mine(x), expected, given=given)
         expect_close(mine(x), ref(x).detach(), given=given)
 

@@ -287,7 +287,8 @@ def test_forward_matches_torch(kata, device):
 
     y = (x - mean) / sqrt(var + eps) * weight + bias, with mean and var over those dimensions.
     """
-    cases = [((8,), (4, 8)), ((8,), (2, 3, 8)), ((16,), (2, 7, 16)), ((8,), (1, 8))]
+    # (8,) alone: an input without batch dims is one sample, as for torch.
+    cases = [((8,), (4, 8)), ((8,), (2, 3, 8)), ((16,), (2, 7, 16)), ((8,), (1, 8)), ((8,), (8,))]
     # eps = 0.1 as well: at float32's tolerance, which float64 is held to too, the default
     # 1e-5 hides where eps goes.
     for dtype in (torch.float32, torch.float64):

@@ -13,6 +13,7 @@ is the learner's, not a limit of the simulation, and is raised as the CPU raises
 from __future__ import annotations
 
 import copy
+import os
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -24,7 +25,7 @@ from torch.func import functional_call
 
 from norm_katas.grader import torch_compat
 
-_TORCH_DIR = str(Path(torch.__file__).parent)
+_TORCH_DIR = str(Path(torch.__file__).parent) + os.sep  # not torchvision's
 
 
 # The devices a simulated-CUDA output can be on: "meta" stands for the GPU, fake tensors say it.

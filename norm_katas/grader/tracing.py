@@ -52,6 +52,12 @@ def _bare(name: str) -> str:
     return name.rsplit(".", 1)[-1].removeprefix("aten::")
 
 
+def in_namespace(name: str, *namespaces: str) -> bool:
+    """Whether the qualified `name` is one of `namespaces` or inside one, by whole dotted
+    components: torch.func.grad is in torch.func, torch.functional.einsum is not."""
+    return any(name == space or name.startswith(f"{space}.") for space in namespaces)
+
+
 def _qualname(func: Any) -> str:
     packet = getattr(func, "overloadpacket", func)
     if isinstance(

@@ -535,3 +535,14 @@ def test_readme_kata_table_matches_the_registry() -> None:
     assert kata_table() in readme, (
         "README's kata table is stale: paste `python -m norm_katas list --markdown`"
     )
+
+
+def test_names_match_whole_namespaces() -> None:
+    # torch.functional holds plain tensor functions (einsum, norm), torch.func autograd's
+    # transforms: a rule that recognises code by name must not take one for the other.
+    from norm_katas.grader.tracing import in_namespace
+
+    assert in_namespace("torch.func.vjp", "torch.func")
+    assert in_namespace("torch.func", "torch.func")
+    assert not in_namespace("torch.functional.einsum", "torch.func")
+    assert not in_namespace("torch.funcx", "torch._functorch", "torch.func")

@@ -116,6 +116,9 @@ _AUTOGRAD_CALLS = frozenset({
     "torch.Tensor.requires_grad_", "torch.autograd.functional.vjp",
     "torch.autograd.functional.jacobian",
 })  # fmt: skip
+# Whole namespaces of autograd transforms, matched by dotted component: torch.functional
+# (einsum, tensordot, norm) is plain tensor functions, not torch.func.
+_AUTOGRAD_MODULES = ("torch._functorch", "torch.func")
 
 
 def expect_backward_by_hand(run: Callable[[], Any], *, given: str) -> Any:
@@ -132,7 +135,7 @@ def expect_backward_by_hand(run: Callable[[], Any], *, given: str) -> Any:
     class Watch(TorchFunctionMode):
         def __torch_function__(self, func, types, args=(), kwargs=None):  # type: ignore[no-untyped-def]
             name = tracing._qualname(func)
-            if name in _AUTOGRAD_CALLS or name.startswith(("torch._functorch", "torch.func")):
+            if name in _AUTOGRAD_CALLS or tracing.in_namespace(name, *_AUTOGRAD_MODULES):
                 seen.append(name)
             out = func(*args, **(kwargs or {}))
             leaves = tree_leaves(out)
