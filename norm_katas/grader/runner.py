@@ -206,7 +206,10 @@ def grade(
         crash = path.with_suffix(".crash")
         details = crash.read_text() if crash.exists() else ""
         if request.report_json is not None and path.exists():
-            shutil.copyfile(path, request.report_json)
+            try:  # checked at the door (request.resolve_report), but the folder may have gone
+                shutil.copyfile(path, request.report_json)
+            except OSError as e:
+                print(f"The verdict was not written to {request.report_json}: {e}", file=out)
     if hasattr(signal, "SIGPIPE") and status == -signal.SIGPIPE:
         # Whoever read the checklist stopped reading (`| head`): nothing to say, and an
         # unfinished report that is no attempt to record.

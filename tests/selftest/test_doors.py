@@ -117,6 +117,24 @@ def test_a_mistyped_option_is_answered_before_grading(
 
 
 @pytest.mark.parametrize(
+    ("where", "says"),
+    [
+        ("missing/out.json", "missing does not exist; create it first"),
+        (".", "is a folder; name a file in it"),
+    ],
+)
+def test_a_report_json_that_cannot_be_written_is_answered_before_grading(
+    tmp_path: Path, where: str, says: str
+) -> None:
+    """Not a verdict, then a traceback: the path is checked at the door, nothing is graded."""
+    done = run("norm_katas", "grade", "layernorm", "--report-json", str(tmp_path / where))
+    assert done.returncode == runner.USAGE, done.stdout + done.stderr
+    assert says in done.stderr, done.stderr
+    assert "Traceback" not in done.stderr and "Interview core" not in done.stdout + done.stderr
+    assert history.events("layernorm") == []
+
+
+@pytest.mark.parametrize(
     "args",
     [
         ["-xs", "-q", "-vv", "--hints", "2", "--all", "--strict", "--perf"],
