@@ -68,7 +68,13 @@ def kata_magic(ipython: Any, line: str, cell: str | None) -> None:
         return
     if not args:
         names = ", ".join(k.name for k in registry.load())
-        _error(f"Name a kata: %kata NAME puts its stub in a new cell. The katas: {names}.")
+        if cell is None:
+            _error(f"Name a kata: %kata NAME puts its stub in a new cell. The katas: {names}.")
+        else:  # the cell's code is there, but not which kata grades it
+            _error(
+                "%%kata needs the kata to grade this cell with, on its first line: "
+                f"%%kata NAME, e.g. %%kata layernorm. The katas: {names}."
+            )
         return
     try:
         kata = registry.get(args[0])

@@ -58,6 +58,27 @@ def test_help_without_a_kata_and_for_the_commands() -> None:
         assert done.returncode == 0 and "usage" in done.stdout, (args, done.stderr)
 
 
+COMMANDS = ["grade", "watch", "list", "init", "mock", "progress", "reset", "solution", "stubs"]
+COMMANDS += ["notebooks", "new-kata", "serve"]
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_every_command_answers_help_with_its_own_help(command: str) -> None:
+    """`solution --help` is not a kata named --help, nor `list --help` the list."""
+    done = run("norm_katas", command, "--help")
+    assert done.returncode == 0, done.stdout + done.stderr
+    usage = done.stdout.splitlines()[0]
+    assert usage.startswith("usage:") and re.search(rf"\b{command}\b", usage), done.stdout
+    assert "no kata named" not in done.stderr and "layernorm " not in done.stdout
+
+
+@pytest.mark.parametrize(("typed", "says"), [("lsit", "; did you mean 'list'?"), ("frob", "")])
+def test_an_unknown_command_is_named_with_the_closest_and_the_usage(typed: str, says: str) -> None:
+    done = run("norm_katas", typed)
+    assert done.returncode == runner.USAGE, done.stdout + done.stderr
+    assert done.stderr.startswith(f"unknown command {typed!r}{says}\nusage:"), done.stderr
+
+
 def test_a_reader_that_goes_away_gets_no_traceback() -> None:
     """`norm-katas list | head -1`: the pipe closes early, and the command stops quietly."""
     child = subprocess.Popen(
