@@ -231,6 +231,18 @@ def test_progress_counts_a_mistake_at_its_headline_and_only_real_attempts() -> N
     assert "1 earlier" in cli("progress", "--history", "--limit", "2").stdout
 
 
+def test_history_marks_an_attempt_that_solved_the_core_as_solved() -> None:
+    """Solved is the interview core passing: a parity headline left is the stretch, not a ✗."""
+    history.record(
+        "layernorm", "practice", 17, 17, ["test_no_bias"], parity_passed=5, parity_total=6,
+        headline="test_no_bias",
+    )  # fmt: skip
+    history.record("layernorm", "practice", 16, 17, ["test_no_bias"], headline="test_no_bias")
+    solved, failed = progress.attempts("layernorm").splitlines()
+    assert "✗" not in solved and "✓ solved; torch parity (stretch): bias=False" in solved, solved
+    assert "✗ bias=False: a weight but no bias parameter" in failed, failed
+
+
 def test_mock_pick_favours_unsolved_katas() -> None:
     for kata in KATAS[1:]:
         history.record(kata.name, "mock", 5, 5, [], seconds=60, budget=600, mock_id=kata.name)
