@@ -38,7 +38,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn, TextIO
 
-from norm_katas.grader import door, registry, stubs
+from norm_katas.grader import door, options, registry, stubs
 from norm_katas.grader.request import GRADER_FAILED, USAGE, Request, UsageError
 
 if TYPE_CHECKING:
@@ -48,7 +48,7 @@ if TYPE_CHECKING:
 MODE = "notebook"  # the history's mode for a cell's gradings
 # Options of the grade command that make no sense for a cell: the cell is the file, and it is
 # graded when it runs.
-NOT_HERE = {"--impl": "the cell is the file graded", "--watch": "running the cell grades it"}
+NOT_HERE = options.NOT_IN_A_CELL
 
 
 def load(ipython: Any) -> None:
@@ -203,10 +203,8 @@ def _grade(ipython: Any, kata: registry.Kata, args: list[str], cell: str) -> Non
     where.mkdir(parents=True, exist_ok=True)
     path = where / kata.file
     path.write_text(as_file(kata, cell), encoding="utf-8")
-    from norm_katas.grader import options
-
     if options.wants_help(args):
-        _show(f"<pre>{html.escape(options.help_text(prog))}</pre>")
+        _show(f"<pre>{html.escape(options.help_text(prog, door.NOTEBOOK))}</pre>")
         return
     try:
         request = Request.parse(kata, [*args, "--impl", str(path)], prog=prog, base=where)
@@ -337,7 +335,7 @@ def mock_magic(ipython: Any, line: str) -> None:
     from norm_katas.grader import runner
 
     # As the terminal's warm-up does: a kata this Python cannot grade is said before the clock.
-    if reason := runner.missing_requirements(kata):
+    if reason := runner.missing_requirements(kata, door.NOTEBOOK):
         _error(reason)
         return
     try:

@@ -193,6 +193,31 @@ def test_ctrl_c_during_a_grading_exits_130_and_records_nothing() -> None:
     assert "Traceback" not in child.before and history.events("layernorm") == []
 
 
+def test_the_help_and_install_advice_name_the_door_in_use(monkeypatch: pytest.MonkeyPatch) -> None:
+    """In a clone, nox; installed, norm-katas and pip (no nox, no katas/); in a notebook, %pip
+    and no --impl (the cell is the file)."""
+    from norm_katas.grader import door
+
+    assert "katas/<kata>.py (default)" in options.help_text("x")
+    assert "`nox -s kata-triton-rmsnorm` installs it" in door.install(
+        "triton", "triton-rmsnorm", ""
+    )
+    assert "--impl" not in options.help_text("%%kata layernorm", door.NOTEBOOK)
+    assert "%pip install 'triton'" in door.install("triton", "triton-rmsnorm", "py", door.NOTEBOOK)
+    monkeypatch.setattr(registry, "INSTALLED", True)
+    shown = options.help_text("norm-katas grade <kata>")
+    assert "katas/" not in shown and "your workspace's <kata>.py (default" in shown, shown
+    find_spec = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util,
+        "find_spec",
+        lambda name, *a: None if name == "triton" else find_spec(name, *a),
+    )
+    said = runner.missing_requirements(registry.get("triton-rmsnorm"))
+    assert said is not None and "nox -s" not in said, said
+    assert f"{sys.executable} -m pip install 'triton" in said, said
+
+
 def test_a_missing_pytest_timeout_names_the_install_command(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
