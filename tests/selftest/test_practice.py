@@ -620,11 +620,15 @@ def test_mock_interview_time_up_and_stop() -> None:
 
     child = spawn_mock("--kata", "layernorm", "--minutes", "5")
     child.expect("left")
-    child.send("q")
+    child.send("q")  # before the stub was changed: its final grading is no attempt
     child.expect("you stopped")
-    child.sendcontrol("c")  # Ctrl-C during the follow-ups ends quietly too
+    child.expect("Q1\\.")
+    child.send("q")
+    child.expect("This mock left nothing in your history: no attempt of yours was recorded.")
     child.expect(pexpect.EOF)
     assert "Traceback" not in (child.before or "")
+    assert not [e for e in history.events("layernorm") if e.attempt]
+    assert cli("progress", "--history").stdout.strip() == "No attempts yet."
 
 
 def test_mock_offers_only_what_works_in_it() -> None:
@@ -645,7 +649,7 @@ def test_mock_offers_only_what_works_in_it() -> None:
     child.expect("you stopped")
     child.expect("Q1\\.")
     child.expect("q leaves")
-    child.sendline("q")  # leaves the follow-up questions, not taken for an answer
+    child.send("q")  # one key, as in the mock: leaves the follow-up questions
     child.expect("This mock is in your history")
     assert "A1." not in child.before
     child.expect(pexpect.EOF)
