@@ -61,7 +61,13 @@ def cmd_grade(argv: list[str]) -> int:
     except runner.GraderError as e:
         print(e, file=sys.stderr)
         return runner.GRADER_FAILED
-    return grading.grade(request).code
+    try:
+        return grading.grade(request).code
+    except grading.Interrupted:
+        print(
+            "\nThe grading was interrupted (Ctrl-C): no verdict, nothing recorded.", file=sys.stderr
+        )
+        return 130
 
 
 def cmd_watch(argv: list[str]) -> int:

@@ -187,6 +187,7 @@ def test_ctrl_c_during_a_grading_exits_130_and_records_nothing() -> None:
     )  # fmt: skip
     child.expect("LayerNorm")  # the checklist has begun: the grading is under way
     child.sendintr()
+    child.expect("The grading was interrupted \\(Ctrl-C\\): no verdict, nothing recorded.")
     child.expect(pexpect.EOF)
     child.close()
     assert child.exitstatus == 130, child.before
