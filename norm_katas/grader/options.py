@@ -73,7 +73,10 @@ DOOR = [
 
 # pytest's own options that make sense for a grading, passed through to it.
 PYTEST = [
-    Option(("-k",), "only the checks whose name matches EXPR", takes="value", metavar="EXPR"),
+    Option(
+        ("-k",), "only the checks whose name or checklist line holds EXPR (-k cuda)",
+        takes="value", metavar="EXPR",
+    ),
     Option(("-m",), "only the checks with this marker: parity", takes="value", metavar="EXPR"),
     Option(("-x", "--exitfirst"), "stop at the first failing check", combinable=True),
     Option(("--maxfail",), "stop after N failing checks", takes="value", metavar="N", kind=int),

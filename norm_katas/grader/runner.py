@@ -243,8 +243,8 @@ def _verdict(
         selection = request.selection
         matched = f"No check matched {selection}" if selection else "No check ran"
         say(
-            f"{matched}: nothing was graded. -k picks checks by words of their names "
-            "(-k affine); grade without it to see every check."
+            f"{matched}: nothing was graded. -k picks the checks whose name or checklist line "
+            "holds a word, any case (-k affine, -k cuda); grade without it to see every check."
         )
         return USAGE
     if status not in (SOLVED, NOT_SOLVED, PYTEST_INTERRUPTED):

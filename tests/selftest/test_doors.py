@@ -172,11 +172,20 @@ def test_a_selection_that_matches_no_check_is_a_usage_error_and_no_attempt(
 ) -> None:
     mine = tmp_path / "layernorm.py"
     shutil.copyfile(registry.get("layernorm").solution, mine)
-    done = run("norm_katas", "grade", "layernorm", "--impl", str(mine), "-k", "nothing")
+    done = run("norm_katas", "grade", "layernorm", "--impl", str(mine), "-k", "xyzzy")
     assert done.returncode == runner.USAGE, done.stdout + done.stderr
-    assert "No check matched -k nothing" in done.stderr, done.stderr
+    assert "No check matched -k xyzzy" in done.stderr, done.stderr
+    assert "-k picks the checks whose name or checklist line holds a word" in done.stderr
     assert "could not record" not in done.stderr, done.stderr
     assert history.events("layernorm") == []
+
+
+def test_k_picks_checks_by_the_line_the_learner_reads(grade) -> None:
+    """The checklist reads "runs on CUDA ..."; no check function is named for cuda."""
+    report, output, code = grade("batchnorm", "solutions", "-k", "cuda")
+    assert code == runner.SOLVED and "✓ runs on CUDA" in output, output
+    ran = [c for c in report["checks"] if c["outcome"] == "passed"]
+    assert [c["name"] for c in ran] == ["test_follows_device"], ran
 
 
 def test_ctrl_c_during_a_grading_exits_130_and_records_nothing() -> None:
