@@ -243,9 +243,10 @@ class Learners:
                 module = load_file(path, f"norm_katas_learner_{kata.stem}")
                 self.loaded[path] = LearnerModule(module, path)
             except limits.TimedOut as e:  # the check's time limit ran out during the import
+                advice = "loop forever" if e.busy else "sleep, or wait for input or a lock"
                 self.loaded[path] = LoadError(
                     f"importing {display_path(path)} did not finish in time: {e.detail}\n"
-                    "Does top-level code loop forever?"
+                    f"Does top-level code {advice}?"
                 )
             except LoadError as e:
                 self.loaded[path] = e
@@ -371,6 +372,7 @@ class Grading:
         self.report: Report | None = None
         self.checks: dict[str, Check] = {}
         self.timeouts = 0
+        self.busy_timeouts = 0  # of them, those that used their CPU time: loops, not waits
         self.session: pytest.Session | None = None
         self.printer: Printer | None = None
         self.grader_errors: list[str] = []  # the grader's own failures, never the learner's
@@ -415,6 +417,13 @@ class Grading:
     def pytest_internalerror(self, excrepr: Any) -> None:
         self.grader_errors.append(str(excrepr))
         self.json.write(self.report, self.grader_errors)
+
+    def pytest_itemcollected(self, item: pytest.Item) -> None:
+        """-k picks a kata's checks by the line the checklist shows (the docstring's first) as
+        well as by name: `-k cuda` finds "runs on CUDA", whatever the function is called."""
+        function = getattr(item, "function", None)
+        if function is not None and kata_of(getattr(item, "module", None)) is not None:
+            item.extra_keyword_matches.add(describe(function.__doc__, item.name)[0])
 
     def pytest_deselected(self, items: list[pytest.Item]) -> None:
         self._deselected.extend(items)
@@ -470,7 +479,8 @@ class Grading:
             return
         record_outcome(check, call, result, self.request.file)
         if check.outcome == Outcome.FAILED and check.kind == TIMEOUT:
-            self._count_timeout()
+            error = call.excinfo.value if call.excinfo else None
+            self._count_timeout(getattr(error, "busy", True))
 
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_protocol(self, item: pytest.Item) -> Iterator[None]:
@@ -493,13 +503,22 @@ class Grading:
             self.printer.erase()  # the runner says why the grading stopped
         self.json.touch()  # a sign of progress for the runner, which stops one that makes none
 
-    def _count_timeout(self) -> None:
+    def _count_timeout(self, busy: bool) -> None:
+        """A check timed out: looping on the CPU (busy) or waiting idle. After a few, stop,
+        saying which the learner's code seems to do, as each check's own message did."""
         self.timeouts += 1
+        self.busy_timeouts += busy
         if self.timeouts >= MAX_TIMEOUTS and self.session is not None:
             self.session.shouldstop = "checks kept timing out"
+            if self.busy_timeouts == self.timeouts:
+                seems = "to loop forever"
+            elif self.busy_timeouts == 0:
+                seems = "to wait forever (a sleep, or a wait for input or a lock)"
+            else:
+                seems = "never to finish"
             if self.report is not None:
                 self.report.stopped = (
-                    f"{self.timeouts} checks timed out, so your code seems to loop forever; "
+                    f"{self.timeouts} checks timed out, so your code seems {seems}; "
                     "the remaining checks were not run."
                 )
 

@@ -298,6 +298,18 @@ def test_kata_puts_the_stub_in_a_new_cell_or_prints_it_in_colab(
     assert notebook.cell_text(KATA) in capsys.readouterr().out
 
 
+def test_a_kata_cell_without_a_name_says_the_name_goes_on_its_first_line(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    shown: list[str] = []
+    monkeypatch.setattr(notebook, "_show", shown.append)
+    notebook.kata_magic(_Shell(), "", "class LayerNorm: ...\n")  # %%kata, and code below it
+    assert "%%kata NAME, e.g. %%kata layernorm" in shown[-1], shown
+    assert "puts its stub in a new cell" not in shown[-1], shown
+    notebook.kata_magic(_Shell(), "", None)  # %kata alone: which stub to start
+    assert "puts its stub in a new cell" in shown[-1], shown
+
+
 def test_a_cuda_grading_without_a_gpu_says_how_to_get_one() -> None:
     from norm_katas.grader.report import Check, Report
     from norm_katas.grader.request import Request
