@@ -488,7 +488,7 @@ def render(request: Request, code: int, report: Any, said: str) -> str:
     """The verdict: the headline, the score of both tiers, and each tier's checklist, failures
     folded (expand one to see its message, and its hints when asked for). `said`: what the
     grading wrote, shown where it is the verdict (the grader failed, the child died)."""
-    from norm_katas.grader.report import CORE, FAIL, PARITY, TIER_TITLES, TODO, Outcome, untouched
+    from norm_katas.grader.report import CORE, PARITY, TIER_TITLES, TODO, Outcome, untouched
 
     kata = request.kata
     esc = html.escape
@@ -501,9 +501,7 @@ def render(request: Request, code: int, report: Any, said: str) -> str:
     def pre(text: str) -> str:
         return f"<pre>{esc(in_cell(text, request.file))}</pre>" if text.strip() else ""
 
-    def hints(check: Any) -> str:
-        if check.kind != FAIL:
-            return ""
+    def hints(check: Any) -> str:  # those chosen for its failure, whatever its kind
         steps = zip(("idea", "formula"), check.hints[: request.hints], strict=False)
         return "".join(f'<p class="nk-dim">Hint ({s}): {esc(h)}</p>' for s, h in steps)
 
@@ -536,7 +534,7 @@ def render(request: Request, code: int, report: Any, said: str) -> str:
             + pre(head.message)
             + hints(head)
         )
-        if request.hints < 2 and head.kind == FAIL and head.hints and not request.mock:
+        if request.hints < min(2, len(head.hints)) and not request.mock:
             more = "--hints" if not request.hints else "--hints 2"
             parts.append(
                 f'<p class="nk-dim">Stuck? Run the cell again with <code>%%kata {esc(kata.name)}'

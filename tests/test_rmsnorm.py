@@ -88,8 +88,13 @@ def test_parameters(kata):
     The gain is the only learnable tensor (no bias), and it must be an nn.Parameter so that the
     optimizer, state_dict and .to() see it. The constructor's arguments are kept as given.
 
-    self.weight = nn.Parameter(torch.ones(normalized_shape)); self.normalized_shape is a tuple
-    (an int n becomes (n,)); self.eps = eps (None stays None); self.elementwise_affine.
+    weight: an nn.Parameter of ones with shape normalized_shape, named weight; normalized_shape
+    kept as a tuple (an int n becomes (n,)); eps and elementwise_affine kept as given.
+
+    [initial] The gain starts at one for every feature, as torch's, so that an untrained layer
+    passes the normalized input through unscaled; training moves it from there.
+
+    [initial] weight₀ = 1 for each of the normalized_shape elements: ones, not random values.
     """
     for args in ((8,), ((3, 4),), ([3, 4],)):
         mine, ref = kata.RMSNorm(*args), nn.RMSNorm(*args)
