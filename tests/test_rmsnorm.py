@@ -215,7 +215,7 @@ def test_zero_input(kata, device):
 
 
 def test_root_mean_square(kata, device):
-    """x is divided by its root mean square, not by its L2 norm or its standard deviation
+    """x is divided by its root mean square, not by its L2 norm
 
     The mean square divides the sum of squares by the number of normalized elements; without
     that division the result is the L2 norm, smaller by a factor sqrt(n).
@@ -234,10 +234,11 @@ def test_root_mean_square(kata, device):
 
 
 def test_no_mean_centring(kata, device):
-    """no mean is subtracted: RMSNorm only rescales (it is not LayerNorm)
+    """no mean is subtracted, and x is divided by its root mean square, not its standard deviation
 
-    The root mean square is taken around zero, not around the mean, and there is no bias: an
-    input with a large mean keeps its sign and stays near x / |mean|.
+    The root mean square is taken around zero, not around the mean (the standard deviation is
+    taken around the mean), and there is no bias: an input with a large mean keeps its sign and
+    stays near x / |mean|.
 
     rms = √(mean(x²) + ε), with x itself squared, not x − μ (and not the variance).
     """
