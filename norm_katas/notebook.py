@@ -570,7 +570,7 @@ def render(request: Request, code: int, report: Any, said: str, cell: bool = Tru
     folded (expand one to see its message, and its hints when asked for). `said`: what the
     grading wrote, shown where it is the verdict (the grader failed, the child died). `cell`:
     a %%kata cell was graded; else norm_katas.check graded code, and its file is named."""
-    from norm_katas.grader.report import CORE, FAIL, PARITY, TIER_TITLES, TODO, Outcome, untouched
+    from norm_katas.grader.report import CORE, PARITY, TIER_TITLES, TODO, Outcome, untouched
 
     kata = request.kata
     esc = html.escape
@@ -584,9 +584,7 @@ def render(request: Request, code: int, report: Any, said: str, cell: bool = Tru
         text = in_cell(text, request.file) if cell else text
         return f"<pre>{esc(text)}</pre>" if text.strip() else ""
 
-    def hints(check: Any) -> str:
-        if check.kind != FAIL:
-            return ""
+    def hints(check: Any) -> str:  # those chosen for its failure, whatever its kind
         steps = zip(("idea", "formula"), check.hints[: request.hints], strict=False)
         return "".join(f'<p class="nk-dim">Hint ({s}): {prose(h)}</p>' for s, h in steps)
 
@@ -620,7 +618,7 @@ def render(request: Request, code: int, report: Any, said: str, cell: bool = Tru
             + hints(head)
             + _folded(report, request.file)
         )
-        if request.hints < 2 and head.kind == FAIL and head.hints and not request.mock:
+        if request.hints < min(2, len(head.hints)) and not request.mock:
             more = "--hints" if not request.hints else "--hints 2"
             again = (
                 f"Run the cell again with <code>%%kata {esc(kata.name)} {more}</code> on its "

@@ -98,8 +98,13 @@ def test_parameters(kata):
     Learnable tensors must be nn.Parameter so that the optimizer, state_dict and .to() see
     them; the constructor arguments stay available as attributes.
 
-    self.weight = nn.Parameter(torch.ones(num_features)), self.bias likewise with zeros; keep
-    num_features, eps, momentum, affine and track_running_stats as attributes.
+    weight: an nn.Parameter of C ones, bias: one of C zeros; num_features, eps, momentum, affine
+    and track_running_stats kept as attributes of those names.
+
+    [initial] The scale starts at one and the shift at zero, as torch's, so that an untrained
+    layer passes the normalized input through unchanged; training moves them from there.
+
+    [initial] weight₀ = 1 and bias₀ = 0 for each of the C channels: not random.
     """
     for cls in ("BatchNorm1d", "BatchNorm2d"):
         mine, ref = getattr(kata, cls)(5), getattr(nn, cls)(5)

@@ -66,8 +66,13 @@ def test_parameters(kata):
     GroupNorm's statistics are per group, but its scale and shift are per channel: every channel
     keeps its own, and nn.Parameter lets the optimizer, state_dict and .to() see them.
 
-    self.weight = nn.Parameter(torch.ones(num_channels)), bias likewise with zeros; keep
-    num_groups, num_channels, eps and affine as attributes.
+    weight: an nn.Parameter of C ones, bias: one of C zeros; num_groups, num_channels, eps and
+    affine kept as attributes of those names.
+
+    [initial] The scale starts at one and the shift at zero, as torch's, so that an untrained
+    layer passes the normalized input through unchanged; training moves them from there.
+
+    [initial] weight₀ = 1 and bias₀ = 0 for each of the C channels: not random.
     """
     for args in ((2, 6), (3, 6, 1e-3)):
         mine, ref = kata.GroupNorm(*args), nn.GroupNorm(*args)

@@ -39,8 +39,13 @@ def test_parameters(kata):
 
     Learnable tensors must be nn.Parameter so that the optimizer, state_dict and .to() see them.
 
-    self.weight = nn.Parameter(torch.ones(normalized_shape)), self.bias likewise with zeros;
-    an int normalized_shape becomes the tuple (n,).
+    weight: an nn.Parameter of ones, bias: one of zeros, both of shape normalized_shape; an int
+    normalized_shape becomes the tuple (n,).
+
+    [initial] The scale starts at one and the shift at zero, as torch's, so that an untrained
+    layer passes the normalized input through unchanged; training moves them from there.
+
+    [initial] weight₀ = 1 and bias₀ = 0 for each of the normalized_shape elements: not random.
     """
     for args in ((8,), ((3, 4),)):
         mine, ref = kata.LayerNorm(*args), nn.LayerNorm(*args)

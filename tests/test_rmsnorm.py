@@ -88,8 +88,13 @@ def test_parameters(kata):
     The gain is the only learnable tensor (no bias), and it must be an nn.Parameter so that the
     optimizer, state_dict and .to() see it. The constructor's arguments are kept as given.
 
-    self.weight = nn.Parameter(torch.ones(normalized_shape)); self.normalized_shape is a tuple
-    (an int n becomes (n,)); self.eps = eps (None stays None); self.elementwise_affine.
+    weight: an nn.Parameter of ones with shape normalized_shape, named weight; normalized_shape
+    kept as a tuple (an int n becomes (n,)); eps and elementwise_affine kept as given.
+
+    [initial] The gain starts at one for every feature, as torch's, so that an untrained layer
+    passes the normalized input through unscaled; training moves it from there.
+
+    [initial] weight₀ = 1 for each of the normalized_shape elements: ones, not random values.
     """
     for args in ((8,), ((3, 4),), ([3, 4],)):
         mine, ref = kata.RMSNorm(*args), nn.RMSNorm(*args)
@@ -210,7 +215,7 @@ def test_zero_input(kata, device):
 
 
 def test_root_mean_square(kata, device):
-    """x is divided by its root mean square, not by its L2 norm or its standard deviation
+    """x is divided by its root mean square, not by its L2 norm
 
     The mean square divides the sum of squares by the number of normalized elements; without
     that division the result is the L2 norm, smaller by a factor sqrt(n).
@@ -229,10 +234,11 @@ def test_root_mean_square(kata, device):
 
 
 def test_no_mean_centring(kata, device):
-    """no mean is subtracted: RMSNorm only rescales (it is not LayerNorm)
+    """no mean is subtracted, and x is divided by its root mean square, not its standard deviation
 
-    The root mean square is taken around zero, not around the mean, and there is no bias: an
-    input with a large mean keeps its sign and stays near x / |mean|.
+    The root mean square is taken around zero, not around the mean (the standard deviation is
+    taken around the mean), and there is no bias: an input with a large mean keeps its sign and
+    stays near x / |mean|.
 
     rms = √(mean(x²) + ε), with x itself squared, not x − μ (and not the variance).
     """

@@ -129,8 +129,13 @@ def test_parameters(kata):
     Learnable tensors must be nn.Parameter so that the optimizer, DDP, state_dict and .to() see
     them; the constructor arguments, process_group included, stay available as attributes.
 
-    self.weight = nn.Parameter(torch.ones(C)), self.bias = nn.Parameter(torch.zeros(C)), both
-    registered as None with affine=False; self.process_group = process_group.
+    weight: an nn.Parameter of C ones, bias: one of C zeros, both registered as None when affine
+    is off; the process_group argument kept as an attribute of that name.
+
+    [initial] The scale starts at one and the shift at zero, as torch's, so that an untrained
+    layer passes the normalized input through unchanged; training moves them from there.
+
+    [initial] weight₀ = 1 and bias₀ = 0 for each of the C channels: not random.
     """
     mine, ref = kata.SyncBatchNorm(5), nn.SyncBatchNorm(5)
     have, want = dict(mine.named_parameters()), dict(ref.named_parameters())

@@ -34,8 +34,14 @@ from typing import IO, Any
 import pytest
 import torch
 
-from norm_katas.grader import limits, options, registry
-from norm_katas.grader.loader import LearnerModule, LoadError, display_path, load_file
+from norm_katas.grader import limits, options, registry, stubs
+from norm_katas.grader.loader import (
+    LearnerModule,
+    LoadError,
+    MissingName,
+    display_path,
+    load_file,
+)
 from norm_katas.grader.outcomes import Belongs, CannotGrade
 from norm_katas.grader.report import (
     CORE,
@@ -47,6 +53,7 @@ from norm_katas.grader.report import (
     Printer,
     Report,
     Tier,
+    choose_hints,
     describe,
     exit_code,
     explain,
@@ -287,14 +294,23 @@ def grader_error(call: pytest.CallInfo[Any]) -> str | None:
 
 
 def record_outcome(
-    check: Check, call: pytest.CallInfo[Any], result: pytest.TestReport, learner: Path
+    check: Check,
+    call: pytest.CallInfo[Any],
+    result: pytest.TestReport,
+    learner: Path,
+    pitfalls: str = "",
 ) -> None:
-    """What a phase of the check (setup, call, teardown) says about it: failed (with the kind
-    and message), skipped (with why), or passed."""
+    """What a phase of the check (setup, call, teardown) says about it: failed (with the kind,
+    the message and the hints that fit it, `pitfalls` being the stub's section), skipped (with
+    why), or passed."""
     if result.failed and call.excinfo is not None:
         check.outcome = Outcome.FAILED
         check.kind, check.message = explain(call.excinfo, learner)
         check.raised = raised_at(call.excinfo, learner)
+        check.hints = choose_hints(
+            check.hints, check.kind, check.message, pitfalls,
+            missing=call.excinfo.errisinstance(MissingName),
+        )  # fmt: skip
         if call.excinfo.errisinstance(Belongs):
             check.belongs = call.excinfo.value.check
     elif result.skipped:
@@ -376,6 +392,7 @@ class Grading:
         self.session: pytest.Session | None = None
         self.printer: Printer | None = None
         self.grader_errors: list[str] = []  # the grader's own failures, never the learner's
+        self.pitfalls = ""  # the stub's pitfalls section: hints for a crash
         self._deselected: list[pytest.Item] = []  # by -k or -m
         report_json = handed.report_json if handed else config.getoption("report_json")
         hints = handed.hints if handed else config.getoption("hints")
@@ -439,6 +456,7 @@ class Grading:
         self.request = request = self.request_for(katas.pop())
         self.report, self.checks = checklist(request, self.target, items, self._deselected)
         self.report.grader_errors = self.grader_errors
+        self.pitfalls = _pitfalls(request.kata)
         self.timer.grading = True
         self.json.write(self.report, self.grader_errors)  # unfinished: tells the runner it began
         if not request.checklist:
@@ -477,7 +495,7 @@ class Grading:
             if self.session is not None:
                 self.session.shouldstop = "the grader cannot grade here"
             return
-        record_outcome(check, call, result, self.request.file)
+        record_outcome(check, call, result, self.request.file, self.pitfalls)
         if check.outcome == Outcome.FAILED and check.kind == TIMEOUT:
             error = call.excinfo.value if call.excinfo else None
             self._count_timeout(getattr(error, "busy", True))
@@ -573,6 +591,14 @@ def learners_output(captured: str) -> str:
     return "".join(
         line for line in captured.splitlines(keepends=True) if not _TORCH_CPP_LOG.match(line)
     )
+
+
+def _pitfalls(kata: registry.Kata) -> str:
+    """The kata's stub's pitfalls section, or nothing where the stub cannot be read."""
+    try:
+        return stubs.split_pitfalls(stubs.text(kata))[1]
+    except (stubs.StubError, OSError, UnicodeDecodeError):
+        return ""
 
 
 def _suite_note(suite: Any, device: torch.device) -> str | None:

@@ -1,0 +1,265 @@
+"""Self-tests for what the checks' titles claim: every "not X" is proven by a wrong file.
+
+A title (a check's first docstring line) that says "not X", "no X", "never X", "without X"
+claims the check catches X. Each such X, each alternative of "not A or B" apart, is listed in
+PROOFS with the catalogue files that make that mistake; each names the check as its EXPECT or
+ALSO, so test_graders.test_catalogue_entry proves the check fails it. A new negative claim
+without its proof fails here: add the wrong file, or say in the title only what the check
+verifies. UNPROVEN is the debt left: claims still waiting for their file (it only shrinks).
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+
+import pytest
+
+from norm_katas.grader import registry
+
+CATALOGUE = registry.ROOT / "tests" / "catalogue"
+MARKER = re.compile(r"""\b(EXPECT|ALSO)\s*=\s*["']([^"']+)["']""")
+# The negated part of a title: after the negative word, to a colon, a semicolon, a bracket or
+# a clause of its own (", and ...", ", as torch does").
+NEGATIVE = re.compile(
+    r"\b(?:not|never|no|nor|without|nothing)\b([^:;()]*?)"
+    r"(?=[:;()]|, (?:and|as|so|in|one|with)\b|$)",
+    re.I,
+)
+
+
+def negative_claims(title: str) -> list[str]:
+    """The X of each "not X" in a title, "not A or B" (and "not A, B or C") split apart."""
+    claims = []
+    for match in NEGATIVE.finditer(title):
+        parts = re.split(r"\s+or\s+|\s+nor\s+", match[1])
+        if len(parts) > 1:
+            parts = [p for part in parts for p in part.split(", ")]
+        claims += [p.strip() for p in parts if p.strip()]
+    return claims
+
+
+def titles() -> dict[tuple[str, str], str]:
+    """(kata's suite stem, check) -> its title, for every check of every suite."""
+    found = {}
+    for kata in registry.load():
+        stem = kata.suite.stem.removeprefix("test_")
+        for node in ast.parse(kata.suite.read_text()).body:
+            if isinstance(node, ast.FunctionDef) and node.name.startswith("test_"):
+                doc = ast.get_docstring(node) or ""
+                found[stem, node.name] = " ".join(doc.split("\n\n")[0].split())
+    return found
+
+
+# (kata, check, the X of its "not X") -> the catalogue files (stems) that make mistake X.
+PROOFS: dict[tuple[str, str, str], list[str]] = {
+    ("batchnorm", "test_from_scratch", "the built-in batch norm"): ["calls_builtin"],
+    ("batchnorm", "test_num_batches_tracked", "count"): ["no_num_batches_increment"],
+    ("batchnorm", "test_running_stats_no_autograd_history", "autograd history"): [
+        "running_stats_in_graph"
+    ],
+    ("batchnorm", "test_eval_uses_running_stats", "the batch's statistics"): [
+        "eval_uses_batch_stats"
+    ],
+    ("batchnorm", "test_affine_false", "parameters, weight and bias are None"): [
+        "affine_off_keeps_params"
+    ],
+    ("batchnorm", "test_numerically_stable", "E[x²] - E[x]² shortcut"): [
+        "mean_of_squares_shortcut"
+    ],
+    ("batchnorm", "test_track_running_stats_false", "buffers"): ["tracks_anyway"],
+    ("batchnorm", "test_single_value_per_channel_raises", "running statistics"): [
+        "no_batch_of_one_error"
+    ],
+    ("batchnorm", "test_empty_batch", "NaN in the running statistics"): ["empty_batch_writes_nan"],
+    ("batchnorm_backward", "test_backward_by_hand", "autograd inside it"): [
+        "reruns_forward_under_autograd"
+    ],
+    ("batchnorm_backward", "test_saves_only_what_backward_needs", "autograd history"): [
+        "keeps_input_graph"
+    ],
+    ("batchnorm_backward", "test_follows_device", "on the CPU"): ["count_on_cpu"],
+    ("batchnorm_backward", "test_noncontiguous_grad_out", "contiguous works"): ["views_grad_out"],
+    ("dropout", "test_attributes", "parameters"): ["keep_prob_attribute"],
+    ("dropout", "test_from_scratch", "the built-in dropout"): ["calls_builtin"],
+    ("dropout", "test_p_one_gives_zeros", "NaN"): ["nan_at_p_one", "where_nan_gradient"],
+    ("dropout", "test_eval_is_identity", "rescaling"): ["drops_in_eval", "scales_in_eval"],
+    ("dropout", "test_to_dtype", "float32 tensor"): ["scale_plain_tensor"],
+    ("droppath", "test_attributes", "state"): ["drop_prob_attribute_named_p"],
+    ("droppath", "test_vectorized", "Python loop over the samples"): ["python_random_per_sample"],
+    ("droppath", "test_eval_is_identity", "rescaling"): ["scales_in_eval"],
+    ("droppath", "test_whole_sample_dropped", "per element"): ["per_element_mask"],
+    ("droppath", "test_drop_prob_one_gives_zeros", "NaN"): ["nan_at_drop_prob_one"],
+    ("droppath", "test_computes_in_float64", "through float32"): ["computes_in_float32"],
+    ("groupnorm", "test_from_scratch", "the built-in group norm"): ["calls_builtin"],
+    ("groupnorm", "test_to_dtype", "plain"): ["eps_tensor_attribute"],
+    ("groupnorm", "test_statistics_per_sample", "the batch's"): ["stats_over_batch"],
+    ("groupnorm", "test_biased_variance", "m - 1"): ["unbiased_variance"],
+    ("groupnorm", "test_no_affine", "parameters, weight and bias are None"): [
+        "affine_off_keeps_params"
+    ],
+    ("groupnorm", "test_numerically_stable", "E[x²] - E[x]² shortcut"): [
+        "mean_of_squares_shortcut"
+    ],
+    ("groupnorm", "test_follows_device", "is created on the CPU"): ["ones_on_cpu_without_affine"],
+    ("groupnorm", "test_computes_in_float64", "rounded through float32"): [
+        "fp32_groupnorm_fairseq",
+        "stats_in_float32",
+    ],
+    (
+        "groupnorm",
+        "test_indivisible_channels_raise",
+        "divisible by num_groups raises ValueError in __init__",
+    ): ["no_divisibility_check"],
+    ("layernorm", "test_from_scratch", "the built-in layer norm"): [
+        "calls_builtin",
+        "group_norm_trick",
+    ],
+    ("layernorm", "test_statistics_per_sample", "the batch's"): ["normalizes_over_batch"],
+    ("layernorm", "test_constant_input", "NaN"): ["no_eps"],
+    ("layernorm", "test_biased_variance", "N - 1"): ["unbiased_variance"],
+    ("layernorm", "test_no_elementwise_affine", "parameters, weight and bias are None"): [
+        "affine_off_keeps_params"
+    ],
+    ("layernorm", "test_numerically_stable", "E[x²] - E[x]² shortcut"): [
+        "mean_of_squares_shortcut"
+    ],
+    ("layernorm", "test_to_dtype", "plain"): ["eps_tensor_attribute"],
+    ("layernorm", "test_follows_device", "is created on the CPU"): ["ones_on_cpu"],
+    ("layernorm", "test_computes_in_float64", "rounded through float32"): [
+        "fp32_layernorm_fairseq",
+        "stats_in_float32",
+    ],
+    ("layernorm", "test_no_bias", "bias parameter"): ["ignores_bias_flag"],
+    ("layernorm", "test_wrong_trailing_shape_raises", "match normalized_shape raises an error"): [
+        "no_shape_check"
+    ],
+    ("layernorm", "test_empty_batch", "rows at all"): ["flattens_rows_with_minus_one"],
+    ("layernorm_backward", "test_backward_by_hand", "autograd inside it"): [
+        "reruns_forward_under_autograd"
+    ],
+    ("layernorm_backward", "test_saves_only_what_backward_needs", "autograd history"): [
+        "keeps_input_graph",
+        "saves_x_and_x_hat",
+    ],
+    ("layernorm_backward", "test_follows_device", "on the CPU"): ["row_count_on_cpu"],
+    ("layernorm_backward", "test_noncontiguous_grad_out", "contiguous works"): ["views_grad_out"],
+    ("prepost_norm", "test_two_distinct_norms", "parameters"): ["shared_norm"],
+    ("prepost_norm", "test_from_scratch", "with nn.TransformerEncoderLayer"): [
+        "fused_kernel",
+        "hidden_builtin",
+        "subclasses_builtin",
+    ],
+    ("prepost_norm", "test_attention_over_sequence", "across the batch"): [
+        "attention_not_batch_first"
+    ],
+    ("prepost_norm", "test_dropout_off_in_eval", "dropout"): ["functional_dropout_always_on"],
+    ("prepost_norm", "test_follows_device", "is created on the CPU"): ["padding_mask_on_cpu"],
+    ("rmsnorm", "test_from_scratch", "the built-in RMS norm"): [
+        "calls_builtin",
+        "torch_rms_norm_alias",
+        "wraps_nn_rmsnorm",
+    ],
+    ("rmsnorm", "test_zero_input", "NaN"): ["no_eps"],
+    ("rmsnorm", "test_root_mean_square", "by its L2 norm"): ["l2_norm_not_rms"],
+    ("rmsnorm", "test_no_elementwise_affine", "parameters"): ["affine_off_keeps_weight"],
+    ("rmsnorm", "test_to_dtype", "a plain tensor"): ["eps_tensor_attribute"],
+    ("rmsnorm", "test_follows_device", "is created on the CPU"): ["eps_tensor_on_cpu"],
+    ("rmsnorm", "test_computes_in_float64", "rounded through float32"): [
+        "computes_in_float32",
+        "llama_hf_float32",
+        "llama_meta_float32",
+    ],
+    ("rmsnorm", "test_half_large_values", "overflow"): ["computes_in_half"],
+    ("rmsnorm", "test_wrong_trailing_shape_raises", "match normalized_shape raises an error"): [
+        "no_shape_check"
+    ],
+    ("rmsnorm", "test_empty_batch", "rows at all"): ["flattens_rows_with_minus_one"],
+    ("syncbatchnorm", "test_from_scratch", "torch's batch norm kernels"): ["calls_builtin"],
+    ("syncbatchnorm", "test_without_process_group_like_batchnorm", "a process group"): [
+        "assumes_process_group"
+    ],
+    ("syncbatchnorm", "test_every_rank_joins_the_same_collectives", "deadlock"): [
+        "sync_on_rank0_only"
+    ],
+    ("syncbatchnorm", "test_communicates_statistics_only", "the activations"): [
+        "gathers_the_whole_batch"
+    ],
+    ("triton_rmsnorm", "test_masked_last_block", "a power of two"): [
+        "missing_load_mask",
+        "missing_mask",
+        "unmasked_weight_load",
+        "weight_offset_by_row",
+    ],
+    ("triton_rmsnorm", "test_non_power_of_two_width", "a power of two"): ["mean_over_block"],
+    ("triton_rmsnorm", "test_fp32_accumulation", "overflow"): ["half_accumulation"],
+    ("batchnorm", "test_vectorized", "Python loop over channels"): ["channel_loop"],
+    ("batchnorm_backward", "test_from_scratch", "its backward"): ["calls_native_backward"],
+    ("batchnorm_backward", "test_vectorized", "Python loop over channels"): ["channel_loop"],
+    ("dropout", "test_vectorized", "elements"): ["element_loop"],
+    ("dropout", "test_elements_dropped_independently", "whole rows"): ["drops_whole_rows"],
+    ("droppath", "test_from_scratch", "a built-in dropout"): ["calls_builtin"],
+    ("droppath", "test_draws_per_sample_not_per_batch", "kept"): ["batch_shared_draw"],
+    ("droppath", "test_draws_per_sample_not_per_batch", "dropped all at once"): [
+        "batch_shared_draw"
+    ],
+    ("droppath", "test_to_dtype", "float32 tensor"): ["keep_prob_tensor_attribute"],
+    ("droppath", "test_to_dtype", "state at all"): ["keep_prob_tensor_attribute"],
+    ("groupnorm", "test_vectorized", "groups"): ["group_loop"],
+    ("layernorm", "test_vectorized", "Python loop over rows"): ["row_loop"],
+    ("layernorm_backward", "test_from_scratch", "its backward"): ["calls_native_backward"],
+    ("layernorm_backward", "test_vectorized", "Python loop over rows"): ["row_loop"],
+    ("prepost_norm", "test_vectorized", "the sequence positions"): ["position_loop"],
+    ("rmsnorm", "test_vectorized", "Python loop over rows"): ["row_loop"],
+    ("rmsnorm", "test_no_mean_centring", "mean is subtracted"): ["layernorm_centring"],
+    ("rmsnorm", "test_no_mean_centring", "its standard deviation"): ["divides_by_std"],
+    ("syncbatchnorm", "test_vectorized", "Python loop over channels"): ["channel_loop"],
+}
+UNPROVEN = {
+    ("batchnorm", "test_vectorized", "samples"),
+    ("batchnorm_backward", "test_from_scratch", "the built-in batch norm"),
+    ("batchnorm_backward", "test_vectorized", "samples"),
+    ("dropout", "test_vectorized", "Python loop over rows"),
+    ("dropout", "test_elements_dropped_independently", "columns"),
+    ("dropout", "test_elements_dropped_independently", "channels"),
+    ("droppath", "test_from_scratch", "stochastic_depth"),
+    ("groupnorm", "test_vectorized", "Python loop over samples"),
+    ("groupnorm", "test_vectorized", "channels"),
+    ("layernorm", "test_vectorized", "elements"),
+    ("layernorm_backward", "test_from_scratch", "the built-in layer norm"),
+    ("layernorm_backward", "test_vectorized", "elements"),
+    ("prepost_norm", "test_vectorized", "Python loop over the batch"),
+    ("rmsnorm", "test_vectorized", "elements"),
+    ("syncbatchnorm", "test_vectorized", "samples"),
+}
+
+
+def test_every_negative_claim_has_its_wrong_file() -> None:
+    claimed = {(k, c, x) for (k, c), title in titles().items() for x in negative_claims(title)}
+    missing = sorted(claimed - set(PROOFS) - UNPROVEN)
+    assert not missing, f"negative claims with no wrong file in PROOFS: {missing}"
+    stale = sorted((set(PROOFS) | UNPROVEN) - claimed)
+    assert not stale, f"PROOFS or UNPROVEN name claims no title makes any more: {stale}"
+    assert not set(PROOFS) & UNPROVEN, "a claim is both proven and unproven"
+
+
+@pytest.mark.parametrize(("kata", "check", "claim"), sorted(PROOFS))
+def test_each_proof_fails_its_check(kata: str, check: str, claim: str) -> None:
+    files = PROOFS[kata, check, claim]
+    assert files, f"{kata}::{check}: no wrong file proves 'not {claim}'"
+    for stem in files:
+        path = CATALOGUE / kata / f"{stem}.py"
+        assert path.exists(), f"{path} does not exist"
+        found = dict(MARKER.findall(path.read_text()))
+        named = [found.get("EXPECT", ""), *(n.strip() for n in found.get("ALSO", "").split(","))]
+        assert check in named, f"{path.name} names {check} neither as EXPECT nor in ALSO"
+
+
+def test_the_parser_splits_alternatives() -> None:
+    title = "x is divided by its root mean square, not by its L2 norm or its standard deviation"
+    assert negative_claims(title) == ["by its L2 norm", "its standard deviation"]
+    assert negative_claims("vectorized: no Python loop over rows or elements") == [
+        "Python loop over rows",
+        "elements",
+    ]
+    assert negative_claims("a float64 input is computed in float64, as torch does") == []
