@@ -74,7 +74,6 @@ PROOFS: dict[tuple[str, str, str], list[str]] = {
         "keeps_input_graph"
     ],
     ("batchnorm_backward", "test_follows_device", "on the CPU"): ["count_on_cpu"],
-    ("batchnorm_backward", "test_noncontiguous_grad_out", "contiguous works"): ["views_grad_out"],
     ("dropout", "test_attributes", "parameters"): ["keep_prob_attribute"],
     ("dropout", "test_from_scratch", "the built-in dropout"): ["calls_builtin"],
     ("dropout", "test_p_one_gives_zeros", "NaN"): ["nan_at_p_one", "where_nan_gradient"],
@@ -192,6 +191,8 @@ PROOFS: dict[tuple[str, str, str], list[str]] = {
     ("batchnorm", "test_vectorized", "samples"): ["sample_loop"],
     ("batchnorm_backward", "test_from_scratch", "its backward"): ["calls_native_backward"],
     ("batchnorm_backward", "test_vectorized", "Python loop over channels"): ["channel_loop"],
+    ("batchnorm_backward", "test_vectorized", "samples"): ["sample_loop"],
+    ("batchnorm_backward", "test_from_scratch", "the built-in batch norm"): ["calls_builtin"],
     ("dropout", "test_vectorized", "elements"): ["element_loop"],
     ("dropout", "test_elements_dropped_independently", "whole rows"): ["drops_whole_rows"],
     ("droppath", "test_from_scratch", "a built-in dropout"): ["calls_builtin"],
@@ -212,8 +213,6 @@ PROOFS: dict[tuple[str, str, str], list[str]] = {
     ("syncbatchnorm", "test_vectorized", "Python loop over channels"): ["channel_loop"],
 }
 UNPROVEN = {
-    ("batchnorm_backward", "test_from_scratch", "the built-in batch norm"),
-    ("batchnorm_backward", "test_vectorized", "samples"),
     ("dropout", "test_vectorized", "Python loop over rows"),
     ("dropout", "test_elements_dropped_independently", "columns"),
     ("dropout", "test_elements_dropped_independently", "channels"),
