@@ -202,7 +202,7 @@ def test_a_wrong_initial_value_gets_its_own_hint(grade) -> None:
 CODE_HINTS_LEFT = {
     "batchnorm": 0,
     "batchnorm_backward": 0,
-    "dropout": 15,
+    "dropout": 0,
     "droppath": 10,
     "groupnorm": 9,
     "layernorm": 11,

@@ -74,7 +74,7 @@ PROOFS: dict[tuple[str, str, str], list[str]] = {
         "keeps_input_graph"
     ],
     ("batchnorm_backward", "test_follows_device", "on the CPU"): ["count_on_cpu"],
-    ("dropout", "test_attributes", "parameters"): ["keep_prob_attribute"],
+    ("dropout", "test_attributes", "parameters"): ["scale_parameter"],
     ("dropout", "test_from_scratch", "the built-in dropout"): ["calls_builtin"],
     ("dropout", "test_p_one_gives_zeros", "NaN"): ["nan_at_p_one", "where_nan_gradient"],
     ("dropout", "test_eval_is_identity", "rescaling"): ["drops_in_eval", "scales_in_eval"],
@@ -193,8 +193,11 @@ PROOFS: dict[tuple[str, str, str], list[str]] = {
     ("batchnorm_backward", "test_vectorized", "Python loop over channels"): ["channel_loop"],
     ("batchnorm_backward", "test_vectorized", "samples"): ["sample_loop"],
     ("batchnorm_backward", "test_from_scratch", "the built-in batch norm"): ["calls_builtin"],
-    ("dropout", "test_vectorized", "elements"): ["element_loop"],
+    ("dropout", "test_vectorized", "elements"): ["element_loop", "python_random_mask"],
+    ("dropout", "test_vectorized", "Python loop over rows"): ["row_loop"],
     ("dropout", "test_elements_dropped_independently", "whole rows"): ["drops_whole_rows"],
+    ("dropout", "test_elements_dropped_independently", "columns"): ["drops_whole_columns"],
+    ("dropout", "test_elements_dropped_independently", "channels"): ["drops_whole_channels"],
     ("droppath", "test_from_scratch", "a built-in dropout"): ["calls_builtin"],
     ("droppath", "test_draws_per_sample_not_per_batch", "kept"): ["batch_shared_draw"],
     ("droppath", "test_draws_per_sample_not_per_batch", "dropped all at once"): [
@@ -213,9 +216,6 @@ PROOFS: dict[tuple[str, str, str], list[str]] = {
     ("syncbatchnorm", "test_vectorized", "Python loop over channels"): ["channel_loop"],
 }
 UNPROVEN = {
-    ("dropout", "test_vectorized", "Python loop over rows"),
-    ("dropout", "test_elements_dropped_independently", "columns"),
-    ("dropout", "test_elements_dropped_independently", "channels"),
     ("droppath", "test_from_scratch", "stochastic_depth"),
     ("groupnorm", "test_vectorized", "Python loop over samples"),
     ("groupnorm", "test_vectorized", "channels"),
