@@ -203,7 +203,7 @@ CODE_HINTS_LEFT = {
     "batchnorm": 0,
     "batchnorm_backward": 0,
     "dropout": 0,
-    "droppath": 10,
+    "droppath": 0,
     "groupnorm": 9,
     "layernorm": 11,
     "layernorm_backward": 12,

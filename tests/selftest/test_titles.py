@@ -79,7 +79,7 @@ PROOFS: dict[tuple[str, str, str], list[str]] = {
     ("dropout", "test_p_one_gives_zeros", "NaN"): ["nan_at_p_one", "where_nan_gradient"],
     ("dropout", "test_eval_is_identity", "rescaling"): ["drops_in_eval", "scales_in_eval"],
     ("dropout", "test_to_dtype", "float32 tensor"): ["scale_plain_tensor"],
-    ("droppath", "test_attributes", "state"): ["drop_prob_attribute_named_p"],
+    ("droppath", "test_attributes", "state"): ["scale_buffer"],
     ("droppath", "test_vectorized", "Python loop over the samples"): ["python_random_per_sample"],
     ("droppath", "test_eval_is_identity", "rescaling"): ["scales_in_eval"],
     ("droppath", "test_whole_sample_dropped", "per element"): ["per_element_mask"],
@@ -199,12 +199,10 @@ PROOFS: dict[tuple[str, str, str], list[str]] = {
     ("dropout", "test_elements_dropped_independently", "columns"): ["drops_whole_columns"],
     ("dropout", "test_elements_dropped_independently", "channels"): ["drops_whole_channels"],
     ("droppath", "test_from_scratch", "a built-in dropout"): ["calls_builtin"],
-    ("droppath", "test_draws_per_sample_not_per_batch", "kept"): ["batch_shared_draw"],
-    ("droppath", "test_draws_per_sample_not_per_batch", "dropped all at once"): [
+    ("droppath", "test_draws_per_sample_not_per_batch", "the whole batch at once"): [
         "batch_shared_draw"
     ],
     ("droppath", "test_to_dtype", "float32 tensor"): ["keep_prob_tensor_attribute"],
-    ("droppath", "test_to_dtype", "state at all"): ["keep_prob_tensor_attribute"],
     ("groupnorm", "test_vectorized", "groups"): ["group_loop"],
     ("layernorm", "test_vectorized", "Python loop over rows"): ["row_loop"],
     ("layernorm_backward", "test_from_scratch", "its backward"): ["calls_native_backward"],
@@ -216,7 +214,6 @@ PROOFS: dict[tuple[str, str, str], list[str]] = {
     ("syncbatchnorm", "test_vectorized", "Python loop over channels"): ["channel_loop"],
 }
 UNPROVEN = {
-    ("droppath", "test_from_scratch", "stochastic_depth"),
     ("groupnorm", "test_vectorized", "Python loop over samples"),
     ("groupnorm", "test_vectorized", "channels"),
     ("layernorm", "test_vectorized", "elements"),
