@@ -204,7 +204,7 @@ CODE_HINTS_LEFT = {
     "batchnorm_backward": 0,
     "dropout": 0,
     "droppath": 0,
-    "groupnorm": 9,
+    "groupnorm": 0,
     "layernorm": 11,
     "layernorm_backward": 12,
     "prepost_norm": 16,
