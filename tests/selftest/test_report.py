@@ -205,7 +205,7 @@ CODE_HINTS_LEFT = {
     "dropout": 0,
     "droppath": 0,
     "groupnorm": 0,
-    "layernorm": 11,
+    "layernorm": 0,
     "layernorm_backward": 12,
     "prepost_norm": 16,
     "rmsnorm": 12,
