@@ -72,7 +72,8 @@ def test_parameters(kata):
     [initial] The scale starts at one and the shift at zero, as torch's, so that an untrained
     layer passes the normalized input through unchanged; training moves them from there.
 
-    [initial] weight₀ = 1 and bias₀ = 0 for each of the C channels: not random.
+    [initial] weight₀ = 1 and bias₀ = 0 in every one of the C channels, the same in every run, never
+    random.
     """
     for args in ((2, 6), (3, 6, 1e-3)):
         mine, ref = kata.GroupNorm(*args), nn.GroupNorm(*args)
@@ -129,7 +130,8 @@ def test_input_unmodified(kata, device):
 
     The caller still owns x: compute into new tensors instead of overwriting it.
 
-    xc = groups - mean, not x -= mean or x.sub_(mean).
+    Write x − μ into a new tensor; an in-place subtraction (the -= operator, or a method whose name
+    ends in an underscore) writes into the caller's x.
     """
     mine, _ = paired(kata, "GroupNorm", 2, 6)
     x = torch.randn(3, 6, 5, device=device)
@@ -255,7 +257,8 @@ def test_groups_are_contiguous_channels(kata, device):
     Reshaping (N, C, *) to (N, G, C/G, *) keeps neighbouring channels together, as torch does;
     (N, C/G, G, *) would group every G-th channel instead.
 
-    x.reshape(N, G, C // G, *spatial): dim 1 indexes the group, dim 2 the channel within it.
+    Reshape x to (N, G, C/G, *spatial): dim 1 then indexes the group and dim 2 the channel within
+    it, so channel c lands in group ⌊c / (C/G)⌋.
     """
     # Channels 0-1, 2-3 and 4-5 live on very different scales: only the right grouping
     # normalizes each block with its own statistics.
@@ -283,12 +286,13 @@ def test_eps_inside_sqrt(kata, device):
 
 
 def test_no_affine(kata, device):
-    """affine=False: no parameters, weight and bias are None
+    """affine=False: the layer has no parameters; weight and bias are None
 
     Without the affine transform the layer has nothing to learn, but the attributes still
     exist, and its state_dict is empty like torch's.
 
-    self.register_parameter("weight", None) and the same for "bias".
+    Register weight and bias as parameters whose value is None: both attributes exist, the module
+    lists no parameters, and the output is x̂ itself.
     """
     mine = kata.GroupNorm(2, 6, affine=False)
     if list(mine.parameters()):
@@ -324,7 +328,8 @@ def test_follows_device(kata, device):
     Every tensor forward creates must live on the input's device, and all state must move
     with .to(device).
 
-    torch.ones(..., device=x.device) if you need a tensor; nn.Parameter for weight and bias.
+    Make weight and bias Parameters, so that .to(device) moves them; a tensor forward creates is
+    made on x's device, or derived from x.
     """
     for kwargs in ({}, {"affine": False}):
         mine = kata.GroupNorm(2, 6, **kwargs)
@@ -380,8 +385,8 @@ def test_gradients_match(kata, device):
 def test_computes_in_float64(kata, device):
     """a float64 input is computed in float64, as torch does, not rounded through float32
 
-    torch computes the statistics in float32 only for float16 and bfloat16 inputs; x.float(),
-    as fairseq's Fp32GroupNorm writes it, also rounds a float64 input to float32.
+    torch computes the statistics in float32 only for float16 and bfloat16 inputs; upcasting every
+    input to float32, as fairseq's Fp32GroupNorm does, also rounds a float64 input to float32.
 
     compute dtype = float32 for float16/bfloat16 inputs, x.dtype otherwise: upcast only those.
     """
@@ -393,12 +398,13 @@ def test_computes_in_float64(kata, device):
 
 @pytest.mark.parity
 def test_indivisible_channels_raise(kata):
-    """num_channels not divisible by num_groups raises ValueError in __init__, as torch does
+    """num_channels indivisible by num_groups raises ValueError in __init__, as torch does
 
     Groups must all have C / G channels: a layer that cannot be built that way is rejected
     when it is constructed, not later in forward.
 
-    if num_channels % num_groups != 0: raise ValueError(...) naming both numbers.
+    In the constructor, when num_channels mod num_groups is not 0, fail with a ValueError that names
+    both numbers.
     """
     for args in ((4, 6), (5, 8)):
         given = describe_call("GroupNorm", *args)
@@ -439,7 +445,8 @@ def test_half_precision(kata, device, dtype):
     of x = 384 + randn rounded to float16 shifts every value. torch computes the statistics in
     float32 and gives the caller back the dtype it passed in.
 
-    Compute on g.float(), then return y.to(x.dtype).
+    Compute the statistics and x̂ on a float32 copy of the grouped input, then cast the result back
+    to x's dtype before it leaves forward.
     """
     name = str(dtype).removeprefix("torch.")
     mine, ref = paired(kata, "GroupNorm", 2, 8)
@@ -468,8 +475,8 @@ def test_empty_batch(kata, device):
 
     A batch of zero samples is valid: there are no groups to normalize, and nothing to fail.
 
-    Keep N in the reshape: x.reshape(N, G, C // G, *spatial); x.view(N, G, -1) cannot infer -1
-    from 0 elements.
+    Keep N in the reshape and spell out every size, (N, G, C/G, *spatial); a size left for the
+    reshape to infer (−1) cannot be inferred from 0 elements.
     """
     for x_shape in ((0, 6, 4), (0, 6)):
         mine, ref = paired(kata, "GroupNorm", 3, 6)
