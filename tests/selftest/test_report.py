@@ -206,7 +206,7 @@ CODE_HINTS_LEFT = {
     "droppath": 10,
     "groupnorm": 9,
     "layernorm": 11,
-    "layernorm_backward": 12,
+    "layernorm_backward": 0,
     "prepost_norm": 16,
     "rmsnorm": 12,
     "syncbatchnorm": 14,
