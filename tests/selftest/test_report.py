@@ -208,7 +208,7 @@ CODE_HINTS_LEFT = {
     "layernorm": 11,
     "layernorm_backward": 0,
     "prepost_norm": 16,
-    "rmsnorm": 12,
+    "rmsnorm": 0,
     "syncbatchnorm": 14,
     "triton_rmsnorm": 10,
 }

@@ -170,10 +170,6 @@ PROOFS: dict[tuple[str, str, str], list[str]] = {
         "llama_meta_float32",
     ],
     ("rmsnorm", "test_half_large_values", "overflow"): ["computes_in_half"],
-    ("rmsnorm", "test_wrong_trailing_shape_raises", "match normalized_shape raises an error"): [
-        "no_shape_check"
-    ],
-    ("rmsnorm", "test_empty_batch", "rows at all"): ["flattens_rows_with_minus_one"],
     ("syncbatchnorm", "test_from_scratch", "torch's batch norm kernels"): ["calls_builtin"],
     ("syncbatchnorm", "test_without_process_group_like_batchnorm", "a process group"): [
         "assumes_process_group"
@@ -212,6 +208,7 @@ PROOFS: dict[tuple[str, str, str], list[str]] = {
     ("layernorm_backward", "test_vectorized", "Python loop over rows"): ["row_loop"],
     ("prepost_norm", "test_vectorized", "the sequence positions"): ["position_loop"],
     ("rmsnorm", "test_vectorized", "Python loop over rows"): ["row_loop"],
+    ("rmsnorm", "test_vectorized", "elements"): ["element_loop"],
     ("rmsnorm", "test_no_mean_centring", "mean is subtracted"): ["layernorm_centring"],
     ("rmsnorm", "test_no_mean_centring", "its standard deviation"): ["divides_by_std"],
     ("syncbatchnorm", "test_vectorized", "Python loop over channels"): ["channel_loop"],
@@ -228,7 +225,6 @@ UNPROVEN = {
     ("groupnorm", "test_vectorized", "channels"),
     ("layernorm", "test_vectorized", "elements"),
     ("prepost_norm", "test_vectorized", "Python loop over the batch"),
-    ("rmsnorm", "test_vectorized", "elements"),
     ("syncbatchnorm", "test_vectorized", "samples"),
 }
 
