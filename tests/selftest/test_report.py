@@ -207,7 +207,7 @@ CODE_HINTS_LEFT = {
     "groupnorm": 9,
     "layernorm": 11,
     "layernorm_backward": 0,
-    "prepost_norm": 16,
+    "prepost_norm": 0,
     "rmsnorm": 0,
     "syncbatchnorm": 14,
     "triton_rmsnorm": 10,

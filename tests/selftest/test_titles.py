@@ -206,6 +206,7 @@ PROOFS: dict[tuple[str, str, str], list[str]] = {
     ("layernorm_backward", "test_from_scratch", "its backward"): ["calls_native_backward"],
     ("layernorm_backward", "test_vectorized", "elements"): ["element_loop"],
     ("layernorm_backward", "test_vectorized", "Python loop over rows"): ["row_loop"],
+    ("prepost_norm", "test_vectorized", "Python loop over the batch"): ["batch_loop"],
     ("prepost_norm", "test_vectorized", "the sequence positions"): ["position_loop"],
     ("rmsnorm", "test_vectorized", "Python loop over rows"): ["row_loop"],
     ("rmsnorm", "test_vectorized", "elements"): ["element_loop"],
@@ -224,7 +225,6 @@ UNPROVEN = {
     ("groupnorm", "test_vectorized", "Python loop over samples"),
     ("groupnorm", "test_vectorized", "channels"),
     ("layernorm", "test_vectorized", "elements"),
-    ("prepost_norm", "test_vectorized", "Python loop over the batch"),
     ("syncbatchnorm", "test_vectorized", "samples"),
 }
 
