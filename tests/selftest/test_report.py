@@ -209,7 +209,7 @@ CODE_HINTS_LEFT = {
     "layernorm_backward": 0,
     "prepost_norm": 0,
     "rmsnorm": 0,
-    "syncbatchnorm": 14,
+    "syncbatchnorm": 0,
     "triton_rmsnorm": 10,
 }
 

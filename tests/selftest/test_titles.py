@@ -171,9 +171,6 @@ PROOFS: dict[tuple[str, str, str], list[str]] = {
     ],
     ("rmsnorm", "test_half_large_values", "overflow"): ["computes_in_half"],
     ("syncbatchnorm", "test_from_scratch", "torch's batch norm kernels"): ["calls_builtin"],
-    ("syncbatchnorm", "test_without_process_group_like_batchnorm", "a process group"): [
-        "assumes_process_group"
-    ],
     ("syncbatchnorm", "test_every_rank_joins_the_same_collectives", "deadlock"): [
         "sync_on_rank0_only"
     ],
@@ -213,6 +210,7 @@ PROOFS: dict[tuple[str, str, str], list[str]] = {
     ("rmsnorm", "test_no_mean_centring", "mean is subtracted"): ["layernorm_centring"],
     ("rmsnorm", "test_no_mean_centring", "its standard deviation"): ["divides_by_std"],
     ("syncbatchnorm", "test_vectorized", "Python loop over channels"): ["channel_loop"],
+    ("syncbatchnorm", "test_vectorized", "samples"): ["sample_loop"],
 }
 UNPROVEN = {
     ("batchnorm", "test_vectorized", "samples"),
@@ -225,7 +223,6 @@ UNPROVEN = {
     ("groupnorm", "test_vectorized", "Python loop over samples"),
     ("groupnorm", "test_vectorized", "channels"),
     ("layernorm", "test_vectorized", "elements"),
-    ("syncbatchnorm", "test_vectorized", "samples"),
 }
 
 
