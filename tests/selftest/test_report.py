@@ -210,7 +210,7 @@ CODE_HINTS_LEFT = {
     "prepost_norm": 0,
     "rmsnorm": 0,
     "syncbatchnorm": 0,
-    "triton_rmsnorm": 10,
+    "triton_rmsnorm": 0,
 }
 
 

@@ -177,13 +177,6 @@ PROOFS: dict[tuple[str, str, str], list[str]] = {
     ("syncbatchnorm", "test_communicates_statistics_only", "the activations"): [
         "gathers_the_whole_batch"
     ],
-    ("triton_rmsnorm", "test_masked_last_block", "a power of two"): [
-        "missing_load_mask",
-        "missing_mask",
-        "unmasked_weight_load",
-        "weight_offset_by_row",
-    ],
-    ("triton_rmsnorm", "test_non_power_of_two_width", "a power of two"): ["mean_over_block"],
     ("triton_rmsnorm", "test_fp32_accumulation", "overflow"): ["half_accumulation"],
     ("batchnorm", "test_vectorized", "Python loop over channels"): ["channel_loop"],
     ("batchnorm_backward", "test_from_scratch", "its backward"): ["calls_native_backward"],
