@@ -5,7 +5,7 @@ claims the check catches X. Each such X, each alternative of "not A or B" apart,
 PROOFS with the catalogue files that make that mistake; each names the check as its EXPECT or
 ALSO, so test_graders.test_catalogue_entry proves the check fails it. A new negative claim
 without its proof fails here: add the wrong file, or say in the title only what the check
-verifies. UNPROVEN is the debt left: claims still waiting for their file (it only shrinks).
+verifies.
 """
 
 from __future__ import annotations
@@ -124,7 +124,6 @@ PROOFS: dict[tuple[str, str, str], list[str]] = {
         "saves_x_and_x_hat",
     ],
     ("layernorm_backward", "test_follows_device", "on the CPU"): ["row_count_on_cpu"],
-    ("layernorm_backward", "test_noncontiguous_grad_out", "contiguous works"): ["views_grad_out"],
     ("prepost_norm", "test_two_distinct_norms", "parameters"): ["shared_norm"],
     ("prepost_norm", "test_from_scratch", "with nn.TransformerEncoderLayer"): [
         "fused_kernel",
@@ -152,27 +151,13 @@ PROOFS: dict[tuple[str, str, str], list[str]] = {
         "llama_meta_float32",
     ],
     ("rmsnorm", "test_half_large_values", "overflow"): ["computes_in_half"],
-    ("rmsnorm", "test_wrong_trailing_shape_raises", "match normalized_shape raises an error"): [
-        "no_shape_check"
-    ],
-    ("rmsnorm", "test_empty_batch", "rows at all"): ["flattens_rows_with_minus_one"],
     ("syncbatchnorm", "test_from_scratch", "torch's batch norm kernels"): ["calls_builtin"],
-    ("syncbatchnorm", "test_without_process_group_like_batchnorm", "a process group"): [
-        "assumes_process_group"
-    ],
     ("syncbatchnorm", "test_every_rank_joins_the_same_collectives", "deadlock"): [
         "sync_on_rank0_only"
     ],
     ("syncbatchnorm", "test_communicates_statistics_only", "the activations"): [
         "gathers_the_whole_batch"
     ],
-    ("triton_rmsnorm", "test_masked_last_block", "a power of two"): [
-        "missing_load_mask",
-        "missing_mask",
-        "unmasked_weight_load",
-        "weight_offset_by_row",
-    ],
-    ("triton_rmsnorm", "test_non_power_of_two_width", "a power of two"): ["mean_over_block"],
     ("triton_rmsnorm", "test_fp32_accumulation", "overflow"): ["half_accumulation"],
     ("batchnorm", "test_vectorized", "Python loop over channels"): ["channel_loop"],
     ("batchnorm", "test_vectorized", "samples"): ["sample_loop"],
@@ -195,30 +180,27 @@ PROOFS: dict[tuple[str, str, str], list[str]] = {
     ("groupnorm", "test_vectorized", "channels"): ["channel_loop"],
     ("layernorm", "test_vectorized", "Python loop over rows"): ["row_loop"],
     ("layernorm", "test_vectorized", "elements"): ["element_loop"],
+    ("layernorm_backward", "test_from_scratch", "the built-in layer norm"): ["calls_builtin"],
     ("layernorm_backward", "test_from_scratch", "its backward"): ["calls_native_backward"],
+    ("layernorm_backward", "test_vectorized", "elements"): ["element_loop"],
     ("layernorm_backward", "test_vectorized", "Python loop over rows"): ["row_loop"],
+    ("prepost_norm", "test_vectorized", "Python loop over the batch"): ["batch_loop"],
     ("prepost_norm", "test_vectorized", "the sequence positions"): ["position_loop"],
     ("rmsnorm", "test_vectorized", "Python loop over rows"): ["row_loop"],
+    ("rmsnorm", "test_vectorized", "elements"): ["element_loop"],
     ("rmsnorm", "test_no_mean_centring", "mean is subtracted"): ["layernorm_centring"],
     ("rmsnorm", "test_no_mean_centring", "its standard deviation"): ["divides_by_std"],
     ("syncbatchnorm", "test_vectorized", "Python loop over channels"): ["channel_loop"],
-}
-UNPROVEN = {
-    ("layernorm_backward", "test_from_scratch", "the built-in layer norm"),
-    ("layernorm_backward", "test_vectorized", "elements"),
-    ("prepost_norm", "test_vectorized", "Python loop over the batch"),
-    ("rmsnorm", "test_vectorized", "elements"),
-    ("syncbatchnorm", "test_vectorized", "samples"),
+    ("syncbatchnorm", "test_vectorized", "samples"): ["sample_loop"],
 }
 
 
 def test_every_negative_claim_has_its_wrong_file() -> None:
     claimed = {(k, c, x) for (k, c), title in titles().items() for x in negative_claims(title)}
-    missing = sorted(claimed - set(PROOFS) - UNPROVEN)
+    missing = sorted(claimed - set(PROOFS))
     assert not missing, f"negative claims with no wrong file in PROOFS: {missing}"
-    stale = sorted((set(PROOFS) | UNPROVEN) - claimed)
-    assert not stale, f"PROOFS or UNPROVEN name claims no title makes any more: {stale}"
-    assert not set(PROOFS) & UNPROVEN, "a claim is both proven and unproven"
+    stale = sorted(set(PROOFS) - claimed)
+    assert not stale, f"PROOFS names claims no title makes any more: {stale}"
 
 
 @pytest.mark.parametrize(("kata", "check", "claim"), sorted(PROOFS))
