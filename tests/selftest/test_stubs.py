@@ -73,7 +73,7 @@ def test_notebooks_match_the_stubs_and_the_registry() -> None:
 def grader_cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "norm_katas", *args], cwd=cwd, capture_output=True, text=True,
-        timeout=120,
+        timeout=300,
     )  # fmt: skip
 
 
