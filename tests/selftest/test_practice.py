@@ -477,7 +477,7 @@ def _sigint_ignored() -> None:
 def spawn(*args: str) -> pexpect.spawn:
     return pexpect.spawn(
         sys.executable, ["-m", "norm_katas", *args], cwd=str(registry.ROOT),
-        env={**os.environ, "NO_COLOR": "1"}, encoding="utf-8", timeout=90, dimensions=(50, 140),
+        env={**os.environ, "NO_COLOR": "1"}, encoding="utf-8", timeout=300, dimensions=(50, 140),
         preexec_fn=_sigint_ignored,
     )  # fmt: skip
 

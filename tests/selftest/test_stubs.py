@@ -161,7 +161,7 @@ def test_the_setup_cell_says_how_to_install_norm_katas_where_it_is_missing(
 def grader_cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "norm_katas", *args], cwd=cwd, capture_output=True, text=True,
-        timeout=120,
+        timeout=300,
     )  # fmt: skip
 
 
