@@ -15,7 +15,6 @@ class Welford:
         device: torch.device | str | None = None,
         dtype: torch.dtype | None = None,
     ) -> None:
-        self.num_features = num_features
         self.count = 0  # a host int: known from x.shape, exact, and no device sync to read
         self.mean = torch.zeros(num_features, device=device, dtype=dtype)
         self.m2 = torch.zeros(num_features, device=device, dtype=dtype)

@@ -440,12 +440,14 @@ def test_any_correction(kata, device):
             got = w.var(correction=c)
         given = "Welford(4) after update(x (3, 4))"
         expect_close(got, want, given=given, what=f"var(correction={c})")
-    nan = torch.full((4,), float("nan"), device=device)
-    for c in (1, 0):
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            got = welford(kata, 4, device).var(correction=c)
-        expect_close(got, nan, given="Welford(4) before any update", what=f"var(correction={c})")
+    for dtype in (torch.float32, torch.float64):
+        nan = torch.full((4,), float("nan"), device=device, dtype=dtype)
+        given = f"Welford(4, dtype={dtype_name(dtype)}) before any update"
+        for c in (1, 0):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                got = welford(kata, 4, device, dtype).var(correction=c)
+            expect_close(got, nan, given=given, what=f"var(correction={c})")
 
 
 def perf_case(kata, device):
