@@ -338,7 +338,7 @@ def test_same_in_eval_mode(kata, device):
     GroupNorm keeps no running statistics: a model switched to eval() must give the same
     output as in training, for any input, unlike BatchNorm.
 
-    Compute μ and σ² from x on every call, whatever self.training is; register no buffers.
+    Compute μ and σ² from x on every call, in training and in eval alike; register no buffers.
     """
     mine, ref = paired(kata, "GroupNorm", 3, 6)
     mine, ref = mine.to(device, torch.float64), ref.to(device, torch.float64)
