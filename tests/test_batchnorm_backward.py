@@ -51,6 +51,18 @@ def test_is_an_autograd_function(kata, device):
     BATCH_NORM.is_an_autograd_function(kata, device, (4, 3, 2, 2))
 
 
+def test_wrapper_passes_eps(kata, device):
+    """batch_norm_train passes eps on to BatchNormFunction, and its eps defaults to 1e-5
+
+    batch_norm_train(x, weight, bias) must normalize with eps=1e-5, as the built-in does, and
+    batch_norm_train(x, weight, bias, eps) with the eps it is given.
+
+    def batch_norm_train(x, weight, bias, eps=1e-5):
+        return BatchNormFunction.apply(x, weight, bias, eps)
+    """
+    BATCH_NORM.wrapper_passes_eps(kata, device, (8, 3))
+
+
 def test_backward_returns_a_grad_per_input(kata, device):
     """backward returns (grad_x, grad_weight, grad_bias, None): shapes of x, (C,), (C,)
 

@@ -49,6 +49,18 @@ def test_is_an_autograd_function(kata, device):
     LAYER_NORM.is_an_autograd_function(kata, device, (2, 3, 8))
 
 
+def test_wrapper_passes_eps(kata, device):
+    """layer_norm passes eps on to LayerNormFunction, and its eps defaults to 1e-5
+
+    layer_norm(x, weight, bias) must normalize with eps=1e-5, as the built-in does, and
+    layer_norm(x, weight, bias, eps) with the eps it is given.
+
+    def layer_norm(x, weight, bias, eps=1e-5):
+        return LayerNormFunction.apply(x, weight, bias, eps)
+    """
+    LAYER_NORM.wrapper_passes_eps(kata, device, (4, 8))
+
+
 def test_backward_returns_a_grad_per_input(kata, device):
     """backward returns (grad_x, grad_weight, grad_bias, None): shapes of x, (D,), (D,)
 
@@ -191,6 +203,18 @@ def test_follows_device(kata, device):
     torch.zeros_like(x) or device=x.device for new tensors.
     """
     LAYER_NORM.follows_device(kata, device, (3, 8))
+
+
+def test_unbatched_input(kata, device):
+    """an input of shape (D,), one row without batch dims, works forward and backward
+
+    x is (*, D), and * may be no dims at all, as F.layer_norm allows: grad_weight and grad_bias
+    are then the row's own dy · x̂ and dy. Beware tensor.sum(()) over an empty tuple of dims:
+    torch sums over every dim, not none, and returns a scalar.
+
+    Sum over the rows of a (-1, D) reshape, or over range(dim - 1) only when it is not empty.
+    """
+    LAYER_NORM.unbatched(kata, device, (8,))
 
 
 @pytest.mark.broad

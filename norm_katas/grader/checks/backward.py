@@ -124,6 +124,32 @@ class FunctionKata:
             getattr(kata, self.function), self.function, run, caller=self.wrapper
         )
 
+    def wrapper_passes_eps(self, kata: Any, device: torch.device, shape: tuple) -> None:
+        """The wrapper gives what the learner's own Function gives with eps=1e-5 when called
+        without eps, and with eps=0.1 when given it: on small inputs (spread 0.01, variance
+        about 1e-4), where 1e-5 against 1e-6 or 0 moves the output by some percent. Compared
+        with the learner's Function, not the built-in, so that only the wrapper decides."""
+        function, wrapper = getattr(kata, self.function), getattr(kata, self.wrapper)
+        x, w, b = self.inputs(*shape, device=device, spread=0.01)
+        for eps, passed in ((1e-5, ""), (0.1, ", eps=0.1")):
+            args = (x, w, b) if not passed else (x, w, b, eps)
+            given = (
+                f"{self.wrapper}(x {shape_of(x)}, weight, bias{passed}) on small inputs, "
+                f"compared with {self.function}.apply(x, weight, bias, {eps:g})"
+            )
+            want = expect_tensor(function.apply(x, w, b, eps), f"{self.function}.apply")
+            expect_close(expect_tensor(wrapper(*args), self.wrapper), want, given=given)
+
+    def unbatched(self, kata: Any, device: torch.device, shape: tuple) -> None:
+        """Forward and every gradient on an input with no batch dims, as autograd gives them."""
+        x, w, b = self.inputs(*shape, device=device)
+        grad_out = torch.randn_like(x)
+        given = self.describe(x)
+        y, grads = self.run(kata, x, w, b, 1e-5, grad_out, given=given)
+        want_y, want = self.reference(x, w, b, 1e-5, grad_out)
+        expect_close(y, want_y, given=given)
+        expect_grads_close(named(grads), want, given=given)
+
     def backward_returns_a_grad_per_input(
         self, kata: Any, device: torch.device, shape: tuple
     ) -> None:
