@@ -14,6 +14,20 @@ Half precision is compared with the formula in float64 on the same half inputs, 
 to their dtype: what float32 arithmetic gives, within an ulp. Not with torch's CPU autograd,
 whose kernel rounds the saved mean and rstd to the input's dtype (its CUDA kernel keeps them
 in float32), which the half-precision check's inputs expose.
+
+Each core property in every mode where it applies: forward and backward called directly, and
+through autograd (the wrapper's Function.apply). eps=0.05 or 0.1 on small inputs where eps must
+show; x of shape (D,), with no batch dims, is an input too:
+
+    property                   forward (direct)       backward (direct)         via autograd
+    biased stats, eps in sqrt  forward_matches_torch  backward_eps_inside_sqrt  wrapper_passes_eps
+    grad_x: mean, variance     -                      grad_x_through_the_*      gradcheck
+    grad_w, grad_b over rows   -                      grad_weight, grad_bias,   gradcheck
+                                                      gradients_match
+    x (D,), one row            unbatched_input        unbatched_input           -
+    by hand, from scratch      from_scratch           backward_by_hand          is_an_autograd_fn
+    saved tensors              saves_only_what_...    -                         saves_only_...
+    float64 / half / layout    parity: computes_in_float64, half_precision, noncontiguous_grad_out
 """
 
 import pytest
@@ -135,7 +149,7 @@ def test_forward_matches_torch(kata, device):
 
     y = (x - mean) * rsqrt(mean((x - mean)²) + eps) * weight + bias.
     """
-    LAYER_NORM.forward_matches_torch(kata, device, ((4, 8), (2, 3, 16)), (4, 8))
+    LAYER_NORM.forward_matches_torch(kata, device, ((4, 8), (2, 3, 16)), ((4, 8),))
 
 
 def test_grad_bias(kata, device):

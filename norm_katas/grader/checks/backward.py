@@ -213,9 +213,10 @@ class FunctionKata:
         expect_saves_only_what_backward_needs(applied, ctx, x, allowance=allowance, given=given)
 
     def forward_matches_torch(
-        self, kata: Any, device: torch.device, shapes: tuple[tuple, ...], small_inputs: tuple
+        self, kata: Any, device: torch.device, shapes: tuple[tuple, ...], small: tuple[tuple, ...]
     ) -> None:
-        """On each of `shapes` in float32 and float64, then eps=0.05 on small inputs."""
+        """On each of `shapes` in float32 and float64, then eps=0.05 on small inputs of each
+        of the `small` shapes."""
         function = getattr(kata, self.function)
         for dtype in (torch.float32, torch.float64):
             for shape in shapes:
@@ -223,10 +224,11 @@ class FunctionKata:
                 y, _ = call_forward(function, x, w, b, 1e-5)
                 want = self.builtin(x, w, b, 1e-5)
                 expect_close(expect_tensor(y, "forward"), want, given=self.describe(x))
-        x, w, b = self.inputs(*small_inputs, device=device, spread=0.1)
-        y, _ = call_forward(function, x, w, b, 0.05)
-        want = self.builtin(x, w, b, 0.05)
-        expect_close(expect_tensor(y, "forward"), want, given=self.describe(x, 0.05))
+        for shape in small:
+            x, w, b = self.inputs(*shape, device=device, spread=0.1)
+            y, _ = call_forward(function, x, w, b, 0.05)
+            want = self.builtin(x, w, b, 0.05)
+            expect_close(expect_tensor(y, "forward"), want, given=self.describe(x, 0.05))
 
     def gradient_of(self, kata: Any, device: torch.device, name: str, shape: tuple) -> None:
         """The gradient of one input ("input", "weight" or "bias") alone."""
@@ -254,11 +256,12 @@ class FunctionKata:
         given = f"{self.describe(x)} with grad_out · weight equal to x̂"
         self._grad_x(kata, x, w, b, 1e-5, grad_out, given=given)
 
-    def backward_eps_inside_sqrt(self, kata: Any, device: torch.device, shape: tuple) -> None:
-        x, w, b = self.inputs(*shape, device=device, spread=0.1)
-        grad_out = torch.randn_like(x)
-        given = f"{self.describe(x, 0.05)} on small inputs"
-        self._grad_x(kata, x, w, b, 0.05, grad_out, given=given)
+    def backward_eps_inside_sqrt(self, kata: Any, device: torch.device, *shapes: tuple) -> None:
+        for shape in shapes:
+            x, w, b = self.inputs(*shape, device=device, spread=0.1)
+            grad_out = torch.randn_like(x)
+            given = f"{self.describe(x, 0.05)} on small inputs"
+            self._grad_x(kata, x, w, b, 0.05, grad_out, given=given)
 
     def follows_device(self, kata: Any, device: torch.device, shape: tuple) -> None:
         x, w, b = self.inputs(*shape, dtype=torch.float32)
