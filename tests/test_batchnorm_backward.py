@@ -72,8 +72,8 @@ def test_wrapper_passes_eps(kata, device):
     batch_norm_train(x, weight, bias) must normalize with eps=1e-5, as the built-in does, and
     batch_norm_train(x, weight, bias, eps) with the eps it is given.
 
-    def batch_norm_train(x, weight, bias, eps=1e-5):
-        return BatchNormFunction.apply(x, weight, bias, eps)
+    The wrapper's own eps argument, defaulting to 1e-5, goes on to the Function's apply as its
+    last input, untouched: no constant of the wrapper's own in its place.
     """
     BATCH_NORM.wrapper_passes_eps(kata, device, (8, 3))
 

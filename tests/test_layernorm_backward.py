@@ -70,8 +70,8 @@ def test_wrapper_passes_eps(kata, device):
     layer_norm(x, weight, bias) must normalize with eps=1e-5, as the built-in does, and
     layer_norm(x, weight, bias, eps) with the eps it is given.
 
-    def layer_norm(x, weight, bias, eps=1e-5):
-        return LayerNormFunction.apply(x, weight, bias, eps)
+    The wrapper's own eps argument, defaulting to 1e-5, goes on to the Function's apply as its
+    last input, untouched: no constant of the wrapper's own in its place.
     """
     LAYER_NORM.wrapper_passes_eps(kata, device, (4, 8))
 
@@ -227,11 +227,11 @@ def test_follows_device(kata, device):
 
 
 def test_unbatched_input(kata, device):
-    """an input of shape (D,), one row without batch dims, works forward and backward
+    """an input of shape (D,), a single row, works forward and backward
 
     x is (*, D), and * may be no dims at all, as F.layer_norm allows: grad_weight and grad_bias
-    are then the row's own dy · x̂ and dy. Beware tensor.sum(()) over an empty tuple of dims:
-    torch sums over every dim, not none, and returns a scalar.
+    are then the row's own dy · x̂ and dy. Beware a sum over an empty tuple of dims: torch then
+    sums over every dim, not none, and returns a scalar.
 
     Sum over the rows of a (-1, D) reshape, or over range(dim - 1) only when it is not empty.
     """
