@@ -138,7 +138,7 @@ STUB = '''\
 
 What it is
 ----------
-A placeholder written by `nox -s new-kata`: a per-feature scale and shift. Replace this text
+A placeholder written by the new-kata command: a per-feature scale and shift. Replace this text
 with what the layer is, where it is used and why.
 
 The maths
