@@ -252,6 +252,9 @@ def test_module(kata, device):
         expect_attributes(fresh, given, normalized_shape=(8,), eps=None, elementwise_affine=affine)
         if affine and not torch.equal(fresh.weight, torch.ones(8)):
             fail(f"{given}.weight should start as ones, like torch.nn.RMSNorm's.")
+    for shape in ((8,), [8]):  # torch.nn.RMSNorm takes a sequence of sizes too
+        given = describe_call("RMSNorm", shape)
+        expect_attributes(kata.RMSNorm(shape), given, normalized_shape=(8,))
     # eps given: the eps=None default is torch parity (test_default_eps)
     for kwargs in ({"eps": 1e-5}, {"eps": 0.05}, {"eps": 1e-5, "elementwise_affine": False}):
         given = describe_call("RMSNorm", 8, **kwargs)
