@@ -184,6 +184,17 @@ PROOFS: dict[tuple[str, str, str], list[str]] = {
     ("layernorm_backward", "test_from_scratch", "its backward"): ["calls_native_backward"],
     ("layernorm_backward", "test_vectorized", "elements"): ["element_loop"],
     ("layernorm_backward", "test_vectorized", "Python loop over rows"): ["row_loop"],
+    ("rmsnorm_backward", "test_backward_by_hand", "autograd inside it"): [
+        "reruns_forward_under_autograd"
+    ],
+    ("rmsnorm_backward", "test_saves_only_what_backward_needs", "autograd history"): [
+        "keeps_input_graph",
+        "saves_x_and_x_hat",
+    ],
+    ("rmsnorm_backward", "test_follows_device", "on the CPU"): ["ones_on_cpu"],
+    ("rmsnorm_backward", "test_from_scratch", "the built-in rms norm"): ["calls_builtin"],
+    ("rmsnorm_backward", "test_vectorized", "elements"): ["element_loop"],
+    ("rmsnorm_backward", "test_vectorized", "Python loop over rows"): ["row_loop"],
     ("prepost_norm", "test_vectorized", "Python loop over the batch"): ["batch_loop"],
     ("prepost_norm", "test_vectorized", "the sequence positions"): ["position_loop"],
     ("rmsnorm", "test_vectorized", "Python loop over rows"): ["row_loop"],
