@@ -87,7 +87,7 @@ def grader_failed(cause: str, details: str = "") -> str:
         f"norm-katas could not grade: {cause}",
         "This is a problem with the grader or its environment, not with your code.",
         f"  environment: {environment()} ({sys.executable})",
-        "  where to look: the README's 'When the grader itself fails'; "
+        "  where to look: 'When the grader itself fails' in docs/troubleshooting.md; "
         "report it with this message if that does not help.",
     ]
     if details:
