@@ -152,7 +152,7 @@ def test_forward_matches_torch(kata, device):
 
     y = x / √(mean(x²) + ε) · w, the mean over the last dim.
     """
-    RMS_NORM.forward_matches_torch(kata, device, ((4, 8), (2, 3, 16)), (4, 8))
+    RMS_NORM.forward_matches_torch(kata, device, ((4, 8), (2, 3, 16)), ((4, 8),))
 
 
 def test_grad_weight(kata, device):
