@@ -250,16 +250,22 @@ def names_used() -> set[str]:
     }
 
 
-def run(write: bool) -> int:
-    """The command: check (exit 1 when stale) or write the generated blocks."""
+def grader_env(scratch: str) -> dict[str, str]:
+    """The examples' gradings: recorded in a throwaway history, never the learner's, and
+    graded as `python -m norm_katas` typed in a clone (not through nox, which offers options
+    after `--`), so that each output is what its command prints."""
     import os
 
+    env = {k: v for k, v in os.environ.items() if k != "NORM_KATAS_INVOKED_FROM"}
+    return {**env, "NORM_KATAS_DATA": scratch, "NORM_KATAS_PERF_BUDGET_S": "0"}
+
+
+def run(write: bool) -> int:
+    """The command: check (exit 1 when stale) or write the generated blocks."""
     from norm_katas.grader import server
 
     with tempfile.TemporaryDirectory(prefix="norm-katas-docs-") as scratch:
-        # The examples' gradings are recorded in a throwaway history, never the learner's.
-        env = {**os.environ, "NORM_KATAS_DATA": scratch, "NORM_KATAS_PERF_BUDGET_S": "0"}
-        client = server.Client(env=env)
+        client = server.Client(env=grader_env(scratch))
         if client.error:
             print(f"the grading server could not start:\n{client.error}")
             return 3
