@@ -10,6 +10,22 @@ torch/nn/modules/_functions.py. Torch parity last: float64 computed in float64, 
 momentum=None, track_running_stats=False. Which dtype a layer computes in is dtype policy, so the
 core holds float64 values, and the statistics read off them, to float32's tolerance: a
 SyncBatchNorm that computes and communicates in float32 whatever it is given solves the core.
+
+Each core property in every mode where it applies (without_process_group: one process, where
+SyncBatchNorm is BatchNorm; eps=0.5 and a constant channel where eps must show):
+
+    property             one process (train, eval)   ranks, training             ranks, eval
+    statistics           without_process_group        global_mean, global_biased_ eval_mode
+                                                      variance, variance_includes_
+                                                      spread, uneven_batch_sizes
+    eps in the sqrt      eps_inside_sqrt              eps_inside_sqrt             eps_inside_sqrt
+    running statistics   without_process_group        running_stats_global_and_   eval_mode
+                         (+ out of the graph)         identical, momentum_none     (unchanged)
+    gradients            without_process_group        input_gradients, parameter_ (none in eval)
+                                                      gradients_are_local
+    untracked            without_process_group        track_running_stats_false   track_running_
+                                                                                  stats_false
+    no torch.distributed without_torch_distributed    -                           -
 """
 
 from __future__ import annotations
@@ -298,7 +314,14 @@ def test_without_process_group_like_batchnorm(kata, device):
                 mode = "training" if training else "eval"
                 given = f"{layer} without a process group, {mode} step {k}, x {shape_of(x)}"
                 y = call(mine, x, given=given, learner=kata.path, advice=advice)
-                expect_close(y.detach(), ref(x).detach(), given=given)
+                x_ref = x.detach().requires_grad_(training)
+                want = ref(x_ref)
+                expect_close(y.detach(), want.detach(), given=given)
+                if training:
+                    grad = torch.randn_like(want)
+                    want.backward(grad)
+                    y.backward(grad)
+                    expect_close(x.grad, x_ref.grad, given=given, what="gradient of x")
                 for name in ("running_mean", "running_var") if tracked else ():
                     have = getattr(mine, name, None)
                     expect_close(have, getattr(ref, name), given=given, what=f"{name} afterwards")

@@ -152,9 +152,11 @@ def _edits(node: ast.AST) -> Iterator[Edit]:
         func = node.func
         if isinstance(func, ast.Attribute) and func.attr in DROPPABLE:
             yield "drop-call", node, func.value
-        if len(node.args) >= 2 and not any(isinstance(a, ast.Starred) for a in node.args[:2]):
-            swapped = [node.args[1], node.args[0], *node.args[2:]]
-            yield "swap-args", node, ast.Call(func, swapped, node.keywords)
+        for i in range(len(node.args) - 1):  # neighbours: (x, y), (stride_x, stride_y), ...
+            a, b = node.args[i : i + 2]
+            if not isinstance(a, ast.Starred) and not isinstance(b, ast.Starred):
+                swapped = [*node.args[:i], b, a, *node.args[i + 2 :]]
+                yield "swap-args", node, ast.Call(func, swapped, node.keywords)
         for i, kw in enumerate(node.keywords):
             if kw.arg is not None:
                 rest = node.keywords[:i] + node.keywords[i + 1 :]
@@ -175,7 +177,9 @@ def _statement_edits(node: ast.AST) -> Iterator[tuple[str, list[ast.stmt], int, 
                 isinstance(t, ast.Attribute)
                 for t in (stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target])
             )
-            if (isinstance(stmt, (ast.Expr, ast.Raise)) and not doc) or attr:
+            # An early return (inside an if, a with, ...): the code after it runs instead.
+            early = isinstance(stmt, ast.Return) and not isinstance(node, ast.FunctionDef)
+            if (isinstance(stmt, (ast.Expr, ast.Raise)) and not doc) or attr or early:
                 yield "drop-statement", body, i, [ast.Pass()]
             elif isinstance(stmt, ast.With):
                 yield "drop-with", body, i, stmt.body

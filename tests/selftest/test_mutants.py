@@ -64,3 +64,15 @@ def test_first_runs_those_checks_first_and_the_report_keeps_its_order(
     assert failed[("test_forward_matches_torch",)] == ["test_forward_matches_torch"]
     assert len(failed[()]) == 1 and failed[()] != ["test_forward_matches_torch"]
     assert orders[0] == orders[1]
+
+
+def test_early_returns_and_neighbouring_arguments() -> None:
+    """An early return can go (the last one cannot: a function without it is no mutant worth
+    grading), and each pair of neighbouring arguments is swapped, strides included."""
+    source = "def f(x, w, sx, sy):\n    if w is None:\n        return x\n"
+    source += "    return k(x, w, sx, sy)\n"
+    keys = {m.key for m in mutants.generate(source)}
+    assert "return x | drop-statement: return x -> pass" in keys
+    assert not any("drop-statement: return k" in k for k in keys)
+    swap = "return k(x, w, sx, sy) | swap-args: k(x, w, sx, sy) -> "
+    assert {f"{swap}k(w, x, sx, sy)", f"{swap}k(x, sx, w, sy)", f"{swap}k(x, w, sy, sx)"} <= keys
