@@ -20,6 +20,18 @@ the operator and `before -> after` (ast.unparse of the node), with `#2`, `#3` fo
 the same triple; never by line number. A mutant is killed when its grading is not solved with
 torch parity (exit status 1, or 0 without strict_solved); exit status 3 (the grader failed) is
 an error, never a kill.
+
+Speed (the issue's budget: every kata within 10 minutes on two cores). One pool of warm
+graders serves every kata; each grading stops at its first failing check (-x), and runs first
+the checks that killed this run's earlier mutants of the same line, then the kata's most
+frequent killers (Request.first: an order, never a verdict; a survivor runs every check, and
+nothing is remembered between runs). Mutants whose modules print the same are graded once.
+The table's cpu column is the graders' CPU time, fairer than the wall clock on a busy machine.
+
+Ledger sections: [[equivalent]] (no correct grader could reject it: left out of the score) and
+[[needs_gpu]] (a real mistake that grading on the CPU cannot reach, such as bfloat16 values in
+Triton's interpreter: its own column, left out of the score; with --device cuda each must be
+killed like any mutant).
 """
 
 from __future__ import annotations
@@ -330,7 +342,9 @@ class Killers:
                 line.insert(0, name)
 
 
-def grade_all(kata: str, mutants: list[Mutant], graders: Graders) -> dict[str, str]:
+def grade_all(
+    kata: str, mutants: list[Mutant], graders: Graders, device: str = "cpu"
+) -> dict[str, str]:
     """key -> "killed", "survived" or "error: ...", each mutant graded by a warm grader, with
     -x (a mutant is killed at its first failing check). Mutants whose modules print the same
     are graded once."""
@@ -361,6 +375,7 @@ def grade_all(kata: str, mutants: list[Mutant], graders: Graders) -> dict[str, s
             impl, report, out = (tmp / f"{kata}_{n}{s}" for s in (".py", ".json", ".txt"))
             impl.write_text(mutant.source)
             args = ["--impl", str(impl), f"--report-json={report}", "-x", "--timeout=5"]
+            args += ["--device", device]
             request = replace(Request.parse(registry.get(kata), args), first=killers.order(mutant))
             try:
                 code = client.grade(request, out)
@@ -409,16 +424,19 @@ def solution(kata: str) -> str:
     return registry.get(kata).solution.read_text(encoding="utf-8")
 
 
-def run_kata(kata: str, graders: Graders) -> tuple[tuple, bool]:
+def run_kata(kata: str, graders: Graders, device: str = "cpu") -> tuple[tuple, bool]:
     """Grade every mutant of `kata`; say each unledgered survivor, error and stale ledger
-    entry. Returns the table's row and whether there was any of those."""
+    entry. Returns the table's row and whether there was any of those. On a GPU the
+    [[needs_gpu]] entries are mistakes like any other: each must be killed."""
     from norm_katas.grader import registry
 
     stem = Path(registry.get(kata).file).stem  # the ledger is named as the catalogue is
     mutants = generate(solution(kata))
     ledger, needs_gpu = read_ledger(stem)
+    if device.startswith("cuda"):
+        needs_gpu = {}
     start, cpu = time.monotonic(), graders.cpu_seconds()
-    results = grade_all(kata, mutants, graders)
+    results = grade_all(kata, mutants, graders, device)
     seconds, cpu_after = time.monotonic() - start, graders.cpu_seconds()
     killed = sum(v == "killed" for v in results.values())
     survivors = [m for m in mutants if results.get(m.key) == "survived"]
@@ -451,6 +469,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("katas", nargs="*", metavar="KATA", help="default: every kata")
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--list", action="store_true", help="list the mutants, grade nothing")
+    parser.add_argument(
+        "--device", default="cpu", help="grade on this device (cuda: [[needs_gpu]] must die too)"
+    )
     args = parser.parse_args(argv)
     names = [k.name for k in registry.load()]
     unknown = [k for k in args.katas if k not in names]
@@ -466,7 +487,7 @@ def main(argv: list[str] | None = None) -> int:
     graders = Graders(args.workers)
     try:
         for kata in args.katas or names:
-            row, problems = run_kata(kata, graders)
+            row, problems = run_kata(kata, graders, args.device)
             rows.append(row)
             failed |= problems
     finally:
