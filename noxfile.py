@@ -406,7 +406,8 @@ def mutants(session: nox.Session) -> None:
     """Prove the graders by mutation: -- [KATA ...] [--workers N] (default: every kata).
 
     Each small change to a reference solution must fail its suite, or be listed as equivalent,
-    with why, in tests/mutants/<kata>.toml (see tools/mutants.py).
+    with why, in tests/mutants/<kata>.toml (see tools/mutants.py). `-- --device cuda` grades
+    on a GPU, where the mutants listed as [[needs_gpu]] must fail too.
     """
     python = grader_python(session, all_extras())
     session.run(python, "-m", "tools.mutants", *session.posargs, external=True)

@@ -34,8 +34,9 @@ How every call is overseen (`Oversight.run`):
   no program wrote still holds SENTINEL. Interpreted, every load and store (atomics too) is
   checked by address against the tensors its launch was given, from first element to last: an
   access outside them all fails whatever the values there would have given, and is turned off
-  so that it touches nothing. Compiled, Triton cannot be watched so: only stores past the end
-  of a tensor the function allocated are seen.
+  so that it touches nothing; a masked load without `other=` reads NaN in its masked lanes,
+  which Triton leaves undefined. Compiled, Triton cannot be watched so: only stores past the
+  end of a tensor the function allocated are seen.
 - Torch work. The ATen operations the function runs outside Triton's own code are recorded.
   Work on the activations (the first input, what the function allocates, and anything computed
   from them) fails, copies included (.contiguous(), .clone(), .to(), .copy_()); allocation, the
@@ -465,6 +466,31 @@ def _watch_interpreter() -> None:
         reduce_ops.sum = _recorded("ReduceOps.sum", total)
     if not isinstance(interpreter._interpreter, _AuditedMemory):
         interpreter._interpreter = _AuditedMemory(interpreter._interpreter)
+    load = getattr(builder, "create_masked_load", None)
+    if callable(load) and not getattr(load, "norm_katas_poisoned", False):
+        builder.create_masked_load = _poisoned(load)
+
+
+def _poisoned(load):
+    """A masked load without `other` leaves its masked lanes undefined (Triton's docs): the
+    interpreter reads zeros there, which a kernel that sums them would get away with. They
+    read NaN here instead (floats only), so that relying on them shows in the output."""
+    from triton.runtime import interpreter
+
+    def poisoned(ptrs, mask, other, *rest):
+        if other is None:
+            try:
+                dtype = interpreter._get_np_dtype(ptrs.get_element_ty())
+                if np.issubdtype(dtype, np.floating):
+                    nan = np.full(np.shape(ptrs.data), np.nan, dtype=dtype)
+                    other = interpreter.TensorHandle(nan, ptrs.get_element_ty())
+            except (AttributeError, TypeError):  # another Triton's internals: zeros, as before
+                pass
+        return load(ptrs, mask, other, *rest)
+
+    poisoned.norm_katas_poisoned = True
+    poisoned.norm_katas_recorded = True
+    return poisoned
 
 
 @dataclass
