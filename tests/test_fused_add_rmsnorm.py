@@ -167,7 +167,7 @@ def test_outputs_like_input(kata, device):
     The fused op replaces two: h = x + residual, then y = norm(h). The caller needs both, the
     residual for the next layer's add and y for the next layer's input.
 
-    Allocate y empty in x's shape and dtype, and return the pair y, residual.
+    Allocate y empty in x's shape and dtype, and give back the pair (y, residual).
     """
     for shape in ((8, 64), (2, 3, 64)):
         x, residual, weight = make(shape, device=device)
@@ -278,7 +278,7 @@ def test_formula(kata, device):
     The norm is of the sum, not of x: that is what feeds the next layer. eps is inside the
     square root, defaults to 1e-6 and is what the caller passes.
 
-    Per row, with h the summed residual: ms = (1/N) Σ h², rstd = 1/√(ms + ε), y = h · rstd · w.
+    Per row, h being the summed residual, ms = (1/N) Σ h², rstd = 1/√(ms + ε), y = h · rstd · w.
     """
     for eps, scale in ((None, 2.0), (0.1, 0.1)):
         x, residual, weight = make((8, 64), device=device, scale=scale, shift=scale / 4)
@@ -411,7 +411,7 @@ def test_residual_rounded_before_norm(kata, device):
     Checked here with integers near 1024 plus ±0.45: the sum loses its fraction in float16.
 
     Round h = x + r to the residual's dtype, store it, then convert that rounded value to
-    float32 for the norm: y = round(h) · rstd(round(h)) · w.
+    float32 and normalize it: y = round(h) · rstd(round(h)) · w.
     """
     g = torch.Generator().manual_seed(83)
     sign = torch.randint(0, 2, (2, 4, 64), generator=g) * 2.0 - 1.0
