@@ -159,6 +159,10 @@ PROOFS: dict[tuple[str, str, str], list[str]] = {
         "gathers_the_whole_batch"
     ],
     ("triton_rmsnorm", "test_fp32_accumulation", "overflow"): ["half_accumulation"],
+    ("fused_add_rmsnorm", "test_fp32_accumulation", "overflow"): ["half_accumulation"],
+    ("fused_add_rmsnorm", "test_residual_rounded_before_norm", "of the float32 sum"): [
+        "unrounded_sum"
+    ],
     ("batchnorm", "test_vectorized", "Python loop over channels"): ["channel_loop"],
     ("batchnorm", "test_vectorized", "samples"): ["sample_loop"],
     ("batchnorm_backward", "test_from_scratch", "its backward"): ["calls_native_backward"],
