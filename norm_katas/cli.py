@@ -21,6 +21,7 @@ of stubs, and every command run in it works on its files (in a clone, katas/ is 
 from __future__ import annotations
 
 import argparse
+import difflib
 import os
 import signal
 import sys
@@ -61,18 +62,35 @@ def cmd_grade(argv: list[str]) -> int:
     except runner.GraderError as e:
         print(e, file=sys.stderr)
         return runner.GRADER_FAILED
-    return grading.grade(request).code
+    try:
+        return grading.grade(request).code
+    except grading.Interrupted:
+        print(
+            "\nThe grading was interrupted (Ctrl-C): no verdict, nothing recorded.", file=sys.stderr
+        )
+        return 130
 
 
 def cmd_watch(argv: list[str]) -> int:
     """`watch <kata> [options]`: `grade <kata> --watch [options]`."""
-    if options.wants_help(argv) or not argv or argv[0].startswith("-"):
+    if options.wants_help(argv):
+        text = options.help_text(f"{PROG} watch <kata>")
+        print(text.replace("Grades your file", "Grades your file on every save", 1))
+        return 0
+    if not argv or argv[0].startswith("-"):
         return cmd_grade(argv)
     return cmd_grade([argv[0], "--watch", *argv[1:]])
 
 
+def parser(name: str, description: str, prog: str = "") -> argparse.ArgumentParser:
+    """A command's own parser, so that `<command> --help` answers with that command's help."""
+    return argparse.ArgumentParser(prog=prog or f"{PROG} {name}", description=description)
+
+
 def cmd_list(argv: list[str]) -> int:
-    if "--markdown" in argv:
+    ask = parser("list", "List the katas: name, difficulty, minutes to aim for, title.")
+    ask.add_argument("--markdown", action="store_true", help="the README's table, in Markdown")
+    if ask.parse_args(argv).markdown:
         print(kata_table())
         return 0
     for k in registry.load():
@@ -187,10 +205,13 @@ def cmd_init(argv: list[str]) -> int:
 def cmd_solution(argv: list[str]) -> int:
     from norm_katas.practice import workspace
 
-    if len(argv) != 1:
-        print(f"usage: {door.command('solution', '<kata>')}", file=sys.stderr)
-        return runner.USAGE
-    kata = registry.get(argv[0])
+    ask = parser(
+        "solution",
+        "Print a kata's reference solution; the peek is recorded in your history.",
+        prog=door.prog("solution"),
+    )
+    ask.add_argument("kata", help="the kata's name, e.g. layernorm")
+    kata = registry.get(ask.parse_args(argv).kata)
     text = workspace.show_solution(kata)
     print(f"# solutions/{kata.file}  (this peek is recorded in your history)\n")
     print(text)
@@ -201,12 +222,12 @@ def cmd_stubs(argv: list[str]) -> int:
     """Check stubs/ against stubs/hashes.txt, or (--record) record it: authors only."""
     from norm_katas.grader import stubs
 
-    if argv not in ([], ["--record"]):
-        print(f"usage: {PROG} stubs [--record]", file=sys.stderr)
-        return runner.USAGE
-    if argv and (refused := _authors_only("stubs --record")):
+    ask = parser("stubs", "Authors: check stubs/ against stubs/hashes.txt, or record it.")
+    ask.add_argument("--record", action="store_true", help="record stubs/ (and the notebooks)")
+    record = ask.parse_args(argv).record
+    if record and (refused := _authors_only("stubs --record")):
         return refused
-    if argv:
+    if record:
         try:
             done = stubs.record()
         except stubs.StubError as e:
@@ -226,12 +247,18 @@ def cmd_notebooks(argv: list[str]) -> int:
     """Check notebooks/ against the stubs and the registry, or (--write) write it: authors."""
     from norm_katas import notebooks
 
-    if argv not in ([], ["--write"]):
-        print(f"usage: {PROG} notebooks [--write]", file=sys.stderr)
-        return runner.USAGE
-    if argv and (refused := _authors_only("notebooks --write")):
+    ask = parser(
+        "notebooks", "Authors: check the tool's notebooks against the stubs, or write them."
+    )
+    ask.add_argument(
+        "--write",
+        action="store_true",
+        help="write stubs/notebooks/ afresh (and a learner's notebook only where untouched)",
+    )
+    write = ask.parse_args(argv).write
+    if write and (refused := _authors_only("notebooks --write")):
         return refused
-    if argv:
+    if write:
         print("\n".join(notebooks.write()) or "every notebook is up to date: nothing to do")
     fine = f"{len(registry.load())} notebooks in {notebooks.PRISTINE}/, each up to date"
     return _problems(notebooks.problems(), fine)
@@ -263,16 +290,14 @@ def cmd_new_kata(argv: list[str]) -> int:
     """Write the skeleton of a new kata (nox -s new-kata -- NAME): authors only."""
     from norm_katas.grader import scaffold
 
-    if len(argv) != 1 or argv[0].startswith("-"):
-        print(
-            "usage: nox -s new-kata -- NAME   (e.g. nox -s new-kata -- instancenorm)",
-            file=sys.stderr,
-        )
-        return runner.USAGE
+    ask = parser("new-kata", "Authors: write a new kata's skeleton, ready to run.")
+    ask.usage = "nox -s new-kata -- NAME   (e.g. nox -s new-kata -- instancenorm)"
+    ask.add_argument("name", metavar="NAME", help="the new kata's name, e.g. instancenorm")
+    name = ask.parse_args(argv).name
     if refused := _authors_only("new-kata"):
         return refused
     try:
-        done = scaffold.create(argv[0])
+        done = scaffold.create(name)
     except scaffold.ScaffoldError as e:
         print(f"{e}. Nothing was written.", file=sys.stderr)
         return runner.USAGE
@@ -283,6 +308,7 @@ def cmd_new_kata(argv: list[str]) -> int:
 def cmd_serve(argv: list[str]) -> int:
     from norm_katas.grader import server
 
+    parser("serve", "Self-tests: a warm grading server on stdin and stdout.").parse_args(argv)
     return server.serve()
 
 
@@ -314,6 +340,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"usage:\n{USAGE}")
         return 0
     if not argv or argv[0] not in COMMANDS:
+        if argv:
+            known = [name for name in COMMANDS if not name.startswith("_")]
+            close = difflib.get_close_matches(argv[0], known, n=1, cutoff=0.6)
+            again = f"; did you mean {close[0]!r}?" if close else ""
+            print(f"unknown command {argv[0]!r}{again}", file=sys.stderr)
         print(f"usage:\n{USAGE}", file=sys.stderr)
         return runner.USAGE
     if sys.stdin is not None and sys.stdin.isatty():

@@ -39,7 +39,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn, TextIO
 
-from norm_katas.grader import door, registry, stubs
+from norm_katas.grader import door, options, registry, stubs
 from norm_katas.grader.request import GRADER_FAILED, USAGE, Request, UsageError
 
 if TYPE_CHECKING:
@@ -49,7 +49,7 @@ if TYPE_CHECKING:
 MODE = "notebook"  # the history's mode for a cell's gradings
 # Options of the grade command that make no sense for a cell: the cell is the file, and it is
 # graded when it runs.
-NOT_HERE = {"--impl": "the cell is the file graded", "--watch": "running the cell grades it"}
+NOT_HERE = options.NOT_IN_A_CELL
 
 
 def load(ipython: Any) -> None:
@@ -69,7 +69,13 @@ def kata_magic(ipython: Any, line: str, cell: str | None) -> None:
         return
     if not args:
         names = ", ".join(k.name for k in registry.load())
-        _error(f"Name a kata: %kata NAME puts its stub in a new cell. The katas: {names}.")
+        if cell is None:
+            _error(f"Name a kata: %kata NAME puts its stub in a new cell. The katas: {names}.")
+        else:  # the cell's code is there, but not which kata grades it
+            _error(
+                "%%kata needs the kata to grade this cell with, on its first line: "
+                f"%%kata NAME, e.g. %%kata layernorm. The katas: {names}."
+            )
         return
     try:
         kata = registry.get(args[0])
@@ -196,10 +202,8 @@ def _grade(ipython: Any, kata: registry.Kata, args: list[str], cell: str) -> Non
     where.mkdir(parents=True, exist_ok=True)
     path = where / kata.file
     path.write_text(as_file(kata, cell), encoding="utf-8")
-    from norm_katas.grader import options
-
     if options.wants_help(args):
-        _pre(options.help_text(prog))
+        _pre(options.help_text(prog, door.NOTEBOOK))
         return
     try:
         request = Request.parse(kata, [*args, "--impl", str(path)], prog=prog, base=where)
@@ -336,7 +340,7 @@ def mock_magic(ipython: Any, line: str) -> None:
     from norm_katas.grader import runner
 
     # As the terminal's warm-up does: a kata this Python cannot grade is said before the clock.
-    if reason := runner.missing_requirements(kata):
+    if reason := runner.missing_requirements(kata, door.NOTEBOOK):
         _error(reason)
         return
     try:
@@ -471,7 +475,9 @@ def _after(running: Mock) -> str:
         after += ", where `--hints` gives a hint."
     else:
         after += "."
-    return after + " This mock is in your history: `%kata_progress`."
+    if running.in_history():
+        return after + " This mock is in your history: `%kata_progress`."
+    return after + " This mock left nothing in your history: no attempt of yours was recorded."
 
 
 def scorecard_text(running: Mock, ended: str) -> str:
@@ -566,7 +572,7 @@ def render(request: Request, code: int, report: Any, said: str, cell: bool = Tru
     folded (expand one to see its message, and its hints when asked for). `said`: what the
     grading wrote, shown where it is the verdict (the grader failed, the child died). `cell`:
     a %%kata cell was graded; else norm_katas.check graded code, and its file is named."""
-    from norm_katas.grader.report import CORE, FAIL, PARITY, TIER_TITLES, TODO, Outcome, untouched
+    from norm_katas.grader.report import CORE, PARITY, TIER_TITLES, TODO, Outcome, untouched
 
     kata = request.kata
     esc = html.escape
@@ -580,9 +586,7 @@ def render(request: Request, code: int, report: Any, said: str, cell: bool = Tru
         text = in_cell(text, request.file) if cell else text
         return f"<pre>{esc(text)}</pre>" if text.strip() else ""
 
-    def hints(check: Any) -> str:
-        if check.kind != FAIL:
-            return ""
+    def hints(check: Any) -> str:  # those chosen for its failure, whatever its kind
         steps = zip(("idea", "formula"), check.hints[: request.hints], strict=False)
         return "".join(f'<p class="nk-dim">Hint ({s}): {prose(h)}</p>' for s, h in steps)
 
@@ -616,7 +620,7 @@ def render(request: Request, code: int, report: Any, said: str, cell: bool = Tru
             + hints(head)
             + _folded(report, request.file)
         )
-        if request.hints < 2 and head.kind == FAIL and head.hints and not request.mock:
+        if request.hints < min(2, len(head.hints)) and not request.mock:
             more = "--hints" if not request.hints else "--hints 2"
             again = (
                 f"Run the cell again with <code>%%kata {esc(kata.name)} {more}</code> on its "

@@ -98,8 +98,14 @@ def test_parameters(kata):
     Learnable tensors must be nn.Parameter so that the optimizer, state_dict and .to() see
     them; the constructor arguments stay available as attributes.
 
-    self.weight = nn.Parameter(torch.ones(num_features)), self.bias likewise with zeros; keep
-    num_features, eps, momentum, affine and track_running_stats as attributes.
+    weight: an nn.Parameter of C ones, bias: one of C zeros; num_features, eps, momentum, affine
+    and track_running_stats kept as attributes of those names.
+
+    [initial] The scale starts at one and the shift at zero, as torch's, so that an untrained
+    layer passes the normalized input through unchanged; training moves them from there.
+
+    [initial] weight₀ = 1 and bias₀ = 0 in every one of the C channels, the same in every run, never
+    random.
     """
     for cls in ("BatchNorm1d", "BatchNorm2d"):
         mine, ref = getattr(kata, cls)(5), getattr(nn, cls)(5)
@@ -124,8 +130,8 @@ def test_buffers(kata):
     Statistics are state but not learnable: buffers are saved in the state_dict and moved by
     .to(), but never handed to the optimizer.
 
-    self.register_buffer("running_mean", torch.zeros(C)), running_var with torch.ones(C),
-    num_batches_tracked with torch.tensor(0, dtype=torch.long).
+    Register three buffers: running_mean holding C zeros, running_var holding C ones, and
+    num_batches_tracked, a 0-dim long (int64) tensor holding 0.
     """
     for cls in ("BatchNorm1d", "BatchNorm2d"):
         mine, ref = getattr(kata, cls)(5), getattr(nn, cls)(5)
@@ -182,7 +188,8 @@ def test_input_unmodified(kata, device):
 
     The caller still owns x: compute into new tensors instead of overwriting it.
 
-    xc = x - mean, not x -= mean or x.sub_(mean).
+    Write x − μ into a new tensor; an in-place subtraction (the -= operator, or a method whose name
+    ends in an underscore) writes into the caller's x.
     """
     for cls, x_shape in SHAPES:
         for mode in ("training", "eval"):
@@ -258,8 +265,9 @@ def test_to_dtype(kata, device):
     .to() moves only registered tensors, parameters and buffers, not plain tensor attributes:
     those stay behind, in their old dtype and on their old device.
 
-    self.register_buffer("running_mean", torch.zeros(C)), not self.running_mean = torch.zeros(C);
-    keep eps and momentum Python floats.
+    Create the running statistics as registered buffers, not as plain tensor attributes, so that
+    .to() converts them along with the parameters; eps and momentum stay Python floats, which .to()
+    leaves alone.
     """
     mine, _ = paired(kata, "BatchNorm2d", 3, stats=True)
     mine = mine.to(device, torch.float64)
@@ -295,8 +303,8 @@ def test_batchnorm1d_reduces_over_n_l(kata, device):
     A sequence input shares one mean and one variance per channel across every sample and
     every position, as BatchNorm2d shares them across pixels.
 
-    μ_c = the mean of x[n, c, l] over n and l for an (N, C, L) input, over n alone for an (N, C)
-    one: m = N·L values per channel.
+    μ_c = the mean of x[n, c, l] over n and l together (m = N·L values per channel) for an (N, C, L)
+    input, and over n alone (m = N) for an (N, C) one; σ²_c over the same m values.
     """
     x = torch.randn(4, 3, 7, device=device, dtype=torch.float64)
     x = (
@@ -338,8 +346,8 @@ def test_batchnorm2d_reduces_over_n_h_w(kata, device):
 def test_momentum_direction(kata, device):
     """momentum weighs the new batch: new = (1 - momentum) * old + momentum * batch
 
-    torch's momentum is the weight of the current batch's statistic, the opposite of the beta
-    in an optimizer's moving average: with momentum=0.3, 70 % of the old value is kept.
+    torch's momentum is the weight of the current batch's statistic, the opposite of the beta in an
+    optimizer's moving average: a momentum of 0.3 keeps 70 % of the old value.
 
     running_mean = (1 - momentum) * running_mean + momentum * batch_mean, and so running_var.
     """
@@ -405,7 +413,8 @@ def test_eval_leaves_running_stats_unchanged(kata, device):
 
     Evaluating a model must not change it: the statistics are updated in training only.
 
-    Update only when self.training and self.track_running_stats are both True.
+    Update the running statistics only when the module is in training mode and track_running_stats
+    is True; in eval mode all three stay as they were.
     """
     for cls, x_shape in SHAPES:
         for momentum in (0.1, None):
@@ -426,10 +435,11 @@ def test_eval_leaves_running_stats_unchanged(kata, device):
 def test_num_batches_tracked(kata, device):
     """num_batches_tracked counts the training steps (a long tensor; eval does not count)
 
-    Every training-mode forward with tracking is one more batch folded into the statistics;
-    momentum=None needs the count.
+    Every training-mode forward with tracking is one more batch folded into the statistics; a
+    momentum of None needs the count.
 
-    self.num_batches_tracked.add_(1) (or += 1): it stays a 0-dim torch.long buffer.
+    Add one to num_batches_tracked in place on each tracked training step, so that it stays a 0-dim
+    long (int64) buffer rather than becoming a Python int or a float.
     """
     for cls, x_shape in (("BatchNorm1d", (4, 3)), ("BatchNorm2d", (2, 3, 2, 2))):
         mine, _ = paired(kata, cls, 3)
@@ -465,7 +475,8 @@ def test_running_stats_no_autograd_history(kata, device):
     stays reachable from the buffers, memory grows every step, and a later backward through
     them fails with "Trying to backward through the graph a second time".
 
-    Update them under torch.no_grad(), or from .detach()ed batch statistics.
+    Update them with gradient tracking switched off (the no_grad context), or from batch statistics
+    detached from the graph.
     """
     mine, _ = paired(kata, "BatchNorm2d", 3)
     mine = mine.to(device, torch.float64)
@@ -500,7 +511,7 @@ def test_running_stats_no_autograd_history(kata, device):
 def test_eval_uses_running_stats(kata, device):
     """eval mode normalizes with running_mean and running_var, not the batch's statistics
 
-    After model.eval() (self.training is False) the output must not depend on the rest of the
+    In eval mode (the module's training flag is False) the output must not depend on the rest of the
     batch, so a single sample works too.
 
     y = (x - running_mean) / sqrt(running_var + eps) * weight + bias.
@@ -522,12 +533,13 @@ def test_eval_uses_running_stats(kata, device):
 
 
 def test_affine_false(kata, device):
-    """affine=False: no parameters, weight and bias are None
+    """affine=False: the layer has no parameters; weight and bias are None
 
     Without the affine transform the layer has nothing to learn, but the attributes still
     exist; the output is the normalized x itself.
 
-    self.register_parameter("weight", None) and the same for "bias".
+    Register weight and bias as parameters whose value is None: both attributes exist, the module
+    lists no parameters, and the output is x̂ itself.
     """
     for cls, x_shape in SHAPES:
         mine = getattr(kata, cls)(4, affine=False)
@@ -574,7 +586,8 @@ def test_follows_device(kata, device):
     Eval mode reads running_mean and running_var: as buffers they move with .to(device), as
     plain tensor attributes they stay on the CPU. Tensors made in forward must be on x's device.
 
-    register_buffer() for the statistics; torch.ones(..., device=x.device) for new tensors.
+    Register the statistics as buffers, so that .to(device) moves them; any tensor forward creates
+    is made on x's device, or derived from x.
     """
     for cls, x_shape in (("BatchNorm2d", (4, 3, 5, 5)), ("BatchNorm1d", (6, 3, 4))):
         for kwargs in ({}, {"affine": False}):
@@ -638,9 +651,8 @@ def test_gradients_match(kata, device):
 def test_several_steps_then_eval(kata, device):
     """after three training steps the running statistics and the eval output match torch's
 
-    A real training loop: several training-mode batches from a drifting distribution, then
-    model.eval() on new data. Each step folds its batch into the running averages, and eval
-    normalizes with them.
+    A real training loop: several training-mode batches from a drifting distribution, then eval mode
+    on new data. Each step folds its batch into the running averages, and eval normalizes with them.
 
     Per step: count += 1; running = (1 - m) * running + m * batch statistic, with the
     unbiased variance for running_var.
@@ -667,8 +679,8 @@ def test_several_steps_then_eval(kata, device):
 def test_computes_in_float64(kata, device):
     """a float64 input is computed in float64, as torch does, in training and eval mode
 
-    torch computes the statistics in float32 only for float16 and bfloat16 inputs; x.float()
-    also rounds a float64 input to float32, and with it the running statistics.
+    torch computes the statistics in float32 only for float16 and bfloat16 inputs; upcasting every
+    input to float32 also rounds a float64 input to float32, and with it the running statistics.
 
     compute dtype = float32 for float16/bfloat16 inputs, x.dtype otherwise: upcast only those.
     """
@@ -685,8 +697,8 @@ def test_computes_in_float64(kata, device):
 def test_cumulative_average_momentum_none(kata, device):
     """momentum=None: the running statistics are the plain average over all batches so far
 
-    With momentum=None every batch weighs the same: after k batches running_mean is the
-    average of the k batch means, and the initial zeros and ones are forgotten.
+    With a momentum of None every batch weighs the same: after k batches running_mean is the average
+    of the k batch means, and the initial zeros and ones are forgotten.
 
     factor = 1 / num_batches_tracked (read after incrementing it), then the usual update.
     """
@@ -725,8 +737,8 @@ def test_track_running_stats_false(kata, device):
     Without running estimates there is nothing to fall back on, so eval mode normalizes with
     the batch's statistics as training does.
 
-    self.register_buffer("running_mean", None) (the same for running_var and
-    num_batches_tracked); use batch statistics when training or when running_mean is None.
+    Register running_mean, running_var and num_batches_tracked as buffers whose value is None;
+    normalize with the batch's statistics whenever the module is training or has no running_mean.
     """
     for cls, x_shape in SHAPES:
         mine = getattr(kata, cls)(4, track_running_stats=False)
@@ -757,13 +769,14 @@ def test_track_running_stats_false(kata, device):
 
 @pytest.mark.parity
 def test_single_value_per_channel_raises(kata, device):
-    """one value per channel raises ValueError in training, or in eval without running statistics
+    """one value per channel raises ValueError in training, or in eval with track_running_stats off
 
     The variance of a single value is 0, so batch statistics would turn it into all zeros.
     A single sample with L > 1, or eval mode with running statistics, is fine.
 
-    if N * L (or N * H * W) == 1 when batch statistics are needed: raise ValueError("Expected
-    more than 1 value per channel when training, got input size ...").
+    When batch statistics are needed and each channel holds a single value (N·L = 1, or N·H·W = 1),
+    fail with a ValueError that says more than one value per channel is expected and gives the
+    input's size.
     """
     cases = [
         ("BatchNorm1d", (1, 3), {}, True),
@@ -806,7 +819,8 @@ def test_wrong_rank_raises(kata, device):
     BatchNorm1d takes (N, C) or (N, C, L), BatchNorm2d takes (N, C, H, W); without a check a
     3D input to BatchNorm2d would silently be normalized like BatchNorm1d.
 
-    if x.dim() != 4: raise ValueError(f"expected 4D input (got {x.dim()}D input)").
+    Check the number of dimensions first, BatchNorm2d accepting 4 only and BatchNorm1d 2 or 3, and
+    fail with a ValueError that names the expected rank and the one given.
     """
     cases = [("BatchNorm1d", (2, 3, 4, 5)), ("BatchNorm1d", (3,)), ("BatchNorm2d", (2, 3, 4)),
              ("BatchNorm2d", (2, 3)), ("BatchNorm2d", (2, 3, 4, 5, 2))]  # fmt: skip
@@ -829,7 +843,8 @@ def test_empty_batch(kata, device):
     The mean of zero values is NaN. torch returns an empty output, still counts the step in
     num_batches_tracked, but leaves running_mean and running_var as they were.
 
-    num_batches_tracked += 1, then update running_mean and running_var only if x.numel() > 0.
+    Count the step in num_batches_tracked as usual, but update running_mean and running_var only
+    when the batch holds at least one element.
     """
     for cls, x_shape in (
         ("BatchNorm1d", (0, 4)),
@@ -856,7 +871,7 @@ def test_half_precision(kata, device, dtype):
     Under mixed precision a float32 BatchNorm receives float16 activations and must hand the
     same dtype on; the float32 weight would otherwise promote the result to float32.
 
-    Return y.to(x.dtype).
+    Compute in the compute dtype, then cast the result back to x's dtype before it leaves forward.
     """
     # A few roundings in the input dtype: float16 has 11 significant bits, bfloat16 only 8
     # (correct implementations measured at up to 3e-3 and 2.4e-2 of |expected| + 1).

@@ -15,6 +15,20 @@ Half precision is compared with the formula in float64 on the same half inputs, 
 to their dtype: what float32 arithmetic gives, within an ulp. Not with torch's CPU autograd,
 which computes half inputs with statistics rounded to the input's dtype (its CUDA kernels keep
 them in float32), which the half-precision check's inputs expose.
+
+Each core property in every mode where it applies: forward and backward called directly, and
+through autograd (the wrapper's Function.apply). eps=0.05 or 0.1 on small inputs where eps must
+show; "both" runs (N, C) and (N, C, H, W):
+
+    property                   forward (direct)       backward (direct)         via autograd
+    biased stats, eps in sqrt  forward_matches (both) backward_eps_inside_sqrt  wrapper_passes_eps
+    grad_x: mean, variance     -                      grad_x_through_the_*,     gradcheck (both)
+                                                      grad_x_over_n_h_w
+    grad_w, grad_b (N, H, W)   -                      grad_weight, grad_bias,   gradcheck (both)
+                                                      gradients_match (both)
+    by hand, from scratch      from_scratch           backward_by_hand          is_an_autograd_fn
+    saved tensors              saves_only_what_...    -                         saves_only_...
+    float64 / half / layout    parity: computes_in_float64, half_precision, noncontiguous_grad_out
 """
 
 import pytest
@@ -45,10 +59,23 @@ def test_is_an_autograd_function(kata, device):
     The gradient must come from your backward: batch_norm_train has to call
     BatchNormFunction.apply, so that autograd records your Function in the graph.
 
-    class BatchNormFunction(torch.autograd.Function) with @staticmethod forward and backward;
-    batch_norm_train returns BatchNormFunction.apply(x, weight, bias, eps).
+    BatchNormFunction subclasses torch.autograd.Function, with forward and backward as static
+    methods taking ctx first; batch_norm_train hands x, weight, bias and eps to the Function's apply
+    and returns what it gives.
     """
     BATCH_NORM.is_an_autograd_function(kata, device, (4, 3, 2, 2))
+
+
+def test_wrapper_passes_eps(kata, device):
+    """batch_norm_train passes eps on to BatchNormFunction, and its eps defaults to 1e-5
+
+    batch_norm_train(x, weight, bias) must normalize with eps=1e-5, as the built-in does, and
+    batch_norm_train(x, weight, bias, eps) with the eps it is given.
+
+    The wrapper's own eps argument, defaulting to 1e-5, goes on to the Function's apply as its
+    last input, untouched: no constant of the wrapper's own in its place.
+    """
+    BATCH_NORM.wrapper_passes_eps(kata, device, (8, 3))
 
 
 def test_backward_returns_a_grad_per_input(kata, device):
@@ -57,7 +84,8 @@ def test_backward_returns_a_grad_per_input(kata, device):
     autograd expects one gradient per input of forward, in order, each shaped like its input;
     eps is a float and takes none.
 
-    return grad_x, grad_weight, grad_bias, None.
+    Four values, in the order forward took its inputs: the gradient of x, of the weight, of the
+    bias, and None for eps.
     """
     BATCH_NORM.backward_returns_a_grad_per_input(kata, device, (8, 3))
 
@@ -67,7 +95,8 @@ def test_input_unmodified(kata, device):
 
     The caller still owns both: autograd may hand the same grad_out to other functions.
 
-    xc = x - mean, not x -= mean; g = grad_out * weight, not grad_out.mul_(weight).
+    Compute x − μ and g = dy · γ into new tensors; the in-place forms (the -= operator, or a method
+    whose name ends in an underscore) write into the caller's x or grad_out.
     """
     BATCH_NORM.input_unmodified(kata, device, (4, 3, 2, 2))
 
@@ -98,8 +127,8 @@ def test_vectorized(kata, device):
 def test_backward_by_hand(kata, device):
     """backward computes the gradients itself: no autograd inside it
 
-    No torch.autograd.grad, no .backward(), no forward re-run under torch.enable_grad(): the
-    exercise is to derive dL/dx, dL/dw and dL/db and write them with tensor operations.
+    No autograd gradient call, no backward call, and no re-run of forward with gradients switched
+    back on; the exercise is to derive dL/dx, dL/dw and dL/db and write them with tensor operations.
 
     From grad_out and the saved x̂ and rstd: sums for weight and bias, the two-mean formula for x.
     """
@@ -112,7 +141,9 @@ def test_saves_only_what_backward_needs(kata, device):
     Saved tensors live until backward: keeping the input's autograd graph (ctx.x = x on an
     input that requires grad) or two copies of an x-sized tensor costs memory for nothing.
 
-    ctx.save_for_backward(x_hat, rstd, weight): or x with the channel means and rstd.
+    Hand ctx's save_for_backward the x-sized x̂, the per-channel rstd and the weight (or x, the
+    channel means and rstd): tensors saved that way carry no graph, unlike one stored as an
+    attribute of ctx.
     """
     BATCH_NORM.saves_only_what_backward_needs(kata, device, (4, 3, 2, 2))
 
@@ -125,7 +156,7 @@ def test_forward_matches_torch(kata, device):
 
     y = (x - mean) * rsqrt(mean((x - mean)²) + eps) * weight + bias, dims = (0, 2, 3, ...).
     """
-    BATCH_NORM.forward_matches_torch(kata, device, ((8, 3), (4, 3, 5, 2)), (4, 3, 2, 2))
+    BATCH_NORM.forward_matches_torch(kata, device, ((8, 3), (4, 3, 5, 2)), ((8, 3), (4, 3, 2, 2)))
 
 
 def test_grad_bias(kata, device):
@@ -165,8 +196,9 @@ def test_grad_x_through_the_mean(kata, device):
 def test_grad_x_through_the_variance(kata, device):
     """grad_x accounts for the batch variance: a gradient proportional to x̂ gives zero
 
-    Scaling a channel's deviations scales its variance with them and leaves x̂ unchanged, so a
-    gradient of x̂ proportional to x̂ gives (almost) zero: the −x̂ · mean(g · x̂) term.
+    Scaling a channel's deviations scales its variance by the same factor and leaves x̂ unchanged;
+    so a gradient of x̂ proportional to x̂ must give (almost) zero, which is the work of the −x̂ ·
+    mean(g · x̂) term.
 
     ∂L/∂x = (1/σ) (g − mean(g) − x̂ · mean(g · x̂)) with g = dy · γ and σ = √(σ² + ε); the x̂ ·
     mean(g · x̂) term is the path through σ².
@@ -202,7 +234,8 @@ def test_follows_device(kata, device):
 
     Every tensor forward or backward creates must live on the input's device.
 
-    torch.zeros_like(x) or device=x.device for new tensors.
+    Derive every new tensor from x or grad_out (a zeros-like of them), or create it on x's device; a
+    count m can stay a Python number.
     """
     BATCH_NORM.follows_device(kata, device, (4, 3, 2, 2))
 
@@ -211,11 +244,11 @@ def test_follows_device(kata, device):
 def test_gradcheck(kata, device):
     """torch.autograd.gradcheck passes in float64
 
-    gradcheck compares your backward with finite differences of your forward, element by
-    element: the analytic gradient must be the derivative of what forward computes.
+    gradcheck compares your backward with finite differences of your forward, element by element;
+    the analytic gradient must be the derivative of what forward computes.
 
-    Run torch.autograd.gradcheck(batch_norm_train, (x, weight, bias)) on small float64 inputs
-    (it needs a forward that computes float64 in float64; one in float32 is skipped here).
+    Try gradcheck on batch_norm_train yourself, with small float64 inputs that require grad (it
+    needs a forward that computes float64 in float64; one in float32 is skipped here).
     """
     BATCH_NORM.gradcheck(kata, device, (5, 3), (3, 2, 2, 2))
 
@@ -236,9 +269,9 @@ def test_gradients_match_autograd(kata, device):
 def test_computes_in_float64(kata, device):
     """float64 inputs are computed in float64, in forward and in backward, as torch does
 
-    torch computes in float32 only for float16 and bfloat16 inputs; x.float() or
-    grad_out.float(), as code written for mixed precision often has it, also rounds a float64
-    input or gradient to float32's 7 significant digits.
+    torch computes in float32 only for float16 and bfloat16 inputs; upcasting x or grad_out to
+    float32 whatever its dtype, as code written for mixed precision often does, also rounds a
+    float64 input or gradient to float32's 7 significant digits.
 
     compute dtype = float32 for float16/bfloat16 inputs, x.dtype otherwise, in both passes.
     """
@@ -247,12 +280,13 @@ def test_computes_in_float64(kata, device):
 
 @pytest.mark.parity
 def test_noncontiguous_grad_out(kata, device):
-    """a grad_out that is not contiguous works
+    """backward works on a non-contiguous grad_out
 
-    autograd hands backward whatever layout the next operation produced, for example a
-    channels-last or transposed tensor: .view() on it fails.
+    autograd hands backward whatever layout the next operation produced, a channels-last or a
+    transposed tensor for example, and view fails on such a tensor.
 
-    Use .reshape() or reductions that take any layout, never .view() on grad_out.
+    Use reshape, or reductions over the dims (0, 2, 3, ...) that accept any layout; never view on
+    grad_out.
     """
     BATCH_NORM.noncontiguous_grad_out(kata, device, (4, 3, 2, 5), dims=(0, 3, 2, 1), how="permuted")
 
@@ -266,8 +300,9 @@ def test_half_precision(kata, device, dtype):
     rounded to them, is off by a good part of the spread. On grad_out = 384 + randn (float16) a
     channel's Σ grad_out rounded to float16 is all that is left of m · dy − Σ dy.
 
-    Upcast x, grad_out and the weight to float32, save float32 statistics, and round once at
-    the end: y.to(x.dtype), grad_x.to(grad_out.dtype), grad_weight.to(weight.dtype).
+    Upcast x, grad_out and the weight to float32, save float32 statistics, and round once at the
+    end: y to x's dtype, grad_x to grad_out's dtype, grad_weight and grad_bias to the weight's
+    dtype.
     """
     BATCH_NORM.half_precision(kata, device, dtype, (4, 4, 4, 4))
 

@@ -88,7 +88,8 @@ def test_attributes(kata):
     Code that tunes dropout reads and sets module.p, the probability of dropping; Dropout
     learns nothing, so it has no parameters.
 
-    self.p = p and self.inplace = inplace, defaults p=0.5 and inplace=False.
+    Store p and inplace on the module under those names, with defaults 0.5 and False, as plain
+    Python values; nothing is registered as a parameter.
     """
     for args, kwargs, p, inplace in (
         ((), {}, 0.5, False),
@@ -133,10 +134,10 @@ def test_output_like_input(kata, device):
 def test_input_unmodified(kata, device):
     """the input tensor is left unmodified when inplace=False
 
-    In-place operations on x (x.mul_(), x[mask] = 0) change the caller's tensor; they are
-    for inplace=True only.
+    In-place operations on x (a method whose name ends in an underscore, or assigning into x through
+    a mask) change the caller's tensor; they are for an in-place layer only.
 
-    Compute into a new tensor: return x * mask.
+    Compute into a new tensor: the product of x and the scaled mask, leaving x as it was.
     """
     for training in (True, False):
         mine = kata.Dropout(0.5).to(device).train(training)
@@ -195,10 +196,11 @@ def test_p_zero_is_identity(kata, device):
 def test_p_one_gives_zeros(kata, device):
     """p = 1 drops everything: all zeros, no NaN, in the output and in the gradient
 
-    With p = 1 the scale 1 / (1 - p) is infinite and 0 · inf = NaN, so it must never be
-    computed; torch.where(mask, x / (1 - p), 0) looks fine but its gradient is NaN.
+    With p = 1 the scale 1 / (1 - p) is infinite and 0 · inf = NaN, so it must never be computed;
+    selecting between x / (1 - p) and 0 with a where looks fine, but its gradient is NaN.
 
-    if p == 1: return x * 0 (still connected to x, so its gradient is 0).
+    At p = 1 the output is x times zero: every element is 0, and the output stays connected to x, so
+    its gradient is 0 too.
     """
     x = nonzero_values(4, 8, device=device, dtype=torch.float64).requires_grad_()
     given = f"Dropout(1.0) in training on x {shape_of(x)}"
@@ -211,10 +213,11 @@ def test_p_one_gives_zeros(kata, device):
 def test_eval_is_identity(kata, device):
     """eval mode is the identity, for every p, with no rescaling
 
-    The training-time 1 / (1 - p) already keeps the expected output equal to x, so after
-    module.eval() nothing is dropped and nothing is scaled.
+    The training-time 1 / (1 - p) already keeps the expected output equal to x, so in eval mode
+    nothing is dropped and nothing is scaled.
 
-    if not self.training: return x (torch returns the input tensor itself).
+    When the module is not training, hand back the input unchanged (torch returns the input tensor
+    itself).
     """
     for p in (0.3, 0.9, 1.0):
         for inplace in (False, True):
@@ -316,7 +319,8 @@ def test_follows_torch_seed(kata, device):
     module or numpy ignores torch.manual_seed, and is made on the host and copied to the GPU
     on every call.
 
-    Draw the mask with torch on x's device: torch.rand_like(x) >= p, or torch.bernoulli.
+    Draw the mask from torch's generator on x's device, as a uniform draw shaped like x compared
+    with p, or a Bernoulli draw of the keep probability 1 − p.
     """
     mine = kata.Dropout(0.5).to(device)
     x = nonzero_values(8, 32, device=device)
@@ -331,7 +335,8 @@ def test_to_dtype(kata, device):
     Dropout needs no tensor state; a tensor kept as a plain attribute is not converted by
     .to() and drags its own dtype and device into forward.
 
-    Keep p as a Python float and build the mask from x inside forward (torch.rand_like(x)).
+    Keep p as a Python float and build the mask from x inside forward, so that it takes x's dtype
+    and device.
     """
     p = 0.3
     mine = kata.Dropout(p).to(device, torch.float64)
@@ -347,7 +352,8 @@ def test_follows_device(kata, device):
     A random tensor made without a device lives on the CPU, whatever x's device is, and
     cannot be multiplied with a CUDA x.
 
-    torch.rand_like(x), or torch.rand(x.shape, device=x.device), not torch.rand(x.shape).
+    Draw the mask shaped like x and on x's device; a random tensor created from a shape alone lands
+    on the CPU.
     """
     expect_follows_device(kata.Dropout(0.5), torch.randn(4, 8), device=device, given="Dropout(0.5)")
 
@@ -378,8 +384,9 @@ def test_forward_matches_torch(kata, device):
 def test_gradients_match(kata, device):
     """the gradient for the input is mask / (1 - p), the same mask as the output's
 
-    Build the output from x with differentiable operations and autograd does the rest;
-    scaling under torch.no_grad() or through .data leaves 1 / (1 - p) out of the gradient.
+    Build the output from x with differentiable operations and autograd does the rest; a scale
+    applied with gradient tracking off, or through the data attribute, leaves 1 / (1 - p) out of the
+    gradient.
 
     dy/dx = 0 where an element was dropped and 1 / (1 - p) where it was kept.
     """
@@ -399,7 +406,8 @@ def test_invalid_p_raises(kata):
 
     A probability must lie in [0, 1]: check p when the module is built, before any forward.
 
-    raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    In the constructor, when p < 0 or p > 1, fail with a ValueError carrying torch's message
+    (dropout probability has to be between 0 and 1, but got the value of p).
     """
     for p in (-0.1, 1.5, 2):
         given = f"Dropout({p})"
@@ -415,7 +423,8 @@ def test_inplace(kata, device):
 
     In-place dropout saves memory by overwriting x, as torch does; the caller gets x back.
 
-    return x.mul_(mask), which modifies x and returns that same tensor.
+    With inplace set, multiply x by the mask in place and hand back x itself, the same tensor
+    object.
     """
     p = 0.5
     mine = kata.Dropout(p, inplace=True).to(device)
@@ -437,10 +446,11 @@ def test_inplace(kata, device):
 def test_half_precision(kata, device, dtype):
     """half-precision inputs keep their dtype: the mask follows x's dtype
 
-    A mask made with .float() or torch.rand(x.shape) is float32 and promotes a float16
+    A mask made float32, by an upcast or by a random draw from a shape alone, promotes a float16
     product to float32.
 
-    torch.rand_like(x) >= p, then mask.to(x.dtype), or multiply by the boolean mask itself.
+    Compare a uniform draw shaped like x with p, then cast the mask to x's dtype, or multiply by the
+    boolean mask itself.
     """
     p = 0.2
     mine = kata.Dropout(p).to(device)

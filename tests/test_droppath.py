@@ -5,6 +5,18 @@ zeros (dropped) or x / (1 - p) (kept; x when scale_by_keep is False), the kept f
 samples is 1 - p within 6σ, and eval mode is the identity. Inputs have no zeros (|x| in
 [0.5, 1.5)), so a zero in the output always means a drop. Interview core first, then torch
 parity (@pytest.mark.parity): the dtype policy, float64 computed in float64 and half precision.
+
+Each core property in every mode and call form where it applies (DropPath's forward must call
+drop_path, so the module covers the function's arithmetic where only one form is checked):
+
+    property                       DropPath(p) module                 drop_path(x, p, training)
+    identity: eval, p = 0          eval_is_identity                   eval_is_identity (defaults)
+    whole samples, x / (1 - p)     whole_sample_dropped, survivors_.. survivors_scaled, forward_..
+    scale_by_keep=False            no_scaling_without_scale_by_keep   no_scaling_without_scale_..
+    kept fraction 1 - p            keep_fraction                      (the module's draw)
+    p = 1 gives zeros, no NaN      drop_prob_one_gives_zeros          (the module's arithmetic)
+    gradient mask / (1 - p)        gradient                           (the module's arithmetic)
+    input left unmodified          input_unmodified (train, eval)     input_unmodified (both)
 """
 
 import pytest
@@ -73,7 +85,8 @@ def test_attributes(kata):
     Code that schedules stochastic depth reads and sets module.drop_prob; DropPath learns
     nothing, so it has no parameters and an empty state_dict.
 
-    self.drop_prob = drop_prob and self.scale_by_keep = scale_by_keep; defaults 0.0 and True.
+    Store drop_prob and scale_by_keep on the module under those names, with defaults 0.0 and True,
+    as plain Python values; register no parameter and no buffer.
     """
     for args, kwargs, p, scale in (
         ((), {}, 0.0, True),
@@ -119,7 +132,7 @@ def test_input_unmodified(kata, device):
     In-place operations on x change the caller's tensor, the residual branch's output that the
     block is about to add.
 
-    Compute into a new tensor: return x * mask.
+    Compute into a new tensor: the product of x and the per-sample mask, leaving x as it was.
     """
     for training in (True, False):
         x = nonzero_values(8, 16, device=device)
@@ -132,10 +145,9 @@ def test_input_unmodified(kata, device):
 
 
 def test_from_scratch(kata, device):
-    """implemented from tensor operations, not a built-in dropout or stochastic_depth
+    """implemented from tensor operations, not a built-in dropout
 
-    The exercise is the per-sample mask: F.dropout, nn.Dropout and torchvision's
-    stochastic_depth are off limits here.
+    The exercise is the per-sample mask: F.dropout and nn.Dropout are off limits here.
 
     torch.rand, comparisons, bernoulli and multiplication are all you need.
     """
@@ -165,8 +177,9 @@ def test_eval_is_identity(kata, device):
 
     At inference every residual branch is used; the training-time 1 / (1 - p) already made
     the expected output equal to x. With drop_prob = 0 nothing is dropped and 1 / (1 - 0) = 1.
+    drop_path's defaults are timm's: drop_prob=0.0 and training=False.
 
-    if not training or drop_prob == 0: return x.
+    When not training, or when drop_prob is 0, hand back x unchanged.
     """
     for p in (0.3, 0.9, 1.0):
         x = nonzero_values(8, 16, device=device)
@@ -188,6 +201,29 @@ def test_eval_is_identity(kata, device):
             rtol=0,
             atol=0,
         )
+        expect_close(
+            kata.drop_path(x, p),
+            x,
+            given=f"drop_path(x, {p}) (training defaults to False) on x {shape_of(x)}",
+            rtol=0,
+            atol=0,
+        )
+    # drop_prob defaults to 0: training with it drops nothing and scales by 1 / (1 - 0) = 1.
+    x = nonzero_values(8, 16, device=device)
+    expect_close(
+        kata.drop_path(x, training=True),
+        x,
+        given=f"drop_path(x, training=True) (drop_prob defaults to 0.0) on x {shape_of(x)}",
+        rtol=0,
+        atol=0,
+    )
+    expect_close(
+        kata.DropPath().to(device)(x),
+        x,
+        given=f"DropPath() (drop_prob defaults to 0.0) in training on x {shape_of(x)}",
+        rtol=0,
+        atol=0,
+    )
 
 
 def test_whole_sample_dropped(kata, device):
@@ -204,7 +240,7 @@ def test_whole_sample_dropped(kata, device):
 
 
 def test_draws_per_sample_not_per_batch(kata, device):
-    """every sample draws on its own: the batch is not kept or dropped all at once
+    """every sample draws on its own, not the whole batch at once
 
     A mask of shape (1, ...) makes the whole batch share one draw: every sample then skips
     the block together, and the regularizing noise across samples is gone.
@@ -265,8 +301,8 @@ def test_survivors_scaled(kata, device):
 def test_no_scaling_without_scale_by_keep(kata, device):
     """scale_by_keep=False leaves the kept samples unscaled
 
-    The original stochastic depth kept survivors as they are (and rescaled at test time);
-    timm's scale_by_keep=False does the same.
+    The original stochastic depth kept survivors as they are (and rescaled at test time); timm's
+    DropPath does the same when scale_by_keep is False.
 
     Divide by keep_prob only when scale_by_keep is True.
     """
@@ -284,8 +320,8 @@ def test_no_scaling_without_scale_by_keep(kata, device):
 def test_gradient(kata, device):
     """the gradient is the same per-sample mask, scaled by 1 / (1 - drop_prob)
 
-    Build the output from x with differentiable operations: a dropped sample gets no gradient,
-    a kept one gets grad_out / (1 - p).
+    Build the output from x with differentiable operations; a dropped sample then gets no gradient,
+    and a kept one gets grad_out / (1 - p).
 
     dy/dx = mask / keep_prob, the mask of that forward call.
     """
@@ -342,7 +378,8 @@ def test_follows_torch_seed(kata, device):
     Seeding torch must make a training run repeatable; a mask drawn with Python's random
     module or numpy ignores torch.manual_seed and is made on the host.
 
-    torch.rand(shape, device=x.device) (or bernoulli) for the per-sample draw.
+    Make the per-sample draw with torch's generator on x's device, as a uniform draw of shape (N, 1,
+    ..., 1) or a Bernoulli draw of the keep probability.
     """
     mine = kata.DropPath(0.5).to(device)
     x = nonzero_values(64, 4, device=device)
@@ -352,7 +389,7 @@ def test_follows_torch_seed(kata, device):
 
 
 def test_to_dtype(kata, device):
-    """after .to(torch.float64) the module holds no float32 tensor: it has no state at all
+    """after .to(torch.float64) the module holds no float32 tensor
 
     DropPath has no parameters or buffers; a mask or scale kept as a tensor attribute is not
     moved by .to() and stays float32 on the CPU.
@@ -369,7 +406,8 @@ def test_follows_device(kata, device):
     A random tensor made without a device lives on the CPU, whatever x's device is, and
     cannot be multiplied with a CUDA x.
 
-    torch.rand(shape, device=x.device) or x.new_empty(shape).bernoulli_(keep_prob).
+    Create the (N, 1, ..., 1) draw on x's device, or derive it from x; a random tensor created from
+    a shape alone lands on the CPU.
     """
     expect_follows_device(
         kata.DropPath(0.5), nonzero_values(8, 4, device="cpu"), device=device, given="DropPath(0.5)"
@@ -399,10 +437,11 @@ def test_forward_matches_timm(kata, device):
 def test_computes_in_float64(kata, device):
     """a float64 input is computed in float64, as timm's DropPath does, not through float32
 
-    A scale applied to x.float(), or a float32 tensor that x is rounded through, loses what
-    float64 holds beyond float32's 7 significant digits.
+    A scale applied to an upcast copy of x, or a float32 tensor that x is rounded through, loses
+    what float64 holds beyond float32's 7 significant digits.
 
-    Build the mask in x's dtype (x.new_empty(shape).bernoulli_(keep_prob)) and multiply x by it.
+    Build the mask in x's dtype (a Bernoulli draw of the keep probability into a tensor like x, of
+    shape (N, 1, ..., 1)) and multiply x by it.
     """
     mine = kata.DropPath(0.1).to(device, torch.float64)
     x = nonzero_values(64, 8, device=device, dtype=torch.float64)
@@ -421,7 +460,7 @@ def test_half_precision(kata, device, dtype):
     A mask made as float32 promotes a float16 product to float32, changing the dtype of the
     residual stream.
 
-    Build the mask with x's dtype (x.new_empty(shape), .to(x.dtype)).
+    Build the mask in x's dtype, or cast it to x's dtype before multiplying.
     """
     p = 0.25
     x = nonzero_values(32, 8, device=device, dtype=dtype)

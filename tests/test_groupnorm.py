@@ -8,6 +8,16 @@ torch's releases word the divisibility message differently (2.4: "num_channels m
 divisible by num_groups"; 2.13 adds the two numbers), so either text is accepted. A half layer
 on half input is compared with the formula in float64; what a float32 layer returns for half
 input is not checked.
+
+Each core property in every mode where it applies (GroupNorm keeps no running statistics, so
+training and eval are one path; eps=0.05 or 0.1 where eps must show):
+
+    property                      affine=True                      affine=False
+    groups, per sample, eps       forward_matches_torch (ranks     eps_inside_sqrt, no_affine,
+                                  2-4, eps 1e-5 and 0.1)           one_and_c_groups, ...
+    training and eval the same    same_in_eval_mode                (the same code path)
+    gradients                     gradients_match                  (no operation of its own)
+    parameters and state_dict     parameters, state_dict_round_... no_affine
 """
 
 import pytest
@@ -66,8 +76,14 @@ def test_parameters(kata):
     GroupNorm's statistics are per group, but its scale and shift are per channel: every channel
     keeps its own, and nn.Parameter lets the optimizer, state_dict and .to() see them.
 
-    self.weight = nn.Parameter(torch.ones(num_channels)), bias likewise with zeros; keep
-    num_groups, num_channels, eps and affine as attributes.
+    weight: an nn.Parameter of C ones, bias: one of C zeros; num_groups, num_channels, eps and
+    affine kept as attributes of those names.
+
+    [initial] The scale starts at one and the shift at zero, as torch's, so that an untrained
+    layer passes the normalized input through unchanged; training moves them from there.
+
+    [initial] weight₀ = 1 and bias₀ = 0 in every one of the C channels, the same in every run, never
+    random.
     """
     for args in ((2, 6), (3, 6, 1e-3)):
         mine, ref = kata.GroupNorm(*args), nn.GroupNorm(*args)
@@ -124,7 +140,8 @@ def test_input_unmodified(kata, device):
 
     The caller still owns x: compute into new tensors instead of overwriting it.
 
-    xc = groups - mean, not x -= mean or x.sub_(mean).
+    Write x − μ into a new tensor; an in-place subtraction (the -= operator, or a method whose name
+    ends in an underscore) writes into the caller's x.
     """
     mine, _ = paired(kata, "GroupNorm", 2, 6)
     x = torch.randn(3, 6, 5, device=device)
@@ -250,7 +267,8 @@ def test_groups_are_contiguous_channels(kata, device):
     Reshaping (N, C, *) to (N, G, C/G, *) keeps neighbouring channels together, as torch does;
     (N, C/G, G, *) would group every G-th channel instead.
 
-    x.reshape(N, G, C // G, *spatial): dim 1 indexes the group, dim 2 the channel within it.
+    Reshape x to (N, G, C/G, *spatial): dim 1 then indexes the group and dim 2 the channel within
+    it, so channel c lands in group ⌊c / (C/G)⌋.
     """
     # Channels 0-1, 2-3 and 4-5 live on very different scales: only the right grouping
     # normalizes each block with its own statistics.
@@ -278,12 +296,13 @@ def test_eps_inside_sqrt(kata, device):
 
 
 def test_no_affine(kata, device):
-    """affine=False: no parameters, weight and bias are None
+    """affine=False: the layer has no parameters; weight and bias are None
 
     Without the affine transform the layer has nothing to learn, but the attributes still
     exist, and its state_dict is empty like torch's.
 
-    self.register_parameter("weight", None) and the same for "bias".
+    Register weight and bias as parameters whose value is None: both attributes exist, the module
+    lists no parameters, and the output is x̂ itself.
     """
     mine = kata.GroupNorm(2, 6, affine=False)
     if list(mine.parameters()):
@@ -313,13 +332,30 @@ def test_numerically_stable(kata, device):
     expect_close(mine(x), F.group_norm(x, 2), given=given, rtol=0, atol=2e-3)
 
 
+def test_same_in_eval_mode(kata, device):
+    """eval mode normalizes each sample with its own statistics, exactly as training does
+
+    GroupNorm keeps no running statistics: a model switched to eval() must give the same
+    output as in training, for any input, unlike BatchNorm.
+
+    Compute μ and σ² from x on every call, in training and in eval alike; register no buffers.
+    """
+    mine, ref = paired(kata, "GroupNorm", 3, 6)
+    mine, ref = mine.to(device, torch.float64), ref.to(device, torch.float64)
+    mine(torch.randn(4, 6, 5, dtype=torch.float64, device=device))  # a training call first
+    x = torch.randn(4, 6, 5, dtype=torch.float64, device=device) * 3 + 2
+    given = f"GroupNorm(3, 6) in eval mode, after a training call, on another x {shape_of(x)}"
+    expect_close(mine.eval()(x), ref.eval()(x).detach(), given=given)
+
+
 def test_follows_device(kata, device):
     """runs on CUDA: parameters move with .to(device), nothing is created on the CPU
 
     Every tensor forward creates must live on the input's device, and all state must move
     with .to(device).
 
-    torch.ones(..., device=x.device) if you need a tensor; nn.Parameter for weight and bias.
+    Make weight and bias Parameters, so that .to(device) moves them; a tensor forward creates is
+    made on x's device, or derived from x.
     """
     for kwargs in ({}, {"affine": False}):
         mine = kata.GroupNorm(2, 6, **kwargs)
@@ -375,8 +411,8 @@ def test_gradients_match(kata, device):
 def test_computes_in_float64(kata, device):
     """a float64 input is computed in float64, as torch does, not rounded through float32
 
-    torch computes the statistics in float32 only for float16 and bfloat16 inputs; x.float(),
-    as fairseq's Fp32GroupNorm writes it, also rounds a float64 input to float32.
+    torch computes the statistics in float32 only for float16 and bfloat16 inputs; upcasting every
+    input to float32, as fairseq's Fp32GroupNorm does, also rounds a float64 input to float32.
 
     compute dtype = float32 for float16/bfloat16 inputs, x.dtype otherwise: upcast only those.
     """
@@ -388,12 +424,13 @@ def test_computes_in_float64(kata, device):
 
 @pytest.mark.parity
 def test_indivisible_channels_raise(kata):
-    """num_channels not divisible by num_groups raises ValueError in __init__, as torch does
+    """num_channels indivisible by num_groups raises ValueError in __init__, as torch does
 
     Groups must all have C / G channels: a layer that cannot be built that way is rejected
     when it is constructed, not later in forward.
 
-    if num_channels % num_groups != 0: raise ValueError(...) naming both numbers.
+    In the constructor, when num_channels mod num_groups is not 0, fail with a ValueError that names
+    both numbers.
     """
     for args in ((4, 6), (5, 8)):
         given = describe_call("GroupNorm", *args)
@@ -434,7 +471,8 @@ def test_half_precision(kata, device, dtype):
     of x = 384 + randn rounded to float16 shifts every value. torch computes the statistics in
     float32 and gives the caller back the dtype it passed in.
 
-    Compute on g.float(), then return y.to(x.dtype).
+    Compute the statistics and x̂ on a float32 copy of the grouped input, then cast the result back
+    to x's dtype before it leaves forward.
     """
     name = str(dtype).removeprefix("torch.")
     mine, ref = paired(kata, "GroupNorm", 2, 8)
@@ -463,8 +501,8 @@ def test_empty_batch(kata, device):
 
     A batch of zero samples is valid: there are no groups to normalize, and nothing to fail.
 
-    Keep N in the reshape: x.reshape(N, G, C // G, *spatial); x.view(N, G, -1) cannot infer -1
-    from 0 elements.
+    Keep N in the reshape and spell out every size, (N, G, C/G, *spatial); a size left for the
+    reshape to infer (−1) cannot be inferred from 0 elements.
     """
     for x_shape in ((0, 6, 4), (0, 6)):
         mine, ref = paired(kata, "GroupNorm", 3, 6)

@@ -39,8 +39,14 @@ def test_parameters(kata):
 
     Learnable tensors must be nn.Parameter so that the optimizer, state_dict and .to() see them.
 
-    self.weight = nn.Parameter(torch.ones(normalized_shape)), self.bias likewise with zeros;
-    an int normalized_shape becomes the tuple (n,).
+    weight: an nn.Parameter of ones, bias: one of zeros, both of shape normalized_shape; an int
+    normalized_shape becomes the tuple (n,).
+
+    [initial] The scale starts at one and the shift at zero, as torch's, so that an untrained
+    layer passes the normalized input through unchanged; training moves them from there.
+
+    [initial] weight₀ = 1 and bias₀ = 0 in every one of the normalized_shape elements, the same in
+    every run, never random.
     """
     for args in ((8,), ((3, 4),)):
         mine, ref = kata.LayerNorm(*args), nn.LayerNorm(*args)
@@ -88,7 +94,8 @@ def test_input_unmodified(kata, device):
 
     The caller still owns x: compute into new tensors instead of overwriting it.
 
-    xc = x - mean, not x -= mean or x.sub_(mean).
+    Write x − μ into a new tensor; an in-place subtraction (the -= operator, or a method whose name
+    ends in an underscore) writes into the caller's x.
     """
     mine, _ = paired(kata, "LayerNorm", 8)
     x = torch.randn(4, 8, device=device)
@@ -210,11 +217,12 @@ def test_multidim_normalized_shape(kata, device):
 
 
 def test_no_elementwise_affine(kata, device):
-    """elementwise_affine=False: no parameters, weight and bias are None
+    """elementwise_affine=False: the layer has no parameters; weight and bias are None
 
     Without the affine transform the layer has nothing to learn, but the attributes still exist.
 
-    self.register_parameter("weight", None) and the same for "bias".
+    Register weight and bias as parameters whose value is None: both attributes exist, the module
+    lists no parameters, and the output is x̂ itself.
     """
     mine = kata.LayerNorm(8, elementwise_affine=False)
     if list(mine.parameters()):
@@ -258,8 +266,8 @@ def test_to_dtype(kata, device):
     .to() moves only registered tensors, parameters and buffers: a tensor kept as a plain
     attribute stays behind, in its old dtype and on its old device.
 
-    Store learnable tensors as nn.Parameter and other state with self.register_buffer(name,
-    tensor); keep eps a Python float.
+    Store learnable tensors as Parameters and any other tensor state as registered buffers; keep eps
+    a Python float, which .to() leaves alone.
     """
     mine, _ = paired(kata, "LayerNorm", 8)
     mine = mine.to(device, torch.float64)
@@ -272,7 +280,8 @@ def test_follows_device(kata, device):
     Every tensor forward creates must live on the input's device, and all state must move
     with .to(device).
 
-    torch.ones(..., device=x.device) or torch.ones_like(x); parameters and buffers for state.
+    Any tensor forward creates is made on x's device, or derived from x (a ones-like of it); state
+    lives in parameters and buffers, which .to(device) moves.
     """
     mine, _ = paired(kata, "LayerNorm", 8)
     expect_follows_device(mine, torch.randn(4, 8), device=device, given="LayerNorm(8)")
@@ -321,8 +330,9 @@ def test_gradients_match(kata, device):
 def test_computes_in_float64(kata, device):
     """a float64 input is computed in float64, as torch does, not rounded through float32
 
-    torch computes in float32 only for float16 and bfloat16 inputs; x.float(), as fairseq's
-    Fp32LayerNorm writes it, also rounds a float64 input to float32 (7 significant digits).
+    torch computes in float32 only for float16 and bfloat16 inputs; upcasting every input to
+    float32, as fairseq's Fp32LayerNorm does, also rounds a float64 input to float32 (7 significant
+    digits).
 
     compute dtype = float32 for float16/bfloat16 inputs, x.dtype otherwise: upcast only those.
     """
@@ -339,7 +349,7 @@ def test_no_bias(kata, device):
 
     Only the shift is dropped; the scale stays learnable.
 
-    y = x_hat * weight, with self.register_parameter("bias", None).
+    y = x̂ · weight, with bias registered as a parameter whose value is None.
     """
     mine, ref = paired(kata, "LayerNorm", 8, bias=False)
     if getattr(mine, "bias", "missing") is not None:
@@ -357,13 +367,14 @@ def test_no_bias(kata, device):
 
 @pytest.mark.parity
 def test_wrong_trailing_shape_raises(kata, device):
-    """an input whose trailing dimensions do not match normalized_shape raises an error
+    """an input whose trailing dimensions differ from normalized_shape raises an error
 
-    Without a check, LayerNorm((3, 4), elementwise_affine=False) would silently normalize a
+    Without a check, a LayerNorm over (3, 4) without affine parameters would silently normalize a
     (2, 5, 4) input over the wrong dimensions.
 
-    if tuple(x.shape[-len(shape):]) != shape: raise RuntimeError (or ValueError) saying what
-    was expected.
+    Compare the last len(normalized_shape) sizes of x with normalized_shape before computing
+    anything, and fail with a RuntimeError (or a ValueError) that gives the shape expected and the
+    shape received.
     """
     ln = kata.LayerNorm((3, 4), elementwise_affine=False).to(device)
     for x_shape in ((2, 5, 4), (4,)):
@@ -384,7 +395,8 @@ def test_half_precision(kata, device, dtype):
     them, is off by a good part of the spread. On x = 384 + randn a row mean in float16 shifts
     every x̂; torch computes the statistics in float32.
 
-    Compute on x.float(), then return y.to(x.dtype).
+    Compute the statistics and x̂ on a float32 copy of x, then cast the result back to x's dtype
+    before it leaves forward.
     """
     name = str(dtype).removeprefix("torch.")
     mine, ref = paired(kata, "LayerNorm", 64)
@@ -409,13 +421,13 @@ def test_half_precision(kata, device, dtype):
 
 @pytest.mark.parity
 def test_empty_batch(kata, device):
-    """an empty batch (no rows at all) gives an empty output, as torch's does
+    """an empty batch (zero rows) gives an empty output, as torch's does
 
     A batch of zero samples is a valid input: every reduction over the normalized dimensions
     still has its elements, there are just no rows to reduce.
 
-    Keep the leading dimensions as they are: x.reshape(-1, n) cannot infer -1 from 0 elements,
-    so use x.shape[:-k] + (n,) or reduce over dims without flattening.
+    Keep the leading dimensions as they are: a reshape to (−1, n) cannot infer −1 from 0 elements,
+    so spell out the leading sizes, or reduce over the normalized dims without flattening.
     """
     for shape, x_shape in (((8,), (0, 8)), ((3, 4), (2, 0, 3, 4))):
         mine, ref = paired(kata, "LayerNorm", shape)

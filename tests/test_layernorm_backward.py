@@ -14,6 +14,20 @@ Half precision is compared with the formula in float64 on the same half inputs, 
 to their dtype: what float32 arithmetic gives, within an ulp. Not with torch's CPU autograd,
 whose kernel rounds the saved mean and rstd to the input's dtype (its CUDA kernel keeps them
 in float32), which the half-precision check's inputs expose.
+
+Each core property in every mode where it applies: forward and backward called directly, and
+through autograd (the wrapper's Function.apply). eps=0.05 or 0.1 on small inputs where eps must
+show; x of shape (D,), with no batch dims, is an input too:
+
+    property                   forward (direct)       backward (direct)         via autograd
+    biased stats, eps in sqrt  forward_matches_torch  backward_eps_inside_sqrt  wrapper_passes_eps
+    grad_x: mean, variance     -                      grad_x_through_the_*      gradcheck
+    grad_w, grad_b over rows   -                      grad_weight, grad_bias,   gradcheck
+                                                      gradients_match
+    x (D,), one row            unbatched_input        unbatched_input           -
+    by hand, from scratch      from_scratch           backward_by_hand          is_an_autograd_fn
+    saved tensors              saves_only_what_...    -                         saves_only_...
+    float64 / half / layout    parity: computes_in_float64, half_precision, noncontiguous_grad_out
 """
 
 import pytest
@@ -43,10 +57,23 @@ def test_is_an_autograd_function(kata, device):
     The gradient must come from your backward: layer_norm has to call
     LayerNormFunction.apply, so that autograd records your Function in the graph.
 
-    class LayerNormFunction(torch.autograd.Function) with @staticmethod forward and backward;
-    layer_norm returns LayerNormFunction.apply(x, weight, bias, eps).
+    Subclass torch.autograd.Function, with forward and backward as static methods that take
+    ctx first; layer_norm hands x, weight, bias and eps to the Function's apply method and gives
+    back its result, never calling forward itself.
     """
     LAYER_NORM.is_an_autograd_function(kata, device, (2, 3, 8))
+
+
+def test_wrapper_passes_eps(kata, device):
+    """layer_norm passes eps on to LayerNormFunction, and its eps defaults to 1e-5
+
+    layer_norm(x, weight, bias) must normalize with eps=1e-5, as the built-in does, and
+    layer_norm(x, weight, bias, eps) with the eps it is given.
+
+    The wrapper's own eps argument, defaulting to 1e-5, goes on to the Function's apply as its
+    last input, untouched: no constant of the wrapper's own in its place.
+    """
+    LAYER_NORM.wrapper_passes_eps(kata, device, (4, 8))
 
 
 def test_backward_returns_a_grad_per_input(kata, device):
@@ -55,7 +82,7 @@ def test_backward_returns_a_grad_per_input(kata, device):
     autograd expects one gradient per input of forward, in order, each shaped like its input;
     eps is a float and takes none.
 
-    return grad_x, grad_weight, grad_bias, None.
+    Four values in forward's input order: grad_x, grad_weight and grad_bias, then None for eps.
     """
     LAYER_NORM.backward_returns_a_grad_per_input(kata, device, (4, 8))
 
@@ -65,7 +92,8 @@ def test_input_unmodified(kata, device):
 
     The caller still owns both: autograd may hand the same grad_out to other functions.
 
-    xc = x - mean, not x -= mean; g = grad_out * weight, not grad_out.mul_(weight).
+    Build new tensors: x minus its mean into a fresh tensor, never a subtraction in place, and
+    grad_out times the weight into another, never an in-place method (those ending in "_").
     """
     LAYER_NORM.input_unmodified(kata, device, (3, 8))
 
@@ -96,8 +124,9 @@ def test_vectorized(kata, device):
 def test_backward_by_hand(kata, device):
     """backward computes the gradients itself: no autograd inside it
 
-    No torch.autograd.grad, no .backward(), no forward re-run under torch.enable_grad(): the
-    exercise is to derive dL/dx, dL/dw and dL/db and write them with tensor operations.
+    Call neither autograd's grad function nor a tensor's backward method, and do not re-run
+    forward under enable_grad. The exercise is to derive dL/dx, dL/dw and dL/db and to write
+    them as tensor operations.
 
     From grad_out and the saved x̂ and rstd: sums for weight and bias, the two-mean formula for x.
     """
@@ -107,10 +136,11 @@ def test_backward_by_hand(kata, device):
 def test_saves_only_what_backward_needs(kata, device):
     """forward saves only what backward needs: no autograd history, one tensor the size of x
 
-    Saved tensors live until backward: keeping the input's autograd graph (ctx.x = x on an
-    input that requires grad) or two copies of an x-sized tensor costs memory for nothing.
+    Saved tensors live until backward: keeping the input's autograd graph (x stored as a plain
+    attribute of ctx, when it requires grad) or two x-sized tensors costs memory for nothing.
 
-    ctx.save_for_backward(x_hat, rstd, weight): or x with the row mean and rstd.
+    Hand x̂, rstd and the weight to ctx's save_for_backward (or x, the row means and rstd): one
+    tensor the size of x, plus a number or two per row and per feature.
     """
     LAYER_NORM.saves_only_what_backward_needs(kata, device, (4, 6, 8))
 
@@ -118,12 +148,13 @@ def test_saves_only_what_backward_needs(kata, device):
 def test_forward_matches_torch(kata, device):
     """forward normalizes like F.layer_norm: the biased variance, eps inside the square root
 
-    Each row is centred by its mean and divided by sqrt(var + eps), var the mean of the
-    squared deviations (divide by D, not D - 1), then scaled and shifted.
+    Each row is centred by its mean and divided by √(var + ε), var the mean of the squared
+    deviations (divide by D, not D − 1), then scaled and shifted.
 
-    y = (x - mean) * rsqrt(mean((x - mean)²) + eps) * weight + bias.
+    y = (x − μ) / √(σ² + ε) · γ + β, with μ the mean of the row and σ² the mean of (x − μ)²,
+    both over the last dim.
     """
-    LAYER_NORM.forward_matches_torch(kata, device, ((4, 8), (2, 3, 16)), (4, 8))
+    LAYER_NORM.forward_matches_torch(kata, device, ((4, 8), (2, 3, 16)), ((4, 8),))
 
 
 def test_grad_bias(kata, device):
@@ -163,8 +194,9 @@ def test_grad_x_through_the_mean(kata, device):
 def test_grad_x_through_the_variance(kata, device):
     """grad_x accounts for the variance: a gradient proportional to x̂ gives zero
 
-    Scaling a row's deviations scales its variance with them and leaves x̂ unchanged, so a
-    gradient of x̂ proportional to x̂ must give (almost) zero: that is the −x̂ · mean(g · x̂) term.
+    Scaling a row's deviations scales its standard deviation by the same factor and leaves x̂
+    unchanged. So a gradient of x̂ proportional to x̂ must give (almost) zero: that is the
+    −x̂ · mean(g · x̂) term.
 
     ∂L/∂x = (1/σ) (g − mean(g) − x̂ · mean(g · x̂)) with g = dy · γ and σ = √(σ² + ε); the x̂ ·
     mean(g · x̂) term is the path through σ².
@@ -178,7 +210,7 @@ def test_backward_eps_inside_sqrt(kata, device):
     eps sits inside the square root in forward; a backward that recomputes the scale as
     1 / (sqrt(var) + eps) is off wherever the variance is small.
 
-    Save rstd = rsqrt(var + eps) in forward and reuse it in backward.
+    Save rstd = 1/√(σ² + ε) in forward and reuse it in backward.
     """
     LAYER_NORM.backward_eps_inside_sqrt(kata, device, (4, 8))
 
@@ -188,20 +220,34 @@ def test_follows_device(kata, device):
 
     Every tensor forward or backward creates must live on the input's device.
 
-    torch.zeros_like(x) or device=x.device for new tensors.
+    Make each new tensor like an existing one (the zeros_like family) or on x's device, and keep
+    sizes and counts as Python numbers, not tensors made on the CPU.
     """
     LAYER_NORM.follows_device(kata, device, (3, 8))
+
+
+def test_unbatched_input(kata, device):
+    """an input of shape (D,), a single row, works forward and backward
+
+    x is (*, D), and * may be no dims at all, as F.layer_norm allows: grad_weight and grad_bias
+    are then the row's own dy · x̂ and dy. Beware a sum over an empty tuple of dims: torch then
+    sums over every dim, not none, and returns a scalar.
+
+    Sum over the rows of a (-1, D) reshape, or over range(dim - 1) only when it is not empty.
+    """
+    LAYER_NORM.unbatched(kata, device, (8,))
 
 
 @pytest.mark.broad
 def test_gradcheck(kata, device):
     """torch.autograd.gradcheck passes in float64
 
-    gradcheck compares your backward with finite differences of your forward, element by
+    gradcheck compares your backward against finite differences of your forward, element by
     element: the analytic gradient must be the derivative of what forward computes.
 
-    Run torch.autograd.gradcheck(layer_norm, (x, weight, bias)) on small float64 inputs yourself
-    (it needs a forward that computes float64 in float64; one in float32 is skipped here).
+    Run autograd's gradcheck yourself on layer_norm, given a small float64 x, weight and bias
+    that require grad. It needs a forward that keeps float64 in float64; a forward computing in
+    float32 is skipped here.
     """
     LAYER_NORM.gradcheck(kata, device, (3, 5))
 
@@ -221,23 +267,25 @@ def test_gradients_match_autograd(kata, device):
 def test_computes_in_float64(kata, device):
     """float64 inputs are computed in float64, in forward and in backward, as torch does
 
-    torch computes in float32 only for float16 and bfloat16 inputs; x.float() or
-    grad_out.float() (Triton's fused LayerNorm tutorial computes so whatever the input) also
-    rounds a float64 input or gradient to float32's 7 significant digits.
+    torch computes in float32 only for float16 and bfloat16 inputs. Casting x or grad_out to
+    float32 whatever its dtype (as Triton's fused LayerNorm tutorial does) also rounds a float64
+    input or gradient to float32's 7 significant digits.
 
-    compute dtype = float32 for float16/bfloat16 inputs, x.dtype otherwise, in both passes.
+    The compute dtype is float32 for float16 and bfloat16 inputs and x's own dtype otherwise, in
+    forward and in backward alike.
     """
     LAYER_NORM.computes_in_float64(kata, device, (4, 8))
 
 
 @pytest.mark.parity
 def test_noncontiguous_grad_out(kata, device):
-    """a grad_out that is not contiguous works
+    """a non-contiguous grad_out works
 
-    autograd hands backward whatever layout the next operation produced, for example the
-    transpose of a contiguous tensor: .view() on it fails.
+    autograd hands backward whatever layout the next operation produced, such as the transpose
+    of a contiguous tensor, and a view that changes its shape fails on that.
 
-    Use .reshape() or reductions that take any layout, never .view() on grad_out.
+    Flatten with reshape, which copies when it must, or reduce over the dims as they are; a view
+    of grad_out needs a contiguous layout.
     """
     LAYER_NORM.noncontiguous_grad_out(kata, device, (2, 6, 8), dims=(0, 2, 1), how="transposed")
 
@@ -252,7 +300,7 @@ def test_half_precision(kata, device, dtype):
     shifts every x̂; on grad_out = 384 + randn the mean of g does the same to grad_x.
 
     Upcast x, grad_out and the weight to float32, save float32 statistics, and round once at
-    the end: y.to(x.dtype), grad_x.to(grad_out.dtype), grad_weight.to(weight.dtype).
+    the end: y to x's dtype, grad_x to grad_out's, each parameter's gradient to its dtype.
     """
     LAYER_NORM.half_precision(kata, device, dtype, (4, 64))
 

@@ -8,6 +8,22 @@ zeros at padded positions and would not be a like-for-like comparison. Which dty
 compute in is dtype policy: the core compares float64 outputs at float32's tolerance, so norms
 that compute in float32 whatever they are given (fairseq's Fp32LayerNorm) solve it, and
 test_computes_in_float64 (torch parity) asks for float64 arithmetic.
+
+Each core property in every wiring and mode where it applies (the wrappers have no mode: their
+sublayers are deterministic):
+
+    property                    Post-LN (norm_first=False)        Pre-LN (norm_first=True)
+    wrapper formula, gradients  postnorm_residual, gradients_..   prenorm_residual, gradients_..
+    wrapper's sublayer input    sublayer_input, residual_path_..  sublayer_input, residual_path_..
+    block matches torch, eval   post_norm_block_matches_torch     pre_norm_block_matches_torch
+    block matches torch, train  post_norm_block_matches_torch     pre_norm_block_matches_torch
+      (dropout=0.0)
+    block gradients, train      gradients_match (dropout 0)       gradients_match (dropout 0)
+    dropout off in eval         dropout_off_in_eval               dropout_off_in_eval
+    dropout on in training      dropout_active_in_train           dropout_active_in_train
+    attention per sequence      attention_over_sequence           attention_over_sequence
+    dropouts where torch's are  dropout_placement (parity)        dropout_placement (parity)
+    masks passed through        masks_match_torch (parity)        masks_match_torch (parity)
 """
 
 import inspect
@@ -144,8 +160,9 @@ def test_residual_attributes(kata):
     Submodules assigned as attributes in __init__ are registered: their parameters reach the
     optimizer and the state_dict.
 
-    self.norm = nn.LayerNorm(d_model); self.sublayer = sublayer (the module given, not a
-    copy), so the state_dict reads norm.weight, norm.bias, sublayer.weight, sublayer.bias.
+    Give the wrapper a new nn.LayerNorm over d_model as its norm attribute, and as its
+    sublayer attribute the module it was handed (that module, not a copy): the state_dict then
+    reads norm.weight, norm.bias, sublayer.weight, sublayer.bias.
     """
     for kind in ("PreNormResidual", "PostNormResidual"):
         sub = nn.Linear(8, 8)
@@ -270,13 +287,13 @@ def test_postnorm_residual(kata, device):
 def test_block_submodules(kata):
     """the block has nn.TransformerEncoderLayer's submodules, configured like torch's
 
-    Each argument reaches the submodule that uses it, and the defaults are torch's:
-    dim_feedforward=2048, dropout=0.1, norm_first=False.
+    Each argument reaches the submodule that uses it, and the defaults are torch's: a
+    dim_feedforward of 2048, a dropout of 0.1, and norm_first False.
 
-    self_attn = nn.MultiheadAttention(d_model, nhead, dropout=dropout, batch_first=True),
-    linear1 = nn.Linear(d_model, dim_feedforward), linear2 = nn.Linear(dim_feedforward,
-    d_model), norm1 and norm2 = nn.LayerNorm(d_model), dropout, dropout1 and dropout2 =
-    nn.Dropout(dropout), and self.norm_first = norm_first.
+    self_attn is an nn.MultiheadAttention over d_model, nhead heads, the block's dropout and
+    the batch first; linear1 maps d_model to dim_feedforward and linear2 maps it back; norm1
+    and norm2 are LayerNorms over d_model; dropout, dropout1 and dropout2 are nn.Dropout
+    modules at the block's rate; and the block keeps norm_first as an attribute.
     """
     explicit = {"dim_feedforward": 32, "dropout": 0.3, "norm_first": True}
     for kwargs, (ff, p, norm_first) in ((explicit, (32, 0.3, True)), ({}, (2048, 0.1, False))):
@@ -320,8 +337,8 @@ def test_two_distinct_norms(kata):
 
     The attention and the feed-forward sub-blocks each learn their own scale and shift.
 
-    self.norm1 = nn.LayerNorm(d_model) and self.norm2 = nn.LayerNorm(d_model): two
-    modules, not norm2 = norm1.
+    Build two nn.LayerNorm modules over d_model, one as norm1 and one as norm2: one module
+    assigned to both names shares its weight and bias.
     """
     for norm_first in NORM_FIRST:
         block = kata.TransformerEncoderBlock(
@@ -355,8 +372,8 @@ def test_two_distinct_norms(kata):
 def test_state_dict_round_trip(kata):
     """state_dict loads from nn.TransformerEncoderLayer and into it, both ways
 
-    A checkpoint of nn.TransformerEncoderLayer must load into your block with strict=True,
-    and yours into it: the names are the contract.
+    A checkpoint of nn.TransformerEncoderLayer must load strictly into your block (every key
+    matched, none left over), and yours into it: the names are the contract.
 
     Name the submodules self_attn, linear1, dropout, linear2, norm1, norm2, dropout1,
     dropout2, each an attribute of the block itself (no nn.Sequential around them).
@@ -375,7 +392,8 @@ def test_input_unmodified(kata, device):
     An in-place update of x changes the caller's tensor (and breaks autograd when x requires
     grad).
 
-    Write the residual additions as x = x + ..., not x += ... or x.add_(...).
+    Make each residual sum a new tensor, x plus the branch, never an augmented assignment to x
+    or an in-place method (add_ and its kin).
     """
     for norm_first in NORM_FIRST:
         mine, _ = block_pair(kata, norm_first)
@@ -401,7 +419,7 @@ def test_input_unmodified(kata, device):
 def test_output_like_input(kata, device):
     """the block maps (batch, seq, d_model) to (batch, seq, d_model), same dtype and device
 
-    With batch_first=True the batch comes first, in the input and in the output.
+    The block is batch first: the batch comes first, in the input and in the output.
 
     Keep x as (batch, seq, d_model) throughout; a (seq, batch, d_model) transpose inside
     must be undone before returning.
@@ -498,8 +516,9 @@ def test_attention_over_sequence(kata, device):
     Samples in a batch are independent: changing one must leave the others' outputs as they
     were, while every position of a sequence sees the others.
 
-    nn.MultiheadAttention reads (seq, batch, d_model) unless built with batch_first=True;
-    given a (batch, seq, d_model) input without it, it attends across the batch.
+    nn.MultiheadAttention reads (seq, batch, d_model) unless built batch first (its
+    batch_first flag set); given a (batch, seq, d_model) input without it, it attends across
+    the batch.
     """
     for norm_first in NORM_FIRST:
         mine, _ = block_pair(kata, norm_first)
@@ -526,10 +545,11 @@ def test_attention_over_sequence(kata, device):
 def test_dropout_off_in_eval(kata, device):
     """with dropout > 0, eval mode applies no dropout: the output is the dropout=0 block's
 
-    Dropout acts only in training: nn.Dropout modules follow model.eval() by themselves.
+    Dropout acts only in training: nn.Dropout modules follow the model's eval mode by
+    themselves.
 
-    F.dropout(x, p) drops unless given training=self.training; call the modules
-    self.dropout1(x), self.dropout(x), self.dropout2(x) instead.
+    The functional dropout drops unless it is told the module's training flag; call the block's
+    own dropout modules (dropout1, dropout and dropout2) instead.
     """
     for norm_first in NORM_FIRST:
         mine, ref = block_pair(kata, norm_first, dropout=0.5)
@@ -553,7 +573,7 @@ def test_dropout_active_in_train(kata, device):
     call draws a fresh mask.
 
     dropout1 on the attention output, dropout after the ReLU, dropout2 on the feed-forward
-    output; self_attn gets dropout=dropout too.
+    output; self_attn gets the block's dropout rate too.
     """
     for norm_first in NORM_FIRST:
         mine, _ = block_pair(kata, norm_first, dropout=0.5)
@@ -581,8 +601,8 @@ def test_follows_device(kata, device):
     A tensor made inside forward (a default mask, a constant) is created on the CPU unless
     told otherwise, while x and the weights are on the GPU.
 
-    torch.zeros(..., device=x.device) or torch.zeros_like(x); or pass None and let
-    nn.MultiheadAttention do without a mask.
+    Make a default mask on x's device (or like x), or pass no mask at all and let
+    nn.MultiheadAttention do without one.
     """
     x = torch.randn(2, 5, D)
     for kind in ("PreNormResidual", "PostNormResidual"):
@@ -606,24 +626,32 @@ def _block_matches_torch(kata, device, norm_first):
         (torch.float64, (D, NHEAD, FF), (2, 6, D)),
         (torch.float32, (D, NHEAD, FF), (0, 5, D)),  # an empty batch, where torch supports it
     ]
-    for dtype, (d, nhead, ff), x_shape in cases:
-        mine, ref = block_pair(kata, norm_first, 0.0, d, nhead, ff)
-        mine, ref = mine.to(device, dtype).eval(), ref.to(device, dtype).eval()
-        x = torch.randn(x_shape, device=device, dtype=dtype)
-        try:
-            expected = ref(x).detach()
-        except Exception:
-            continue  # this torch version cannot run the case itself: nothing to compare with
-        given = f"{block_name(norm_first, 0.0, d, nhead, ff)} in eval mode on x {shape_of(x)}"
-        expect_close(mine(x), expected, given=given)
+    # Eval mode, then training: with dropout=0.0 training is deterministic too, and a dropout
+    # rate that is not the block's own (F.dropout(x, 0.1, self.training)) shows only there.
+    for training in (False, True):
+        mode = "in training" if training else "in eval mode"
+        for dtype, (d, nhead, ff), x_shape in cases:
+            mine, ref = block_pair(kata, norm_first, 0.0, d, nhead, ff)
+            mine, ref = (
+                mine.to(device, dtype).train(training),
+                ref.to(device, dtype).train(training),
+            )
+            x = torch.randn(x_shape, device=device, dtype=dtype)
+            try:
+                expected = ref(x).detach()
+            except Exception:
+                continue  # this torch version cannot run the case itself: nothing to compare with
+            given = f"{block_name(norm_first, 0.0, d, nhead, ff)} {mode} on x {shape_of(x)}"
+            expect_close(mine(x), expected, given=given)
 
 
 @pytest.mark.broad
 def test_post_norm_block_matches_torch(kata, device):
-    """norm_first=False (Post-LN) matches nn.TransformerEncoderLayer, on several shapes and float64
+    """norm_first=False (Post-LN) matches nn.TransformerEncoderLayer, in eval mode and in training
 
     Post-LN: two residual units, attention then feed-forward, each normalized after its
-    addition; the feed-forward is Linear, ReLU, Linear.
+    addition; the feed-forward is Linear, ReLU, Linear. Built with dropout=0.0, the block drops
+    nothing in training either.
 
     x ← LN₁(x + SA(x)); x ← LN₂(x + FF(x)), with SA(h) = drop₁(attention(h, h, h)) and FF(h) =
     drop₂(W₂ · drop(relu(W₁ · h))).
@@ -633,10 +661,10 @@ def test_post_norm_block_matches_torch(kata, device):
 
 @pytest.mark.broad
 def test_pre_norm_block_matches_torch(kata, device):
-    """norm_first=True (Pre-LN) matches nn.TransformerEncoderLayer, on several shapes and float64
+    """norm_first=True (Pre-LN) matches nn.TransformerEncoderLayer, in eval mode and in training
 
     Pre-LN normalizes only each branch's input: the un-normalized x is the residual, and the
-    block's output is not normalized.
+    block's output is not normalized. Built with dropout=0.0, it drops nothing in training.
 
     x = x + SA(norm1(x)); x = x + FF(norm2(x)), with the same SA and FF as Post-LN.
     """
@@ -650,7 +678,8 @@ def test_gradients_match(kata, device):
     Every path from x to the output must stay in the autograd graph, in the block and in the
     residual wrappers: queries, keys and values all depend on x.
 
-    No .detach(), .data, torch.no_grad() or in-place edits between x and the output.
+    Nothing detached, nothing read through a tensor's data attribute, no no_grad block and no
+    in-place edit between x and the output.
     """
     for norm_first in NORM_FIRST:
         mine, ref = block_pair(kata, norm_first)
@@ -681,10 +710,10 @@ def test_computes_in_float64(kata, device):
     """a float64 input is computed in float64 by the block and the wrappers, as torch's layer is
 
     Let the module's dtype flow through forward: torch computes a float64 layer in float64,
-    and x.float() or a norm that computes in float32 (fairseq's Fp32LayerNorm) rounds it to
-    float32's 7 significant digits.
+    and a cast of x to float32, or a norm that computes in float32 (fairseq's Fp32LayerNorm),
+    rounds it to float32's 7 significant digits.
 
-    No x.float() or .to(torch.float32) inside forward: the dtype comes from x and the weights.
+    Cast nothing to float32 inside forward: the dtype comes from x and the weights.
     """
     for norm_first in NORM_FIRST:
         block, _ = block_pair(kata, norm_first)
@@ -733,8 +762,9 @@ def test_masks_match_torch(kata, device):
     The masks are the attention's business: hand them over, do not apply them by hand.
     Skipped when forward takes no masks, since the required contract is forward(x).
 
-    self.self_attn(h, h, h, attn_mask=src_mask, key_padding_mask=src_key_padding_mask,
-    need_weights=False)[0]; True in a boolean mask means "may not attend".
+    Hand src_mask to the attention as its attn_mask and src_key_padding_mask as its
+    key_padding_mask, ask for no attention weights and keep only its output; True in a boolean
+    mask means "may not attend".
     """
     probe = kata.TransformerEncoderBlock(D, NHEAD, dim_feedforward=FF, dropout=0.0)
     params = inspect.signature(probe.forward).parameters

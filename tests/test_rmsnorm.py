@@ -88,8 +88,14 @@ def test_parameters(kata):
     The gain is the only learnable tensor (no bias), and it must be an nn.Parameter so that the
     optimizer, state_dict and .to() see it. The constructor's arguments are kept as given.
 
-    self.weight = nn.Parameter(torch.ones(normalized_shape)); self.normalized_shape is a tuple
-    (an int n becomes (n,)); self.eps = eps (None stays None); self.elementwise_affine.
+    weight: an nn.Parameter of ones with shape normalized_shape, named weight; normalized_shape
+    kept as a tuple (an int n becomes (n,)); eps and elementwise_affine kept as given.
+
+    [initial] The gain starts at one for every feature, as torch's, so that an untrained layer
+    passes the normalized input through unscaled; training moves it from there.
+
+    [initial] weight₀ = 1 at every position of normalized_shape: a tensor of ones of that
+    shape, not random values.
     """
     for args in ((8,), ((3, 4),), ([3, 4],)):
         mine, ref = kata.RMSNorm(*args), nn.RMSNorm(*args)
@@ -148,7 +154,8 @@ def test_input_unmodified(kata, device):
 
     The caller still owns x: compute into new tensors instead of overwriting it.
 
-    No x *= rstd, x.mul_() or x.pow_() on the input; y = x * rstd is fine.
+    Never scale or square x in place (an augmented assignment or a method ending in "_"); a new
+    tensor y = x · rstd is fine.
     """
     mine, _ = paired(kata, "RMSNorm", 8)
     x = torch.randn(4, 8, device=device)
@@ -198,7 +205,7 @@ def test_zero_input(kata, device):
     A row of zeros has mean square 0: eps, the default one included, keeps the division
     finite.
 
-    0 * rsqrt(0 + eps) = 0, whereas 0 / sqrt(0) = NaN.
+    0 · 1/√(0 + ε) = 0, whereas 0 / √0 = 0/0 = NaN.
     """
     for kwargs in ({"eps": 1e-6}, {"eps": 1e-5}):
         mine, ref = paired(kata, "RMSNorm", 8, **kwargs)
@@ -210,7 +217,7 @@ def test_zero_input(kata, device):
 
 
 def test_root_mean_square(kata, device):
-    """x is divided by its root mean square, not by its L2 norm or its standard deviation
+    """x is divided by its root mean square, not by its L2 norm
 
     The mean square divides the sum of squares by the number of normalized elements; without
     that division the result is the L2 norm, smaller by a factor sqrt(n).
@@ -229,10 +236,11 @@ def test_root_mean_square(kata, device):
 
 
 def test_no_mean_centring(kata, device):
-    """no mean is subtracted: RMSNorm only rescales (it is not LayerNorm)
+    """no mean is subtracted, and x is divided by its root mean square, not its standard deviation
 
-    The root mean square is taken around zero, not around the mean, and there is no bias: an
-    input with a large mean keeps its sign and stays near x / |mean|.
+    The root mean square is taken around zero, not around the mean (the standard deviation is
+    taken around the mean), and there is no bias: an input with a large mean keeps its sign and
+    stays near x / |mean|.
 
     rms = √(mean(x²) + ε), with x itself squared, not x − μ (and not the variance).
     """
@@ -281,7 +289,8 @@ def test_no_elementwise_affine(kata, device):
     Without the gain the layer has nothing to learn, but the attribute still exists so that
     state_dict, .to() and repr behave like torch's.
 
-    self.register_parameter("weight", None); forward returns x / rms unscaled.
+    Register weight as a parameter whose value is None, so that the attribute exists but holds
+    nothing to learn; forward then returns x / rms unscaled.
     """
     mine = kata.RMSNorm(8, eps=1e-6, elementwise_affine=False)
     if list(mine.parameters()):
@@ -305,8 +314,8 @@ def test_to_dtype(kata, device):
     .to() moves only registered state: a tensor kept as a plain attribute stays behind, in its
     old dtype and on its old device.
 
-    self.weight = nn.Parameter(...) (or register_buffer for non-learnable state), never a plain
-    torch.ones(...) or a cached torch.tensor(eps).
+    Make the weight an nn.Parameter (and non-learnable tensor state a registered buffer), never
+    a plain tensor attribute, and keep eps a Python float rather than a cached tensor.
     """
     mine = kata.RMSNorm(8, eps=1e-6).to(device, torch.float64)
     expect_registered_state(mine, dtype=torch.float64, given="RMSNorm(8, eps=1e-6).to(float64)")
@@ -318,8 +327,8 @@ def test_follows_device(kata, device):
     Everything forward touches must live on x's device: state that .to(device) moves, and new
     tensors created there.
 
-    device=x.device (or torch.full_like, new_full, ...) for tensors made in forward; a Python
-    float eps needs no tensor at all.
+    Make each tensor forward needs on x's device, or like x (the full_like and new_full
+    family); a Python float eps needs no tensor at all.
     """
     mine, _ = paired(kata, "RMSNorm", 8)
     expect_follows_device(mine, torch.randn(4, 8), device=device, given="RMSNorm(8)")
@@ -332,7 +341,7 @@ def test_forward_matches_torch(kata, device):
     Each sample is divided by the root mean square of its normalized dimensions, then scaled
     by the learned gain.
 
-    y = x / sqrt(mean(x²) + eps) * weight, the mean over the last len(normalized_shape) dims.
+    y = x / √(mean(x²) + ε) · w, the mean over the last len(normalized_shape) dims.
     """
     cases = [((8,), (4, 8)), ((8,), (2, 3, 8)), ((16,), (2, 7, 16)), ((5,), (5,))]
     for dtype in (torch.float32, torch.float64):
@@ -352,7 +361,8 @@ def test_gradients_match(kata, device):
     Build forward from differentiable tensor operations and autograd does the rest; the mean
     square must stay in the graph.
 
-    No .detach(), .data or in-place edits on the path from x to the output.
+    Nothing detached, nothing read through a tensor's data attribute, and no in-place edit on the
+    path from x to the output.
     """
     mine, ref = paired(kata, "RMSNorm", (3, 8), eps=1e-5)
     mine, ref = mine.to(device, torch.float64), ref.to(device, torch.float64)
@@ -365,11 +375,11 @@ def test_gradients_match(kata, device):
 def test_computes_in_float64(kata, device):
     """a float64 input is computed in float64, as torch does, not rounded through float32
 
-    torch upcasts only float16 and bfloat16; x.float(), as LLaMA and Hugging Face's
-    LlamaRMSNorm write it, also rounds a float64 input to float32 (7 significant digits).
+    torch upcasts only float16 and bfloat16. Casting x to float32 whatever its dtype, as LLaMA
+    and Hugging Face's LlamaRMSNorm do, also rounds a float64 input to float32 (7 significant
+    digits).
 
-    compute dtype = float32 for float16/bfloat16 inputs, x.dtype otherwise: xf = x.float() only
-    when x.dtype is float16 or bfloat16.
+    Upcast x only when it is float16 or bfloat16; any other input is computed in its own dtype.
     """
     mine = kata.RMSNorm(8, eps=1e-6).to(device, torch.float64)
     x = torch.randn(4, 8, dtype=torch.float64, device=device)
@@ -384,7 +394,7 @@ def test_half_large_values(kata, device):
     The largest float16 is 65504 and 300² = 90000: squaring in float16 gives inf, and the
     whole row collapses to 0.
 
-    Square and average in float32 (xf = x.float()), then cast the result back with .to(x.dtype).
+    Upcast x to float32, square and average there, then cast the result back to x's dtype.
     """
     mine, ref = paired(kata, "RMSNorm", 64, eps=1e-6)
     mine, ref = mine.to(device, torch.float16), ref.to(device, torch.float16)
@@ -445,8 +455,8 @@ def test_eps_default(kata, device, dtype, scale):
     for float64. It decides the output when the input's RMS is tiny (and in float16 itself,
     (1e-4)² underflows to 0: square in float32).
 
-    eps = torch.finfo(compute_dtype).eps if self.eps is None else self.eps, with compute_dtype
-    = float64 for float64 inputs and float32 otherwise (not finfo(torch.float16)).
+    When eps is None, ε is the machine epsilon that finfo reports about the compute dtype (float64
+    on float64 inputs, float32 otherwise, never float16); a given eps is used as it is.
     """
     if getattr(kata.RMSNorm(16), "eps", "missing") is not None:
         fail(
@@ -462,13 +472,14 @@ def test_eps_default(kata, device, dtype, scale):
 
 @pytest.mark.parity
 def test_wrong_trailing_shape_raises(kata, device):
-    """an input whose trailing dimensions do not match normalized_shape raises an error
+    """an input whose trailing dimensions differ from normalized_shape raises an error
 
-    Without a check, RMSNorm((3, 4), elementwise_affine=False) would silently normalize a
-    (2, 5, 4) input over the wrong dimensions.
+    Without a check, an RMSNorm over (3, 4) without affine would silently normalize a (2, 5, 4)
+    input over the wrong dimensions.
 
-    if tuple(x.shape[-len(normalized_shape):]) != normalized_shape: raise RuntimeError (as
-    torch does) or ValueError, with a message showing both shapes.
+    Compare x's last len(normalized_shape) sizes with normalized_shape (an input of lower rank
+    fails too); on a mismatch, raising RuntimeError as torch does, or ValueError, in a message
+    that shows both shapes.
     """
     rn = kata.RMSNorm((3, 4), elementwise_affine=False).to(device)
     for x_shape in ((2, 5, 4), (4,), (2, 4, 3)):
@@ -482,12 +493,13 @@ def test_wrong_trailing_shape_raises(kata, device):
 
 @pytest.mark.parity
 def test_empty_batch(kata, device):
-    """an empty batch (no rows at all) gives an empty output, as torch's does
+    """an empty batch (zero rows) gives an empty output, as torch's does
 
     A batch of zero samples is a valid input: each row's mean square is still well defined,
     there are just no rows.
 
-    Keep the leading dimensions as they are: x.reshape(-1, n) cannot infer -1 from 0 elements.
+    Keep the leading dimensions as they are: a reshape that leaves one size for torch to infer
+    (−1) fails when another size is 0, since with 0 elements any value fits.
     """
     for shape, x_shape in (((8,), (0, 8)), ((3, 4), (2, 0, 3, 4))):
         mine, ref = paired(kata, "RMSNorm", shape, eps=1e-6)

@@ -129,8 +129,13 @@ def test_parameters(kata):
     Learnable tensors must be nn.Parameter so that the optimizer, DDP, state_dict and .to() see
     them; the constructor arguments, process_group included, stay available as attributes.
 
-    self.weight = nn.Parameter(torch.ones(C)), self.bias = nn.Parameter(torch.zeros(C)), both
-    registered as None with affine=False; self.process_group = process_group.
+    weight: an nn.Parameter of C ones, bias: one of C zeros, both registered as None when affine
+    is off; the process_group argument kept as an attribute of that name.
+
+    [initial] The scale starts at one and the shift at zero, as torch's, so that an untrained
+    layer passes the normalized input through unchanged; training moves them from there.
+
+    [initial] weight₀ = 1 and bias₀ = 0 at every one of the C channels, not random values.
     """
     mine, ref = kata.SyncBatchNorm(5), nn.SyncBatchNorm(5)
     have, want = dict(mine.named_parameters()), dict(ref.named_parameters())
@@ -162,9 +167,9 @@ def test_buffers(kata):
     Statistics are state but not learnable: buffers are saved in the state_dict, moved by
     .to() and broadcast by DDP, but never handed to the optimizer.
 
-    self.register_buffer("running_mean", torch.zeros(C)), running_var with torch.ones(C),
-    num_batches_tracked with torch.tensor(0, dtype=torch.long); None with
-    track_running_stats=False.
+    Register running_mean as a buffer of C zeros, running_var as one of C ones and
+    num_batches_tracked as a 0-dim long tensor holding 0; all three registered as None when
+    track_running_stats is off.
     """
     mine, ref = kata.SyncBatchNorm(5), nn.SyncBatchNorm(5)
     have, want = dict(mine.named_buffers()), dict(ref.named_buffers())
@@ -243,7 +248,7 @@ def test_from_scratch(kata, device):
 def test_vectorized(kata, device):
     """vectorized: no Python loop over channels or samples
 
-    Reduce over whole dimensions at once, for every channel together, and let broadcasting
+    Reduce over whole dimensions at once, every channel together, and let broadcasting
     apply the (C,) statistics. (A loop over the ranks' gathered statistics is fine.)
 
     Σx and Σx² per channel are one reduction each over the dims (0, 2, 3); shaped (1, C, 1, 1) the
@@ -266,14 +271,14 @@ def test_vectorized(kata, device):
 
 
 def test_without_process_group_like_batchnorm(kata, device):
-    """without a process group (one process) it is BatchNorm, in training and eval mode
+    """in one process, outside any process group, it is BatchNorm, in training and eval mode
 
     The same model must run on one GPU, or in a notebook, where torch.distributed is not
     initialised: then the global batch is the local one. torch's SyncBatchNorm falls back to
     BatchNorm there, for any (N, C, *) input.
 
-    Synchronise only if dist.is_available() and dist.is_initialized() and the group has more
-    than one rank; otherwise BatchNorm's formulas on the local batch.
+    Synchronise only when torch.distributed is available and initialised and the group has more
+    than one rank; otherwise apply BatchNorm's formulas to the local batch.
     """
     advice = (
         "Without a process group (dist.is_initialized() is False) SyncBatchNorm must work as "
@@ -306,7 +311,8 @@ def test_follows_device(kata, device):
     tensor attributes they stay on the CPU. A tensor made in forward (a count, a cat of
     statistics) must be made on x's device, or torch.cat and the collectives fail on GPUs.
 
-    register_buffer() for the statistics; x.new_tensor(...), torch.full(..., device=x.device).
+    Register the statistics as buffers; make each new tensor (a count, a cat of statistics) on
+    x's device, or from x (the new_tensor and new_full family).
     """
     for x_shape in ((4, 3, 5, 5), (6, 3, 4)):
         for kwargs in ({}, {"affine": False}):
@@ -401,7 +407,7 @@ def test_every_rank_joins_the_same_collectives(kata, device):
     calls before each one runs, and stops them.
 
     The same code path on every rank in training: the same collectives, in the same order, on
-    tensors of the same shape; never a collective inside `if dist.get_rank() == 0:`.
+    tensors of the same shape; never a collective that only rank 0, or any one rank, reaches.
     """
     xs = [rank_data((5, 3, 4, 2), 3, 4, means=SHIFTS) for _ in range(3)]
     scenario = Scenario(
@@ -566,8 +572,8 @@ def test_running_stats_global_and_identical(kata, device):
     rank 0; eval on any rank must give the same output), and running_var estimates the data's
     variance from all N values of the global batch.
 
-    On every rank: running_mean = (1 - m) * running_mean + m * mean; running_var likewise
-    with var * N / (N - 1), N the global count; num_batches_tracked += 1.
+    On every rank: running_mean ← (1 − m) · running_mean + m · mean; running_var likewise
+    with var · N / (N − 1), N the global count; num_batches_tracked grows by one.
     """
     sizes = (6, 2, 3, 5)
     xs = [rank_data(sizes, 3, means=SHIFTS), rank_data(sizes, 3)]
@@ -697,7 +703,7 @@ def test_rank_with_batch_of_one(kata, device):
     """a rank with a single sample works: the statistics come from the global batch
 
     BatchNorm refuses one value per channel, whose variance is 0. In SyncBatchNorm a rank
-    with one sample is normal (uneven batches, a tiny last batch): its value joins the
+    holding one sample is normal (uneven batches, a tiny last batch): its value joins the
     global batch, which has many.
 
     No per-rank error for a single value; the rank contributes count 1 and its one value.
@@ -723,8 +729,8 @@ def test_process_group(kata, device):
     groups of 2, to keep the cost down). Here two pairs run at once; then the pair [0, 1]
     with backward while ranks 2 and 3 do nothing; then three ranks without rank 0.
 
-    Pass group=self.process_group to every collective, in forward and backward, and count
-    the group's ranks (dist.get_world_size(self.process_group)), not the default group's.
+    Hand the layer's process_group to every collective as its group, in forward and backward,
+    and count the ranks of that group (its world size), not those of the default group.
     """
     # Backward only in [0, 1]: torch.distributed.nn.functional.all_gather's backward on gloo
     # scatters from group rank i as if it were global rank i, and fails in the pair [2, 3].
@@ -755,12 +761,12 @@ def test_process_group(kata, device):
 def test_eval_mode(kata, device):
     """eval mode normalizes each rank with the running statistics, and communicates nothing
 
-    After model.eval() the output must not depend on the batch, nor on the other ranks: the
+    In eval mode the output must not depend on the batch, nor on the other ranks: the
     running statistics are the same on every rank, so there is nothing to synchronise, and
     ranks may evaluate different numbers of batches.
 
-    if not self.training: y = (x - running_mean) / sqrt(running_var + eps) * w + b, locally,
-    with no collective and no update.
+    In eval mode, y = (x − running_mean) / √(running_var + ε) · w + b, locally, with no
+    collective and no update.
     """
     xs = rank_data((5, 3, 2, 4), 3, 4, means=SHIFTS)
     state = random_state(3)
@@ -821,10 +827,11 @@ def test_matches_batchnorm_on_the_global_batch(kata, device):
 def test_computes_in_float64(kata, device):
     """float64 inputs are computed in float64 on every rank, as torch does, collectives included
 
-    torch computes in float32 only for float16 and bfloat16 inputs; x.float(), or statistics
-    sent in float32, round a float64 batch to float32's 7 significant digits on every rank.
+    torch computes in float32 only for float16 and bfloat16 inputs. Casting x to float32, or
+    sending the statistics in float32, rounds a float64 batch to float32's 7 significant digits
+    on every rank.
 
-    Let x's dtype flow through: statistics, collectives and the output all in x.dtype.
+    Let x's dtype flow through: statistics, collectives and the output all in x's dtype.
     """
     xs = rank_data((6,) * RANKS, 3, 4, means=SHIFTS)
     sizes = [x.size(0) for x in xs]
@@ -842,11 +849,11 @@ def test_rank_with_empty_batch(kata, device):
     """a rank with an empty batch still joins every collective; the others are unaffected
 
     With uneven data one rank can get no sample at all. It must still take part in the
-    collectives (or the others hang), with count 0 and no NaN: torch's SyncBatchNorm sends
-    zeros, returns an empty output, and updates its running statistics with the global ones.
+    collectives (or the others hang), contributing count 0 and no NaN: torch's SyncBatchNorm
+    sends zeros, returns an empty output, and updates its running statistics with the global ones.
 
-    Guard the division: mean = sum / max(n, 1) on the empty rank (or send sums and counts);
-    never return early before the collectives.
+    Guard the division: mean = Σx / max(n, 1) on the empty rank (or send sums and counts, and
+    divide by the global count); never leave forward before the collectives.
     """
     sizes = (4, 0, 5, 3)
     xs = [rank_data(sizes, 3, 4, means=SHIFTS) for _ in range(2)]
@@ -865,10 +872,11 @@ def test_rank_with_empty_batch(kata, device):
 def test_momentum_none(kata, device):
     """momentum=None: the running statistics are the plain average of the global ones
 
-    With momentum=None every batch weighs the same: the factor is 1 / num_batches_tracked,
+    With momentum None every batch weighs the same: the factor is 1 / num_batches_tracked,
     read after the increment, on every rank.
 
-    m = 1 / num_batches_tracked if momentum is None else momentum; then the usual update.
+    m = 1 / num_batches_tracked when momentum is None, the given momentum otherwise; then the
+    usual update.
     """
     sizes = (4, 2, 3, 5)
     xs = [rank_data(sizes, 3, means=SHIFTS) for _ in range(3)]
@@ -888,8 +896,8 @@ def test_track_running_stats_false(kata, device):
     Without running estimates torch still synchronises in training, but in eval mode it
     normalizes each rank with its own batch's statistics and communicates nothing.
 
-    Synchronise only when self.training; in eval with no running statistics, BatchNorm's
-    batch statistics on the local batch.
+    Synchronise only in training; in eval with no running statistics, BatchNorm's batch
+    statistics on the local batch.
     """
     xs = [rank_data((4, 3, 5, 2), 3, 4, means=SHIFTS) for _ in range(2)]
     scenario = Scenario(3, xs, training=[True, False], kwargs={"track_running_stats": False})

@@ -140,13 +140,13 @@ def test_kernel_does_the_work(kata, device):
     """your Triton kernel does the work: rms_norm launches it, and torch computes nothing
 
     The kernel exists to read x once and write y once. Any torch operation on the activations
-    outside it (a copy such as x.contiguous(), a cast, a mean, a fallback to torch) is another
-    full pass through memory, or means the kernel is not used at all. Every check's call is
-    watched for it; this one is named for it.
+    outside it (a contiguous copy of x, a cast, a mean, a fallback to torch) is another full
+    pass through memory, or means the kernel is not used at all. Every check's call is watched
+    for it; this one is named for it.
 
-    Outside the kernel only allocation and views: torch.empty / empty_like, x.reshape(-1, N),
-    y.view(x.shape), x.stride(0). Load, square, sum, rsqrt, scale and cast between tl.load and
-    tl.store.
+    Outside the kernel only allocation and views: an empty output, x viewed as rows of N, that
+    output viewed back in x's shape, and the row strides. Load, square, sum, rsqrt, scale and
+    cast between tl.load and tl.store.
     """
     for shape, dtype in (((8, 64), torch.float32), ((2, 4, 64), torch.bfloat16)):
         x, weight = make(shape, dtype, device=device)
@@ -159,8 +159,8 @@ def test_output_like_input(kata, device):
     rms_norm is a drop-in for F.rms_norm over the last dimension: the kernel sees rows, the
     caller gets back the shape it passed in.
 
-    x2d = x.reshape(-1, N); y = torch.empty_like(x2d) (or torch.empty(..., dtype=x.dtype));
-    launch on x2d's rows; return y.view(x.shape).
+    View x as rows of N, allocate an empty output of that shape in x's dtype, launch one
+    program per row, and give back the output viewed in x's shape.
     """
     for shape in ((8, 64), (2, 3, 64)):  # (N,) is a parity check of its own
         x, weight = make(shape, device=device)
@@ -169,9 +169,9 @@ def test_output_like_input(kata, device):
 
 
 def test_masked_last_block(kata, device):
-    """a width that is not a power of two: every load and store stays inside its tensor
+    """rows that end mid-block (N = 100, 1000): every load and store stays inside its tensor
 
-    tl.arange(0, BLOCK) needs a power of two, so a block of 128 covers a row of 100 with 28
+    Triton's arange takes a power-of-two length, so a block of 128 covers a row of 100 with 28
     lanes to spare. Without a mask those lanes read the next row and, in the last row, past the
     end of x; past the end of the weight in every row; and store past the end of y. On a GPU
     that is garbage or an illegal memory access, whatever the values read. Every check's call
@@ -214,7 +214,7 @@ def test_formula(kata, device):
 
 
 def test_non_power_of_two_width(kata, device):
-    """rows whose width is not a power of two (N = 100, 1000, 77) match F.rms_norm
+    """rows of widths between powers of two (N = 100, 1000, 77) match F.rms_norm
 
     The block is the next power of two, but the row has N elements: the spare lanes are not
     part of the mean.
@@ -231,11 +231,12 @@ def test_non_power_of_two_width(kata, device):
 def test_wide_rows(kata, device):
     """rows wider than a fixed block (N = 10000) are normalized in full
 
-    A row of 10000 elements does not fit a block of 1024 or 4096 chosen once for all inputs:
-    either the block follows N, or the program loops over the row block by block.
+    A row of 10000 elements does not fit a block of 1024 or 4096 fixed in advance: either the
+    block follows N, or the program loops over the row block by block.
 
-    BLOCK = triton.next_power_of_2(N) (one block per row, up to 16384), or a fixed BLOCK with
-    two loops: `for off in range(0, N, BLOCK)` to sum the squares, then again to scale and store.
+    Either the block is the next power of two at or above N (one block per row, up to 16384), or
+    the block is fixed and the program walks the row twice in steps of a block: once to sum
+    the squares, then again to scale and store.
     """
     x, weight = make((4, 10000), device=device)
     given = described(x)
@@ -248,7 +249,8 @@ def test_leading_dims(kata, device):
     The kernel normalizes rows; the leading dims only say how many rows there are, which is
     their product, not x.shape[0].
 
-    x2d = x.reshape(-1, N); grid = (x2d.shape[0],); return y.view(x.shape).
+    Flatten x to rows of N (their number is the product of the leading dims), launch one
+    program per row, and view y back in x's shape.
     """
     for shape in ((2, 3, 64), (2, 2, 3, 64)):
         x, weight = make(shape, device=device)
@@ -263,8 +265,8 @@ def test_row_stride(kata, device):
     a pass through memory. The output is a new tensor whose rows are N apart: its stride is not
     x's.
 
-    Pass x.stride(0) and y.stride(0) to the kernel: X + row * stride_x + cols,
-    Y + row * stride_y + cols (x.reshape(-1, N) keeps the stride when it is a view).
+    Hand the kernel the row strides of x and of y, and address column c of row r at r · stride
+    + c in each (x flattened to rows keeps its stride when that is a view).
     """
     cases = (((8, 160), (slice(None), slice(0, 100))), ((2, 3, 80), (..., slice(0, 64))))
     for buffer_shape, index in cases:
@@ -323,9 +325,10 @@ def test_single_vector(kata, device):
     """a single vector x of shape (N,) is one row, as F.rms_norm takes it
 
     F.rms_norm accepts any x whose last dimension is N, a 1-D x included. It has no row
-    dimension, so x.shape[-2] or x.stride(-2) does not exist.
+    dimension, so there is no second-to-last size or stride to read.
 
-    x2d = x.reshape(-1, N) gives (1, N); use x2d's shape and stride, and view y back as x.
+    Flattened to rows of N, a vector is one row of N: take the sizes and strides from that
+    2-D view, and view y back as x.
     """
     x, weight = make((64,), device=device)
     given = described(x)

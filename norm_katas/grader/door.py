@@ -37,6 +37,28 @@ def option(flags: str, where: str = TERMINAL) -> str:
     return flags if registry.INSTALLED or where == NOTEBOOK else f"-- {flags}"
 
 
+def default_impl() -> str:
+    """What --impl grades when it is not given, as --help says it: the file in katas/ in a
+    clone, the workspace's file (`norm-katas init`) installed."""
+    if registry.INSTALLED:
+        return "your workspace's <kata>.py (default)"
+    return "katas/<kata>.py (default)"
+
+
+def install(package: str, kata: str, executable: str, where: str = TERMINAL) -> str:
+    """How to install a package a grading needs: nox installs it in a clone; installed, pip
+    into the Python that grades; in a notebook, %pip into its kernel."""
+    if where == NOTEBOOK:
+        return f"To install it, run `%pip install '{package}'` in a cell, then grade again."
+    pip = f"run `{executable} -m pip install '{package}'`"
+    if registry.INSTALLED:
+        return f"To install it, {pip}."
+    return (
+        f"`nox -s kata-{kata}` installs it into the grading environment; with "
+        f"NORM_KATAS_TORCH=system, or grading with your own Python, {pip}."
+    )
+
+
 def prog(name: str) -> str:
     """What a command's own options follow, for its usage line: `nox -s mock --` in a clone,
     `norm-katas mock` installed."""

@@ -52,11 +52,15 @@ class TimedOut(pytest.fail.Exception):
     """The learner's code did not finish within its limit: a failed check of kind timeout.
 
     A pytest outcome (a BaseException), so that the learner's `except Exception` cannot swallow
-    it. `detail` says how long and where, for messages that put it in their own words."""
+    it. `detail` says how long and where, for messages that put it in their own words. `busy`:
+    the code used its CPU time (a loop); False: it waited, idle (a sleep, input, a lock)."""
 
-    def __init__(self, message: str, detail: str = "") -> None:
+    busy = True
+
+    def __init__(self, message: str, detail: str = "", busy: bool = True) -> None:
         super().__init__(message, pytrace=False)
         self.detail = detail or message
+        self.busy = busy
 
 
 class GraderTooSlow(pytest.fail.Exception):
@@ -344,7 +348,8 @@ class Budget:
                     f"still in your code at {site}"
                 )
                 advice = "Does your code sleep, or wait for input or a lock?"
-            return TimedOut(f"this check did not finish in time: {detail}\n{advice}", detail)
+            message = f"this check did not finish in time: {detail}\n{advice}"
+            return TimedOut(message, detail, busy=by_cpu)
         if not self.extended:  # the grader's own work: give it the same again, once
             self.extended = True
             self.cpu_limit += self.cpu_s

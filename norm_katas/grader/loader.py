@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import difflib
 import importlib.util
 import sys
 import traceback
@@ -173,8 +174,14 @@ class LearnerModule:
         try:
             return getattr(self._module, name)
         except AttributeError:
-            raise MissingName(
-                f"{display_path(self.path)} defines no `{name}`. "
-                f"The kata expects {name} by that name; check its spelling.",
-                pytrace=False,
-            ) from None
+            shown = display_path(self.path)
+            defined = [n for n in vars(self._module) if not n.startswith("_")]
+            close = difflib.get_close_matches(name, defined, n=1, cutoff=0.6)
+            close += [n for n in defined if n.lower() == name.lower()][:1]  # LAYERNORM
+            if close:
+                says = f"{shown} defines no `{name}`, but it defines `{close[0]}`: rename it "
+                says += f"{name}, the name the kata expects."
+            else:
+                says = f"{shown} defines no `{name}`. The kata expects {name} by that name; "
+                says += "check its spelling."
+            raise MissingName(says, pytrace=False) from None

@@ -67,13 +67,16 @@ PLUGIN = [
 # What the runner and the practice command line take before pytest sees the arguments.
 DOOR = [
     Option(("--strict",), "solved only when the torch-parity checks pass too"),
-    Option(("--watch",), "regrade on every save; Enter regrades, q quits (nox and practice)"),
+    Option(("--watch",), "regrade on every save; Enter regrades, q quits"),
     Option(("-h", "--help"), "list these options and exit"),
 ]
 
 # pytest's own options that make sense for a grading, passed through to it.
 PYTEST = [
-    Option(("-k",), "only the checks whose name matches EXPR", takes="value", metavar="EXPR"),
+    Option(
+        ("-k",), "only the checks whose name or checklist line holds EXPR (-k cuda)",
+        takes="value", metavar="EXPR",
+    ),
     Option(("-m",), "only the checks with this marker: parity", takes="value", metavar="EXPR"),
     Option(("-x", "--exitfirst"), "stop at the first failing check", combinable=True),
     Option(("--maxfail",), "stop after N failing checks", takes="value", metavar="N", kind=int),
@@ -94,6 +97,8 @@ PYTEST = [
 ALL = [*PLUGIN, *DOOR, *PYTEST]
 BY_FLAG = {flag: option for option in ALL for flag in option.flags}
 HELP = ("-h", "--help")
+# What a notebook's cell cannot be given, and why (the cell is the file; running it grades it).
+NOT_IN_A_CELL = {"--impl": "the cell is the file graded", "--watch": "running the cell grades it"}
 
 
 def add_to_pytest(group: Any) -> None:
@@ -107,17 +112,22 @@ def wants_help(args: list[str]) -> bool:
     return any(a in HELP for a in args)
 
 
-def help_text(prog: str) -> str:
-    """What `--help` prints: every option a learner can give a grading."""
+def help_text(prog: str, where: str = "terminal") -> str:
+    """What `--help` prints: every option a learner can give a grading through the door
+    `where` (grader.door: in a notebook the cell is the file, and running it grades it)."""
+    from norm_katas.grader import door
 
     def rows(options: list[Option]) -> list[str]:
         lines = []
         for option in options:
-            if not option.shown:
+            if not option.shown or (where == door.NOTEBOOK and option.flags[-1] in NOT_IN_A_CELL):
                 continue
             value = {"value": f" {option.metavar}", "optional": f" [{option.metavar}]"}
             name = ", ".join(option.flags) + value.get(option.takes, "")
-            lines.append(f"  {name:24} {option.help}")
+            said = option.help
+            if option.flags == ("--impl",):
+                said = said.replace("katas (default)", door.default_impl())
+            lines.append(f"  {name:24} {said}")
         return lines
 
     return "\n".join(

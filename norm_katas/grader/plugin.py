@@ -34,8 +34,14 @@ from typing import IO, Any
 import pytest
 import torch
 
-from norm_katas.grader import limits, options, registry
-from norm_katas.grader.loader import LearnerModule, LoadError, display_path, load_file
+from norm_katas.grader import limits, options, registry, stubs
+from norm_katas.grader.loader import (
+    LearnerModule,
+    LoadError,
+    MissingName,
+    display_path,
+    load_file,
+)
 from norm_katas.grader.outcomes import Belongs, CannotGrade
 from norm_katas.grader.report import (
     CORE,
@@ -47,6 +53,7 @@ from norm_katas.grader.report import (
     Printer,
     Report,
     Tier,
+    choose_hints,
     describe,
     exit_code,
     explain,
@@ -243,9 +250,10 @@ class Learners:
                 module = load_file(path, f"norm_katas_learner_{kata.stem}")
                 self.loaded[path] = LearnerModule(module, path)
             except limits.TimedOut as e:  # the check's time limit ran out during the import
+                advice = "loop forever" if e.busy else "sleep, or wait for input or a lock"
                 self.loaded[path] = LoadError(
                     f"importing {display_path(path)} did not finish in time: {e.detail}\n"
-                    "Does top-level code loop forever?"
+                    f"Does top-level code {advice}?"
                 )
             except LoadError as e:
                 self.loaded[path] = e
@@ -286,14 +294,23 @@ def grader_error(call: pytest.CallInfo[Any]) -> str | None:
 
 
 def record_outcome(
-    check: Check, call: pytest.CallInfo[Any], result: pytest.TestReport, learner: Path
+    check: Check,
+    call: pytest.CallInfo[Any],
+    result: pytest.TestReport,
+    learner: Path,
+    pitfalls: str = "",
 ) -> None:
-    """What a phase of the check (setup, call, teardown) says about it: failed (with the kind
-    and message), skipped (with why), or passed."""
+    """What a phase of the check (setup, call, teardown) says about it: failed (with the kind,
+    the message and the hints that fit it, `pitfalls` being the stub's section), skipped (with
+    why), or passed."""
     if result.failed and call.excinfo is not None:
         check.outcome = Outcome.FAILED
         check.kind, check.message = explain(call.excinfo, learner)
         check.raised = raised_at(call.excinfo, learner)
+        check.hints = choose_hints(
+            check.hints, check.kind, check.message, pitfalls,
+            missing=call.excinfo.errisinstance(MissingName),
+        )  # fmt: skip
         if call.excinfo.errisinstance(Belongs):
             check.belongs = call.excinfo.value.check
     elif result.skipped:
@@ -371,9 +388,11 @@ class Grading:
         self.report: Report | None = None
         self.checks: dict[str, Check] = {}
         self.timeouts = 0
+        self.busy_timeouts = 0  # of them, those that used their CPU time: loops, not waits
         self.session: pytest.Session | None = None
         self.printer: Printer | None = None
         self.grader_errors: list[str] = []  # the grader's own failures, never the learner's
+        self.pitfalls = ""  # the stub's pitfalls section: hints for a crash
         self._deselected: list[pytest.Item] = []  # by -k or -m
         report_json = handed.report_json if handed else config.getoption("report_json")
         hints = handed.hints if handed else config.getoption("hints")
@@ -416,6 +435,13 @@ class Grading:
         self.grader_errors.append(str(excrepr))
         self.json.write(self.report, self.grader_errors)
 
+    def pytest_itemcollected(self, item: pytest.Item) -> None:
+        """-k picks a kata's checks by the line the checklist shows (the docstring's first) as
+        well as by name: `-k cuda` finds "runs on CUDA", whatever the function is called."""
+        function = getattr(item, "function", None)
+        if function is not None and kata_of(getattr(item, "module", None)) is not None:
+            item.extra_keyword_matches.add(describe(function.__doc__, item.name)[0])
+
     def pytest_deselected(self, items: list[pytest.Item]) -> None:
         self._deselected.extend(items)
 
@@ -430,6 +456,7 @@ class Grading:
         self.request = request = self.request_for(katas.pop())
         self.report, self.checks = checklist(request, self.target, items, self._deselected)
         self.report.grader_errors = self.grader_errors
+        self.pitfalls = _pitfalls(request.kata)
         self.timer.grading = True
         self.json.write(self.report, self.grader_errors)  # unfinished: tells the runner it began
         if not request.checklist:
@@ -468,9 +495,10 @@ class Grading:
             if self.session is not None:
                 self.session.shouldstop = "the grader cannot grade here"
             return
-        record_outcome(check, call, result, self.request.file)
+        record_outcome(check, call, result, self.request.file, self.pitfalls)
         if check.outcome == Outcome.FAILED and check.kind == TIMEOUT:
-            self._count_timeout()
+            error = call.excinfo.value if call.excinfo else None
+            self._count_timeout(getattr(error, "busy", True))
 
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_protocol(self, item: pytest.Item) -> Iterator[None]:
@@ -493,13 +521,22 @@ class Grading:
             self.printer.erase()  # the runner says why the grading stopped
         self.json.touch()  # a sign of progress for the runner, which stops one that makes none
 
-    def _count_timeout(self) -> None:
+    def _count_timeout(self, busy: bool) -> None:
+        """A check timed out: looping on the CPU (busy) or waiting idle. After a few, stop,
+        saying which the learner's code seems to do, as each check's own message did."""
         self.timeouts += 1
+        self.busy_timeouts += busy
         if self.timeouts >= MAX_TIMEOUTS and self.session is not None:
             self.session.shouldstop = "checks kept timing out"
+            if self.busy_timeouts == self.timeouts:
+                seems = "to loop forever"
+            elif self.busy_timeouts == 0:
+                seems = "to wait forever (a sleep, or a wait for input or a lock)"
+            else:
+                seems = "never to finish"
             if self.report is not None:
                 self.report.stopped = (
-                    f"{self.timeouts} checks timed out, so your code seems to loop forever; "
+                    f"{self.timeouts} checks timed out, so your code seems {seems}; "
                     "the remaining checks were not run."
                 )
 
@@ -554,6 +591,14 @@ def learners_output(captured: str) -> str:
     return "".join(
         line for line in captured.splitlines(keepends=True) if not _TORCH_CPP_LOG.match(line)
     )
+
+
+def _pitfalls(kata: registry.Kata) -> str:
+    """The kata's stub's pitfalls section, or nothing where the stub cannot be read."""
+    try:
+        return stubs.split_pitfalls(stubs.text(kata))[1]
+    except (stubs.StubError, OSError, UnicodeDecodeError):
+        return ""
 
 
 def _suite_note(suite: Any, device: torch.device) -> str | None:

@@ -9,6 +9,7 @@ evidence of it (Report.fold), and names each of the others.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import sys
 from dataclasses import asdict, dataclass, field
@@ -66,7 +67,9 @@ OTHER_TITLES = 5  # failures named under the headline; --all shows the rest
 class Check:
     name: str  # the test function, e.g. test_eps_inside_sqrt (with [id] when parametrized)
     description: str  # first docstring line, e.g. "eps is added inside the square root"
-    hints: list[str]  # the docstring's later paragraphs, idea first
+    # The docstring's later paragraphs, idea first; once failed, those that fit the failure
+    # (choose_hints)
+    hints: list[str]
     tier: Tier = CORE
     broad: bool = False  # a catch-all check many mistakes fail: never the headline if another is
     outcome: Outcome = Outcome.NOT_RUN
@@ -268,7 +271,7 @@ class Report:
         data = asdict(self)
         extra = {name: data.pop(name) for name in ("grader_errors", "perf", "is_stub")}
         for check, saved in zip(self.checks, data["checks"], strict=True):
-            shown = check.outcome == Outcome.FAILED and check.kind == FAIL
+            shown = check.outcome == Outcome.FAILED  # a failure's hints: chosen for it
             saved["hints"] = check.hints[:hints] if shown else []
         passed, total = self.tally()
         core, parity = self.tally(CORE), self.tally(PARITY)
@@ -329,6 +332,107 @@ def describe(doc: str | None, fallback: str) -> tuple[str, list[str]]:
         return fallback.removeprefix("test_").replace("_", " "), []
     paragraphs = [" ".join(p.split()) for p in doc.strip().split("\n\n")]
     return paragraphs[0], [p for p in paragraphs[1:] if p]
+
+
+# A hint is prose and maths, never a line of code (the README promises the solution code is not
+# given away): no code markup, no attribute of self, no call of a dotted name (x.mean(...),
+# nn.Parameter(...)), no keyword argument in a call, no statement. Naming an API in words ("an
+# nn.Parameter", "register_buffer") and maths such as √(mean(x²) + ε) are fine.
+CODE_IN_HINT = re.compile(
+    r"`"  # code markup
+    r"|\bself\."  # the module's own state, written as code
+    r"|[A-Za-z_]\w*(?:\.\w+)+\("  # a call of a dotted name: x.float(), torch.ones(n)
+    r"|\)\.\w+\("  # a chained call
+    r"|\([^()]*\b[a-z_]\w*=[^=][^()]*\)"  # a keyword argument in a call: (x, keepdim=True)
+    r"|\b(?:if|elif|while)\s[^:]*(?:==|!=|\bis\b)[^:]*:(?!\S)"  # a condition's header
+    r"|\bfor\s+\w+\s+in\s+\w+\([^:]*:(?!\S)"  # a loop's header: for i in range(n):
+    r"|\b(?:def|class)\s+\w+[(:]|\blambda\s*\w*:"  # a definition
+    r"|\b(?:raise|return)\s+[A-Za-z_][\w.]*\("  # a statement with a call
+    r"|^(?:import|from)\s+\w+"  # an import
+)
+# A setting written as name=value outside a call (dropout=0.0, affine=False) is how the stubs
+# and titles name a configuration, and maths (μ, σ², √(mean(x²) + ε)) is how hints say a
+# formula: neither is a line of code to copy.
+# A hint paragraph that starts "[phrase] " applies when the failure's message contains the
+# phrase: a check that can fail for several reasons gives the hints of the one that failed.
+CONDITION = re.compile(r"^\[([^\]]+)\]\s*")
+# Errors that say shapes do not line up, dtypes disagree, or devices differ: the stub's pitfall
+# on that subject fits better than the check's own hints, which assume the code ran.
+CRASH_SUBJECTS = (
+    (
+        re.compile(
+            r"size of tensor \w+ \(\d+\) must match|shape .* is invalid|cannot be multiplied"
+            r"|dimension out of range|not broadcastable|expanded size|view size"
+            r"|shapes? .*(?:mismatch|do not match|must match)",
+            re.I,
+        ),
+        ("keepdim", "broadcast"),
+        "The shapes in your forward do not line up: a reduction drops the dims it reduces unless "
+        "it keeps them as size 1, and then the statistics no longer broadcast against x. "
+        "Print the shape of each intermediate tensor.",
+    ),
+    (
+        re.compile(r"expected scalar type|dtype|can't be cast|type mismatch", re.I),
+        ("dtype", "upcast"),
+        "Two tensors of different dtypes met: every tensor forward makes must take x's dtype, "
+        "or the computation dtype, and the result is cast back to x's dtype at the end.",
+    ),
+    (
+        re.compile(r"same device|device", re.I),
+        ("device",),
+        "Two tensors on different devices met: every tensor forward uses must live on x's "
+        "device, either registered state that moves with the module or created there.",
+    ),
+)
+CRASH_HINT = (
+    "Your code raised an error before the check could compare anything. Call your module "
+    "yourself on a small input of the same kind and read which line raises, and the shapes "
+    "and dtypes it sees there."
+)
+TODO_HINT = (
+    "This check reached code that still raises NotImplementedError: write that part (the "
+    "message names the line), then grade again."
+)
+TIMEOUT_HINT = (
+    "Each check gives your code a few seconds: a loop that never ends, or a Python loop over "
+    "every element of a large input, runs past them. Reduce over whole dimensions at once."
+)
+
+
+def choose_hints(
+    hints: list[str], kind: Kind, message: str, pitfalls: str = "", missing: bool = False
+) -> list[str]:
+    """The hints that fit this failure, idea first, chosen from the check's docstring
+    paragraphs (`hints`, as describe() split them) and the stub's pitfalls section.
+
+    A wrong value: the paragraphs whose "[phrase]" the message contains, else the untagged
+    ones. A crash: the pitfall on the error's subject (shapes, dtypes, devices), else a word on
+    reading the error. A missing name (`missing`) is no mistake of the check's: none."""
+    if missing:
+        return []
+    if kind == FAIL:
+        tagged = [
+            (m[1] if (m := CONDITION.match(h)) else None, CONDITION.sub("", h)) for h in hints
+        ]
+        for phrase in dict.fromkeys(t for t, _ in tagged if t):
+            if phrase in message:
+                return [h for t, h in tagged if t == phrase]
+        return [h for t, h in tagged if t is None]
+    if kind == CRASH:
+        bullets = [" ".join(b.split()) for b in re.split(r"^\* ", pitfalls, flags=re.M)[1:]]
+        for pattern, words, fallback in CRASH_SUBJECTS:
+            if pattern.search(message):
+                fits = [
+                    b for b in bullets
+                    if any(w in b.lower() for w in words) and not CODE_IN_HINT.search(b)
+                ]  # fmt: skip
+                return [fits[0] if fits else fallback]
+        return [CRASH_HINT]
+    if kind == TODO:
+        return [TODO_HINT]
+    if kind == TIMEOUT:
+        return [TIMEOUT_HINT]
+    return []
 
 
 def explain(excinfo: pytest.ExceptionInfo[BaseException], learner: Path | None) -> tuple[Kind, str]:
@@ -506,8 +610,7 @@ class Printer:
         elif (
             self.hints < 2
             and headline is not None
-            and headline.kind == FAIL
-            and headline.hints
+            and len(headline.hints) > self.hints  # a step is left to show
             and (headline.tier == CORE or self.strict)  # a solved core is not stuck
         ):
             more = door.option("--hints" if not self.hints else "--hints 2", self.door)
@@ -553,9 +656,9 @@ class Printer:
         pad = " " * indent
         self.write(f"{pad}{self.red}✗{self.reset} {self.bold}{check.description}{self.reset}")
         self.write(_indent(check.message, indent + 4))
-        if check.kind == FAIL:
-            for step, hint in zip(("idea", "formula"), check.hints[: self.hints], strict=False):
-                self.write(_indent(f"{self.dim}Hint ({step}): {hint}{self.reset}", indent + 4))
+        # Hints that fit the failure: record time chose them (choose_hints), for every kind.
+        for step, hint in zip(("idea", "formula"), check.hints[: self.hints], strict=False):
+            self.write(_indent(f"{self.dim}Hint ({step}): {hint}{self.reset}", indent + 4))
 
     def _expanded(self, others: list[Check], head: Check) -> None:
         if not others:

@@ -6,7 +6,8 @@ plugin, when pytest runs a suite directly, from its own options with `Request.cr
 From there on it travels as data: to the grading's child (in memory across a fork, as JSON
 across a spawn), to the plugin, and to the warm server. Nobody reads the arguments again.
 
-`--impl` is resolved in `resolve_impl` and `--device` in `resolve_device`, nowhere else.
+`--impl` is resolved in `resolve_impl`, `--device` in `resolve_device` and `--report-json` in
+`resolve_report`, nowhere else.
 Importing this module imports neither torch nor pytest.
 """
 
@@ -54,6 +55,24 @@ def resolve_impl(kata: registry.Kata, impl: str | None, base: Path | None = None
     return path / kata.file if path.is_dir() else path
 
 
+def resolve_report(report_json: str | None, base: Path) -> Path | None:
+    """--report-json, absolute, checked before grading: its folder must exist and take a file,
+    so that a verdict is never graded only to be lost at the end."""
+    if report_json is None:
+        return None
+    path = Path(os.path.abspath(base / Path(report_json).expanduser()))
+    if path.is_dir():
+        raise UsageError(f"--report-json {report_json}: {path} is a folder; name a file in it.")
+    if not path.parent.is_dir():
+        raise UsageError(
+            f"--report-json {report_json}: the folder {path.parent} does not exist; "
+            "create it first, or name a file in a folder that exists."
+        )
+    if not os.access(path.parent, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        raise UsageError(f"--report-json {report_json}: {path} cannot be written here.")
+    return path
+
+
 def resolve_device(device: str | None) -> str:
     """--device, checked and spelled one way: cpu (default), cuda, cuda:N or mps. Whether this
     machine has it is the plugin's to say, in the grading (the parent never touches CUDA)."""
@@ -95,14 +114,14 @@ class Request:
         **settings: Any,
     ) -> Request:
         """A request with --impl, --device and --report-json resolved (paths from `base`,
-        default where the user ran the command). Raises UsageError for a wrong device."""
+        default where the user ran the command). Raises UsageError for a wrong device or a
+        --report-json that cannot be written."""
         base = base or invoked_from()
-        report = None if report_json is None else base / Path(report_json).expanduser()
         return cls(
             kata,
             Path(os.path.abspath(resolve_impl(kata, impl, base))),
             device=resolve_device(device),
-            report_json=None if report is None else Path(os.path.abspath(report)),
+            report_json=resolve_report(report_json, base),
             **settings,
         )
 

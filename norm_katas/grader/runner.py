@@ -28,7 +28,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn, TextIO
 
-from norm_katas.grader import registry
+from norm_katas.grader import door, registry
 from norm_katas.grader.request import (  # noqa: F401 (the exit codes, named here too)
     CHECK_TIMEOUT_S,
     GRADER_FAILED,
@@ -119,14 +119,8 @@ def warm_up(katas: list[registry.Kata], *, long_lived: bool = False) -> None:
         for module, package in (("pytest", "pytest>=8"), ("pytest_timeout", "pytest-timeout>=2.3")):
             if importlib.util.find_spec(module) is None:
                 name = package.split(">")[0]
-                raise GraderError(
-                    grader_failed(
-                        f"{name} is not installed for this Python. `nox -s kata-<name>` installs "
-                        "it into the grading environment; with NORM_KATAS_TORCH=system, or "
-                        f"grading with your own Python, run `{sys.executable} -m pip install "
-                        f"'{package}'`."
-                    )
-                )
+                how = door.install(package, "<name>", sys.executable)
+                raise GraderError(grader_failed(f"{name} is not installed for this Python. {how}"))
         import pytest  # noqa: F401
         import pytest_timeout  # noqa: F401
 
@@ -157,17 +151,17 @@ def warm_up(katas: list[registry.Kata], *, long_lived: bool = False) -> None:
     gc.freeze()
 
 
-def missing_requirements(kata: registry.Kata) -> str | None:
+def missing_requirements(kata: registry.Kata, where: str = door.TERMINAL) -> str | None:
     """The learner-facing message when a package this kata needs is not installed."""
     for requirement in kata.requires:
         name = requirement.split(";")[0].strip()
         for sep in "<>=!~[ ":
             name = name.split(sep)[0]
         if importlib.util.find_spec(name) is None:
+            how = door.install(requirement, kata.name, sys.executable, where)
             return (
                 f"The {kata.name} kata needs {name}, which is not installed for this Python "
-                f"({sys.executable}). `nox -s kata-{kata.name}` installs it into the grading "
-                f"environment; with NORM_KATAS_TORCH=system, run `pip install '{requirement}'`."
+                f"({sys.executable}). {how}"
             )
     return None
 
@@ -189,7 +183,7 @@ def grade(
     from norm_katas.grader.report import Report
 
     out = out or sys.stderr
-    if reason := missing_requirements(request.kata):
+    if reason := missing_requirements(request.kata, request.door):
         print(reason, file=out, flush=True)
         return Outcome(GRADER_FAILED, None)
     limit = max(limit, 2 * wall_net(request.timeout) + 60)  # a check's own limits act first
@@ -206,7 +200,10 @@ def grade(
         crash = path.with_suffix(".crash")
         details = crash.read_text() if crash.exists() else ""
         if request.report_json is not None and path.exists():
-            shutil.copyfile(path, request.report_json)
+            try:  # checked at the door (request.resolve_report), but the folder may have gone
+                shutil.copyfile(path, request.report_json)
+            except OSError as e:
+                print(f"The verdict was not written to {request.report_json}: {e}", file=out)
     if hasattr(signal, "SIGPIPE") and status == -signal.SIGPIPE:
         # Whoever read the checklist stopped reading (`| head`): nothing to say, and an
         # unfinished report that is no attempt to record.
@@ -246,8 +243,8 @@ def _verdict(
         selection = request.selection
         matched = f"No check matched {selection}" if selection else "No check ran"
         say(
-            f"{matched}: nothing was graded. -k picks checks by words of their names "
-            "(-k affine); grade without it to see every check."
+            f"{matched}: nothing was graded. -k picks the checks whose name or checklist line "
+            "holds a word, any case (-k affine, -k cuda); grade without it to see every check."
         )
         return USAGE
     if status not in (SOLVED, NOT_SOLVED, PYTEST_INTERRUPTED):

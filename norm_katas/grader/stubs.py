@@ -111,6 +111,12 @@ GRADED_IN_A_NOTEBOOK_MOCK = (
 )
 
 
+def for_workspace(stub: str, name: str) -> str:
+    """The stub as an installed copy hands it out (`norm-katas init`, `norm-katas reset`): graded
+    with the norm-katas command, which is there, not with nox's session, which is not."""
+    return GRADE_YOURSELF.sub(f"Grade yourself with::\n\n    norm-katas grade {name}\n", stub, 1)
+
+
 def for_notebook(stub: str, name: str) -> str:
     """The stub as a notebook's %%kata cell holds it: its docstring, which the notebook shows
     as Markdown above the cell, cut to its title and how a cell is graded."""
@@ -137,8 +143,8 @@ def for_mock(stub: str, graded: str = GRADED_IN_THE_MOCK) -> str:
 
 def untouched(kata: registry.Kata, content: str) -> bool:
     """Whether `content` is the kata's stub as the tool hands it out: as reset restores it, as
-    the mock gives it (for_mock), or as a notebook's cell holds it (for_notebook). Decided by
-    hash, never by what it contains."""
+    `norm-katas init` writes it (for_workspace), as the mock gives it (for_mock), or as a
+    notebook's cell holds it (for_notebook). Decided by hash, never by what it contains."""
     digest = recorded().get(kata.file)
     if digest is None:
         return False
@@ -152,7 +158,10 @@ def untouched(kata: registry.Kata, content: str) -> bool:
     # As a mock hands it out, in a terminal or a notebook; a mock's copy from before it said how
     # it is graded counts too; as a notebook's %%kata cell holds it.
     mock_cell = for_mock(stub, GRADED_IN_A_NOTEBOOK_MOCK)
-    handed_out = (for_mock(stub), mock_cell, split_pitfalls(stub)[0], for_notebook(stub, kata.name))
+    handed_out = (
+        for_mock(stub), mock_cell, split_pitfalls(stub)[0], for_notebook(stub, kata.name),
+        for_workspace(stub, kata.name),
+    )  # fmt: skip
     return mine in {blob_id(text) for text in handed_out}
 
 

@@ -11,6 +11,11 @@ from norm_katas.grader.request import Request
 from norm_katas.practice import history
 
 
+class Interrupted(KeyboardInterrupt):
+    """Ctrl-C while the grading ran: its process is gone, there is no verdict, and nothing
+    was recorded."""
+
+
 def grade(
     request: Request,
     mode: str = "practice",
@@ -22,7 +27,10 @@ def grade(
     some checks only (-k, -m), which says nothing about the kata as a whole, nor a usage error
     (-k matching no check), which graded nothing. A grading that cancel() stopped has no
     report, so it is not recorded either. The checklist goes to `out` (runner.grade's)."""
-    outcome = runner.grade(request, cancel=cancel, out=out)
+    try:
+        outcome = runner.grade(request, cancel=cancel, out=out)
+    except KeyboardInterrupt:
+        raise Interrupted from None
     report = outcome.report
     recorded = report is not None and not report.partial and not request.reference
     if recorded and outcome.code in (runner.SOLVED, runner.NOT_SOLVED):

@@ -16,7 +16,7 @@ from pathlib import Path
 from norm_katas.grader import door, registry, runner
 from norm_katas.grader.report import CORE, PARITY, Report
 from norm_katas.grader.request import Request
-from norm_katas.practice import grading, loop, progress, workspace
+from norm_katas.practice import grading, history, loop, progress, workspace
 from norm_katas.practice.progress import clock
 
 MAX_MINUTES = 600  # ten hours: longer than any interview; also keeps out inf and typos
@@ -123,6 +123,11 @@ class Mock:
             return "the interview core passes"
         return None
 
+    def in_history(self) -> bool:
+        """Whether an attempt of this mock's is recorded: an untouched stub's grading is none,
+        so a mock stopped before the stub was changed leaves nothing for --history."""
+        return any(e.mock_id == self.mock_id and e.attempt for e in history.events(self.kata.name))
+
     def status(self) -> str:
         left = max(0.0, self.budget - self.elapsed)
         last = self.last
@@ -198,8 +203,9 @@ def pitfalls(kata: registry.Kata) -> str:
     return workspace.split_pitfalls(workspace.pristine_stub(kata))[1]
 
 
-def debrief(kata: registry.Kata) -> None:
-    """The pitfalls the stub hid during the mock, then the follow-up questions."""
+def debrief(kata: registry.Kata, keys: loop.Keys) -> None:
+    """The pitfalls the stub hid during the mock, then the follow-up questions: on a terminal
+    Enter and q act at once, as they did during the mock; piped input is read by line."""
     if hidden := pitfalls(kata):
         print(f"\nPitfalls interviewers probe on this layer:\n{hidden}")
     questions = follow_ups(kata)
@@ -208,14 +214,14 @@ def debrief(kata: registry.Kata) -> None:
     print("\nFollow-up questions an interviewer would ask. Answer aloud, then press Enter.")
     for i, (question, answer) in enumerate(questions, 1):
         print(f"\nQ{i}. {question}")
-        try:
-            typed = input("    (Enter shows a model answer, q leaves) ")
-        except EOFError:
-            typed = ""
-            print()
-        if typed.strip().lower() in loop.QUIT:
+        print("    (Enter shows a model answer, q leaves) ", end="", flush=True)
+        key = keys.poll(0.5)
+        while key is None and keys.open:
+            key = keys.poll(0.5)
+        print()
+        if key == "q":
             return
-        print(f"A{i}. {answer}")
+        print(f"A{i}. {answer}")  # Enter, or the end of piped input
 
 
 def run(kata_name: str | None, minutes: float | None, seed: int | None) -> int:
@@ -249,8 +255,12 @@ def run(kata_name: str | None, minutes: float | None, seed: int | None) -> int:
         ended = "you stopped"
     print(scorecard(mock, ended))
     try:
-        debrief(kata)
+        with keys.cbreak():
+            debrief(kata, keys)
     except KeyboardInterrupt:
         print()
-    print(f"\nThis mock is in your history: {door.command('progress')}")
+    if mock.in_history():
+        print(f"\nThis mock is in your history: {door.command('progress')}")
+    else:
+        print("\nThis mock left nothing in your history: no attempt of yours was recorded.")
     return 0  # a mock that ends with its scorecard went as it should, solved or not

@@ -179,10 +179,11 @@ def attempts(kata: str | None = None, limit: int | None = None) -> str:
     for e in shown:
         core = f"core {e.passed}/{e.total}" if e.total else "core -"
         parity = f"parity {e.parity_passed}/{e.parity_total}" if e.parity_total else "parity -"
-        if e.headline and e.kata in known:
-            result = "✗ " + sentence(known[e.kata], e.headline)
+        mistake = sentence(known[e.kata], e.headline) if e.headline and e.kata in known else ""
+        if e.solved:  # the core passed: a headline left is torch parity's, the stretch
+            result = "✓ solved" + (f"; torch parity (stretch): {mistake}" if mistake else "")
         else:
-            result = "✓ solved" if e.solved else ""
+            result = f"✗ {mistake}" if mistake else ""
         when = e.at[:16].replace("T", " ")
         lines.append(f"{when}  {e.kata:<20} {e.mode:<8} {core:<11} {parity:<12} {result}".rstrip())
     left = len(events) - len(shown)

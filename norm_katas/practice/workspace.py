@@ -32,6 +32,13 @@ def pristine_stub(kata: registry.Kata) -> str:
         raise WorkspaceError(str(e)) from None
 
 
+def handed_out(kata: registry.Kata) -> str:
+    """The stub as this copy hands it out to edit: in a clone the pristine stub, which says
+    to grade it with nox; installed, saying to grade it with `norm-katas grade`."""
+    stub = pristine_stub(kata)
+    return stubs.for_workspace(stub, kata.name) if registry.INSTALLED else stub
+
+
 def _stamp() -> str:
     return datetime.now().strftime("%Y%m%d-%H%M%S-%f")
 
@@ -47,7 +54,7 @@ def _write_atomically(path: Path, text: str) -> None:
 
 def reset(kata: registry.Kata) -> Path | None:
     """Restore katas/<file> to the stub; back the current file up first. Returns the backup."""
-    return _restore(kata, kata.stub, pristine_stub(kata))
+    return _restore(kata, kata.stub, handed_out(kata))
 
 
 def reset_notebook(kata: registry.Kata) -> Path | None:
@@ -87,7 +94,7 @@ def init(folder: Path) -> tuple[list[Path], list[Path]]:
     A file already there is the learner's and is kept as it is. Returns (written, kept).
     """
     katas = registry.load()
-    texts = {kata.file: pristine_stub(kata) for kata in katas}  # every stub, before any write
+    texts = {kata.file: handed_out(kata) for kata in katas}  # every stub, before any write
     folder.mkdir(parents=True, exist_ok=True)
     marker = folder / registry.MARKER
     if not marker.exists():

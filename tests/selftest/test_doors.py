@@ -58,6 +58,27 @@ def test_help_without_a_kata_and_for_the_commands() -> None:
         assert done.returncode == 0 and "usage" in done.stdout, (args, done.stderr)
 
 
+COMMANDS = ["grade", "watch", "list", "init", "mock", "progress", "reset", "solution", "stubs"]
+COMMANDS += ["notebooks", "new-kata", "serve"]
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_every_command_answers_help_with_its_own_help(command: str) -> None:
+    """`solution --help` is not a kata named --help, nor `list --help` the list."""
+    done = run("norm_katas", command, "--help")
+    assert done.returncode == 0, done.stdout + done.stderr
+    usage = done.stdout.splitlines()[0]
+    assert usage.startswith("usage:") and re.search(rf"\b{command}\b", usage), done.stdout
+    assert "no kata named" not in done.stderr and "layernorm " not in done.stdout
+
+
+@pytest.mark.parametrize(("typed", "says"), [("lsit", "; did you mean 'list'?"), ("frob", "")])
+def test_an_unknown_command_is_named_with_the_closest_and_the_usage(typed: str, says: str) -> None:
+    done = run("norm_katas", typed)
+    assert done.returncode == runner.USAGE, done.stdout + done.stderr
+    assert done.stderr.startswith(f"unknown command {typed!r}{says}\nusage:"), done.stderr
+
+
 def test_a_reader_that_goes_away_gets_no_traceback() -> None:
     """`norm-katas list | head -1`: the pipe closes early, and the command stops quietly."""
     child = subprocess.Popen(
@@ -117,6 +138,24 @@ def test_a_mistyped_option_is_answered_before_grading(
 
 
 @pytest.mark.parametrize(
+    ("where", "says"),
+    [
+        ("missing/out.json", "missing does not exist; create it first"),
+        (".", "is a folder; name a file in it"),
+    ],
+)
+def test_a_report_json_that_cannot_be_written_is_answered_before_grading(
+    tmp_path: Path, where: str, says: str
+) -> None:
+    """Not a verdict, then a traceback: the path is checked at the door, nothing is graded."""
+    done = run("norm_katas", "grade", "layernorm", "--report-json", str(tmp_path / where))
+    assert done.returncode == runner.USAGE, done.stdout + done.stderr
+    assert says in done.stderr, done.stderr
+    assert "Traceback" not in done.stderr and "Interview core" not in done.stdout + done.stderr
+    assert history.events("layernorm") == []
+
+
+@pytest.mark.parametrize(
     "args",
     [
         ["-xs", "-q", "-vv", "--hints", "2", "--all", "--strict", "--perf"],
@@ -133,11 +172,20 @@ def test_a_selection_that_matches_no_check_is_a_usage_error_and_no_attempt(
 ) -> None:
     mine = tmp_path / "layernorm.py"
     shutil.copyfile(registry.get("layernorm").solution, mine)
-    done = run("norm_katas", "grade", "layernorm", "--impl", str(mine), "-k", "nothing")
+    done = run("norm_katas", "grade", "layernorm", "--impl", str(mine), "-k", "xyzzy")
     assert done.returncode == runner.USAGE, done.stdout + done.stderr
-    assert "No check matched -k nothing" in done.stderr, done.stderr
+    assert "No check matched -k xyzzy" in done.stderr, done.stderr
+    assert "-k picks the checks whose name or checklist line holds a word" in done.stderr
     assert "could not record" not in done.stderr, done.stderr
     assert history.events("layernorm") == []
+
+
+def test_k_picks_checks_by_the_line_the_learner_reads(grade) -> None:
+    """The checklist reads "runs on CUDA ..."; no check function is named for cuda."""
+    report, output, code = grade("batchnorm", "solutions", "-k", "cuda")
+    assert code == runner.SOLVED and "✓ runs on CUDA" in output, output
+    ran = [c for c in report["checks"] if c["outcome"] == "passed"]
+    assert [c["name"] for c in ran] == ["test_follows_device"], ran
 
 
 def test_ctrl_c_during_a_grading_exits_130_and_records_nothing() -> None:
@@ -148,10 +196,36 @@ def test_ctrl_c_during_a_grading_exits_130_and_records_nothing() -> None:
     )  # fmt: skip
     child.expect("LayerNorm")  # the checklist has begun: the grading is under way
     child.sendintr()
+    child.expect("The grading was interrupted \\(Ctrl-C\\): no verdict, nothing recorded.")
     child.expect(pexpect.EOF)
     child.close()
     assert child.exitstatus == 130, child.before
     assert "Traceback" not in child.before and history.events("layernorm") == []
+
+
+def test_the_help_and_install_advice_name_the_door_in_use(monkeypatch: pytest.MonkeyPatch) -> None:
+    """In a clone, nox; installed, norm-katas and pip (no nox, no katas/); in a notebook, %pip
+    and no --impl (the cell is the file)."""
+    from norm_katas.grader import door
+
+    assert "katas/<kata>.py (default)" in options.help_text("x")
+    assert "`nox -s kata-triton-rmsnorm` installs it" in door.install(
+        "triton", "triton-rmsnorm", ""
+    )
+    assert "--impl" not in options.help_text("%%kata layernorm", door.NOTEBOOK)
+    assert "%pip install 'triton'" in door.install("triton", "triton-rmsnorm", "py", door.NOTEBOOK)
+    monkeypatch.setattr(registry, "INSTALLED", True)
+    shown = options.help_text("norm-katas grade <kata>")
+    assert "katas/" not in shown and "your workspace's <kata>.py (default" in shown, shown
+    find_spec = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util,
+        "find_spec",
+        lambda name, *a: None if name == "triton" else find_spec(name, *a),
+    )
+    said = runner.missing_requirements(registry.get("triton-rmsnorm"))
+    assert said is not None and "nox -s" not in said, said
+    assert f"{sys.executable} -m pip install 'triton" in said, said
 
 
 def test_a_missing_pytest_timeout_names_the_install_command(

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from norm_katas.grader import registry
+from norm_katas.grader import registry, stubs
 
 pytestmark = pytest.mark.skipif(
     os.name == "nt", reason="the venv layout below is POSIX's (bin/); Windows installs alike"
@@ -111,7 +111,9 @@ def test_init_makes_a_workspace_of_stubs_that_grades_and_keeps_your_files(
     done = norm_katas("init", workspace.name)
     assert done.returncode == 0, done.stderr
     for kata in registry.load():
-        assert (workspace / kata.file).read_text() == kata.pristine.read_text(), kata.file
+        handed_out = stubs.for_workspace(kata.pristine.read_text(), kata.name)
+        assert (workspace / kata.file).read_text() == handed_out, kata.file
+        assert f"norm-katas grade {kata.name}\n" in handed_out  # not nox: it is not there
     assert (workspace / registry.MARKER).is_file()
 
     graded = norm_katas("grade", "layernorm", cwd=workspace)
@@ -129,7 +131,8 @@ def test_init_makes_a_workspace_of_stubs_that_grades_and_keeps_your_files(
     reset = norm_katas("reset", "layernorm", cwd=below)  # found from a folder below, too
     assert reset.returncode == 0, reset.stderr
     assert "is the stub again" in reset.stdout
-    assert mine.read_text() == registry.get("layernorm").pristine.read_text()
+    kata = registry.get("layernorm")
+    assert mine.read_text() == stubs.for_workspace(kata.pristine.read_text(), kata.name)
 
 
 @pytest.mark.parametrize(

@@ -5,7 +5,7 @@
   (graded from a copy of it, so that a grader without this protection breaks only the copy).
 - The paths the user gives (--impl, --report-json) are taken from where the user is.
 - The SyncBatchNorm ranks open nothing another machine can reach: every socket the grading's
-  processes listen on, while the ranks run, is on the loopback interface.
+  processes listen on, once the ranks are up and after each run, is on the loopback interface.
 Each grades in a fresh interpreter; the scratch folder's, forked and spawned (NORM_KATAS_SPAWN).
 """
 
@@ -13,16 +13,18 @@ from __future__ import annotations
 
 import hashlib
 import ipaddress
+import json
 import os
 import shutil
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
 from norm_katas.grader import registry
+
+Address = ipaddress.IPv4Address | ipaddress.IPv6Address
 
 CATALOGUE = registry.ROOT / "tests" / "catalogue"
 WRITER = CATALOGUE / "writes" / "syncbatchnorm_relative_paths.py"
@@ -89,53 +91,10 @@ def test_paths_given_are_taken_from_where_the_user_is(tmp_path: Path) -> None:
 
 # -- the ranks' sockets -------------------------------------------------------------------
 
-Address = ipaddress.IPv4Address | ipaddress.IPv6Address
-
-
-def _address(hex_address: str) -> Address:
-    """An address as /proc/net/tcp{,6} prints it: 32-bit words, each in host byte order."""
-    raw = bytes.fromhex(hex_address)
-    if sys.byteorder == "little":
-        raw = b"".join(raw[i : i + 4][::-1] for i in range(0, len(raw), 4))
-    return ipaddress.ip_address(raw)
-
 
 def _is_loopback(address: Address) -> bool:
     mapped = getattr(address, "ipv4_mapped", None)  # ::ffff:127.0.0.1
     return address.is_loopback or (mapped is not None and mapped.is_loopback)
-
-
-def _marked(mark: bytes) -> list[int]:
-    """The processes whose environment holds mark: the grading's, however started."""
-    pids = []
-    for proc in Path("/proc").glob("[0-9]*"):
-        try:
-            if mark in (proc / "environ").read_bytes():
-                pids.append(int(proc.name))
-        except OSError:
-            continue  # gone, or not ours to read
-    return pids
-
-
-def _listening(pid: int) -> set[tuple[Address, int]]:
-    """(address, port) of each TCP socket that process listens on."""
-    try:
-        inodes = {
-            target[len("socket:[") : -1]
-            for fd in Path(f"/proc/{pid}/fd").iterdir()
-            if (target := os.readlink(fd)).startswith("socket:[")
-        }
-        tables = [Path(f"/proc/{pid}/net/{t}").read_text() for t in ("tcp", "tcp6")]
-    except OSError:
-        return set()  # it ended meanwhile
-    found = set()
-    for table in tables:
-        for line in table.splitlines()[1:]:
-            fields = line.split()
-            if fields[3] == "0A" and fields[9] in inodes:  # state LISTEN
-                address, port = fields[1].split(":")
-                found.add((_address(address), int(port, 16)))
-    return found
 
 
 def _non_loopback_interface() -> str | None:
@@ -149,31 +108,35 @@ def _non_loopback_interface() -> str | None:
 
 @pytest.mark.skipif(not Path("/proc/net/tcp").exists(), reason="needs Linux's /proc")
 def test_the_ranks_listen_on_loopback_only(tmp_path: Path) -> None:
-    # Every process of the grading carries the mark; their listening sockets are read while
-    # the ranks run. GLOO_SOCKET_IFNAME, if the user's environment names another interface,
-    # must not take the ranks' own sockets there. (Forked ranks: spawned ones set up the same.)
+    # Every process of the grading carries the mark. listen_probe, a plugin of the grading's
+    # own pytest, reads their listening sockets once each World's ranks are all up (process
+    # groups joined), after each run and before it closes: at those moments, not by sampling
+    # from here, which misses ranks that live a fraction of a second on a loaded machine.
+    # GLOO_SOCKET_IFNAME, if the user's environment names another interface, must not take
+    # the ranks' own sockets there. (Forked ranks: spawned ones set up the same.)
     mark = f"norm-katas-selftest-{os.getpid()}-{tmp_path.name}"
-    env = {**os.environ, "NORM_KATAS_SELFTEST": mark}
+    log = tmp_path / "listening.jsonl"
+    here = str(Path(__file__).parent)
+    env = {
+        **os.environ, "NORM_KATAS_SELFTEST": mark, "NORM_KATAS_LISTEN_LOG": str(log),
+        "PYTHONPATH": os.pathsep.join(filter(None, [here, os.environ.get("PYTHONPATH")])),
+        "PYTEST_ADDOPTS": f"{os.environ.get('PYTEST_ADDOPTS', '')} -p listen_probe",
+    }  # fmt: skip
     if (interface := _non_loopback_interface()) is not None:
         env["GLOO_SOCKET_IFNAME"] = env["NCCL_SOCKET_IFNAME"] = interface
-    grading = subprocess.Popen(
+    run = subprocess.run(
         [sys.executable, "-m", "norm_katas", "grade", "syncbatchnorm", "--impl", "solutions",
          "-k", "global_mean", ROOM],
-        cwd=registry.ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
+        cwd=registry.ROOT, capture_output=True, text=True, timeout=600, env=env,
     )  # fmt: skip
-    seen: set[tuple[Address, int]] = set()
-    try:
-        while grading.poll() is None:
-            for pid in _marked(mark.encode()):
-                seen |= _listening(pid)
-            time.sleep(0.05)
-        output = grading.communicate(timeout=60)[0]
-    finally:
-        if grading.poll() is None:
-            grading.kill()
-            grading.wait()
-    assert grading.returncode == 0, output
-    assert seen, f"no process of the grading was seen listening: did the ranks start?\n{output}"
+    output = run.stdout + run.stderr
+    assert run.returncode == 0 and "Interview core 1/1 ✓" in output, output
+    moments = [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
+    started = [m for m in moments if m["when"] == "started"]
+    assert started, f"the probe saw no World start: did the ranks start?\n{output}"
+    assert all(m["alive"] and m["ranks"] == 4 for m in started), moments
+    seen = {(ipaddress.ip_address(host), port) for m in moments for host, port in m["sockets"]}
+    assert all(m["sockets"] for m in started), f"nothing listened with the ranks up: {moments}"
     shown = sorted(f"{address}:{port}" for address, port in seen)
     exposed = sorted(f"{address}:{port}" for address, port in seen if not _is_loopback(address))
     assert not exposed, f"the grading listened beyond loopback on {exposed} (all: {shown})"

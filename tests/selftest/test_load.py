@@ -174,3 +174,44 @@ def test_a_grading_that_stalls_is_told_by_where_it_was(tmp_path: Path) -> None:
         out = io.StringIO()
         assert runner._stalled(runner.Stalled(300, frames), out) == runner.GRADER_FAILED
         assert "not with your code" in out.getvalue(), out.getvalue()
+
+
+def test_a_timeout_says_waiting_or_looping_by_the_cpu_it_used(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Idle (a sleep, an event, input) is told apart from busy (a loop), in the check's message,
+    at import and when the run stops: never "does it sleep?" and then "it loops forever"."""
+    from types import SimpleNamespace
+
+    from norm_katas.grader import plugin
+
+    mine = limits.Frame(str(tmp_path / "mine.py"), 7, "forward")
+    budget = limits.Budget(1.0, "test_x", method="thread")  # no watchdog: never started
+    verdicts = {}
+    for busy, used in ((True, (1.0, 1.5)), (False, (0.1, budget.wall_s))):
+        monkeypatch.setattr(budget, "_used", lambda used=used: used)
+        verdicts[busy] = budget._verdict([mine])
+        assert isinstance(verdicts[busy], limits.TimedOut) and verdicts[busy].busy is busy
+    assert "sleep, or wait for input or a lock" in str(verdicts[False])
+    assert "infinite loop" in str(verdicts[True])
+
+    for busy, says in ((True, "loop forever"), (False, "sleep, or wait for input or a lock")):
+        error = verdicts[busy]
+        monkeypatch.setattr(
+            plugin, "load_file", lambda *a, error=error: (_ for _ in ()).throw(error)
+        )
+        loaded = plugin.Learners().load(registry.get("layernorm"), tmp_path / "mine.py")
+        assert f"Does top-level code {says}?" in str(loaded), loaded
+
+    for kinds, says in (
+        ([True, True], "seems to loop forever"),
+        ([False, False], "seems to wait forever (a sleep, or a wait for input or a lock)"),
+        ([False, True], "seems never to finish"),
+    ):
+        grading = SimpleNamespace(
+            timeouts=0, busy_timeouts=0, session=SimpleNamespace(shouldstop=None),
+            report=SimpleNamespace(stopped=None),
+        )  # fmt: skip
+        for busy in kinds:
+            plugin.Grading._count_timeout(grading, busy)  # type: ignore[arg-type]
+        assert says in grading.report.stopped, grading.report.stopped

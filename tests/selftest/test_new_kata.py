@@ -26,7 +26,7 @@ def repo_copy(tmp_path: Path) -> Path:
     return copy
 
 
-def run(copy: Path, *args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
+def run(copy: Path, *args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
     # Not this run's pytest settings: the copy's self-tests run as a fresh `pytest` would.
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
     return subprocess.run(

@@ -232,6 +232,18 @@ def test_progress_counts_a_mistake_at_its_headline_and_only_real_attempts() -> N
     assert "1 earlier" in cli("progress", "--history", "--limit", "2").stdout
 
 
+def test_history_marks_an_attempt_that_solved_the_core_as_solved() -> None:
+    """Solved is the interview core passing: a parity headline left is the stretch, not a ✗."""
+    history.record(
+        "layernorm", "practice", 17, 17, ["test_no_bias"], parity_passed=5, parity_total=6,
+        headline="test_no_bias",
+    )  # fmt: skip
+    history.record("layernorm", "practice", 16, 17, ["test_no_bias"], headline="test_no_bias")
+    solved, failed = progress.attempts("layernorm").splitlines()
+    assert "✗" not in solved and "✓ solved; torch parity (stretch): bias=False" in solved, solved
+    assert "✗ bias=False: a weight but no bias parameter" in failed, failed
+
+
 def test_mock_pick_favours_unsolved_katas() -> None:
     for kata in KATAS[1:]:
         history.record(kata.name, "mock", 5, 5, [], seconds=60, budget=600, mock_id=kata.name)
@@ -465,7 +477,7 @@ def _sigint_ignored() -> None:
 def spawn(*args: str) -> pexpect.spawn:
     return pexpect.spawn(
         sys.executable, ["-m", "norm_katas", *args], cwd=str(registry.ROOT),
-        env={**os.environ, "NO_COLOR": "1"}, encoding="utf-8", timeout=90, dimensions=(50, 140),
+        env={**os.environ, "NO_COLOR": "1"}, encoding="utf-8", timeout=300, dimensions=(50, 140),
         preexec_fn=_sigint_ignored,
     )  # fmt: skip
 
@@ -639,11 +651,15 @@ def test_mock_interview_time_up_and_stop() -> None:
 
     child = spawn_mock("--kata", "layernorm", "--minutes", "5")
     child.expect("left")
-    child.send("q")
+    child.send("q")  # before the stub was changed: its final grading is no attempt
     child.expect("you stopped")
-    child.sendcontrol("c")  # Ctrl-C during the follow-ups ends quietly too
+    child.expect("Q1\\.")
+    child.send("q")
+    child.expect("This mock left nothing in your history: no attempt of yours was recorded.")
     child.expect(pexpect.EOF)
     assert "Traceback" not in (child.before or "")
+    assert not [e for e in history.events("layernorm") if e.attempt]
+    assert cli("progress", "--history").stdout.strip() == "No attempts yet."
 
 
 def test_mock_offers_only_what_works_in_it() -> None:
@@ -664,7 +680,7 @@ def test_mock_offers_only_what_works_in_it() -> None:
     child.expect("you stopped")
     child.expect("Q1\\.")
     child.expect("q leaves")
-    child.sendline("q")  # leaves the follow-up questions, not taken for an answer
+    child.send("q")  # one key, as in the mock: leaves the follow-up questions
     child.expect("This mock is in your history")
     assert "A1." not in child.before
     child.expect(pexpect.EOF)

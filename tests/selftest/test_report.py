@@ -216,7 +216,7 @@ def test_the_batchnorm_single_value_check_says_when_it_applies() -> None:
     suite = registry.get("batchnorm").suite.read_text()
     title = re.search(r'def test_single_value_per_channel_raises.*?"""(.*?)\n', suite, re.S)
     # eval mode with running statistics is fine: the title must not say "training" alone
-    assert title and "in eval without running statistics" in title[1], title
+    assert title and "in eval with track_running_stats off" in title[1], title
 
 
 def test_a_second_independent_mistake_is_named_in_the_verdict(grade) -> None:
@@ -273,3 +273,99 @@ def test_torchs_own_log_is_not_the_learners_output() -> None:
         for logger in (fake, learner):
             logger.removeHandler(kept)
     assert kept.said == ["the learner's log", "after the check"]
+
+
+def test_hints_are_chosen_for_the_failure() -> None:
+    from norm_katas.grader import stubs
+    from norm_katas.grader.report import CRASH_HINT, TIMEOUT_HINT, TODO, choose_hints
+
+    doc = [
+        "make it a Parameter",
+        "the Parameter's code",
+        "[initial] start at one",
+        "[initial] ones",
+    ]
+    wrong_value = "RMSNorm(8,): initial weight differs from the expected value at [0]"
+    assert choose_hints(doc, FAIL, wrong_value) == ["start at one", "ones"]
+    assert choose_hints(doc, FAIL, "RMSNorm(8,) has parameters []") == doc[:2]
+    # A crash is not the check's mistake: its hint is the error's, from the stub's pitfalls.
+    pitfalls = stubs.split_pitfalls(stubs.text(registry.get("layernorm")))[1]
+    broadcast = (
+        "your code raised RuntimeError: The size of tensor a (8) must match the size of tensor "
+        "b (5) at non-singleton dimension 2, at katas/layernorm.py line 18: var = ..."
+    )
+    (hint,) = choose_hints(doc, CRASH, broadcast, pitfalls)
+    assert "keepdim" in hint and hint in " ".join(pitfalls.split()), hint
+    assert choose_hints(doc, CRASH, "your code raised KeyError: 'x'", pitfalls) == [CRASH_HINT]
+    assert choose_hints(doc, CRASH, "LayerNorm: your file defines no LayerNorm", missing=True) == []
+    assert choose_hints(doc, TIMEOUT, "took too long") == [TIMEOUT_HINT]
+    assert choose_hints(doc, TODO, "not implemented yet")
+
+
+def test_a_crash_headline_offers_its_hint() -> None:
+    head = check("a", "failed", CORE, CRASH, message="your code raised RuntimeError: shapes")
+    head.hints = ["keep the reduced dims"]  # as choose_hints leaves a crash's: one step
+    report = make(head, check("b"))
+    assert "Stuck? Grade again with -- --hints for a hint." in verdict(report)
+    asked = verdict(report, hints=2)
+    assert "Hint (idea): keep the reduced dims" in asked and "Stuck?" not in asked, asked
+    assert "Stuck?" not in verdict(report, hints=1)  # nothing more to show
+    none = check("a", "failed", CORE, CRASH, message="defines no LayerNorm")
+    none.hints = []  # a missing name is not the check's mistake: no hint
+    assert "Stuck?" not in verdict(make(none))
+
+
+def test_a_graded_crash_gets_the_pitfall_that_fits(grade) -> None:
+    # Reductions without keepdim: the first forward check raises a broadcast error.
+    wrong = registry.ROOT / "tests" / "catalogue" / "layernorm" / "forgets_keepdim.py"
+    report, output, code = grade("layernorm", wrong)
+    assert code == 1 and report["headline"] == "test_output_like_input", output
+    assert "Stuck? Grade again with -- --hints for a hint." in output, output
+    _, output, _ = grade("layernorm", wrong, "--hints", "2")
+    assert "Hint (idea): Broadcasting: keep the reduced dims (keepdim)" in output, output
+
+
+def test_a_wrong_initial_value_gets_its_own_hint(grade) -> None:
+    # The weight is a Parameter, with random values: the hint is about its initial value.
+    wrong = registry.ROOT / "tests" / "catalogue" / "rmsnorm" / "random_weight_init.py"
+    report, output, code = grade("rmsnorm", wrong, "--hints", "2")
+    assert code == 1 and report["headline"] == "test_parameters", output
+    assert "Hint (idea): The gain starts at one" in output, output
+    assert "must be an nn.Parameter" not in output, output
+    plain = registry.ROOT / "tests" / "catalogue" / "rmsnorm" / "plain_tensor_weight.py"
+    _, output, _ = grade("rmsnorm", plain, "--hints")
+    assert "Hint (idea): The gain is the only learnable tensor" in output, output
+
+
+def test_hints_hold_no_code() -> None:
+    import ast
+
+    from norm_katas.grader import report, stubs
+    from norm_katas.grader.report import CODE_IN_HINT, CONDITION, describe
+
+    assert CODE_IN_HINT.search("self.weight = nn.Parameter(torch.ones(normalized_shape))")
+    for code in (
+        "x.mean(dims, keepdim=True)", "``x.float()``", "return y.to(x.dtype)",
+        "mean(x, keepdim=True)", "y = torch.ones(n)", "for i in range(n): add x[i]",
+        "if bias is None: skip it", "def forward(x):", "import torch",
+    ):  # fmt: skip
+        assert CODE_IN_HINT.search(code), code
+    for prose in (
+        "rms = √(mean(x²) + ε), over len(normalized_shape) dims", "an nn.Parameter",
+        "Built with dropout=0.0, the block drops nothing", "With n = 0 there is nothing to "
+        "merge: return before dividing by n", "For each channel: its own mean",
+    ):  # fmt: skip
+        assert not CODE_IN_HINT.search(prose), prose
+    ours = [report.CRASH_HINT, report.TODO_HINT, report.TIMEOUT_HINT]
+    ours += [fallback for _, _, fallback in report.CRASH_SUBJECTS]
+    assert not [h for h in ours if CODE_IN_HINT.search(h)]
+    with_code = []
+    for kata in registry.load():
+        for node in ast.walk(ast.parse(kata.suite.read_text())):
+            if isinstance(node, ast.FunctionDef) and node.name.startswith("test_"):
+                _, hints = describe(ast.get_docstring(node, clean=False), node.name)
+                found = [h for h in hints if CODE_IN_HINT.search(CONDITION.sub("", h))]
+                with_code += [f"{kata.suite.name}::{node.name}: {h}" for h in found]
+        # A crash's hint from the stub's pitfalls is chosen among those without code.
+        assert stubs.PITFALLS in stubs.text(kata), kata.name
+    assert not with_code, "hints hold code (say it in prose and maths):\n" + "\n".join(with_code)

@@ -34,6 +34,7 @@ def test_untouched_is_decided_by_content(kata: registry.Kata) -> None:
     assert stubs.untouched(kata, stubs.split_pitfalls(stub)[0])  # as the mock handed it out
     assert stubs.untouched(kata, stub.replace("\n", "\r\n"))  # a checkout with CRLF
     assert stubs.untouched(kata, stubs.for_notebook(stub, kata.name))  # as a %%kata cell
+    assert stubs.untouched(kata, stubs.for_workspace(stub, kata.name))  # as norm-katas init
     assert not stubs.untouched(kata, stub + "# a note of mine\n")
     # The learner's solution keeping a helper that raises, as the BatchNorm stub lays out.
     attempt = kata.solution.read_text() + "\n\ndef _todo():\n    raise NotImplementedError\n"
@@ -59,6 +60,27 @@ def test_the_notebook_cell_keeps_the_code_and_says_how_a_cell_is_graded(
     code = stub[stub.index('"""', 3) + 3 :]  # everything after the module docstring
     assert cell.endswith(code), "the code below the docstring is the stub's, unchanged"
     compile(cell, kata.file, "exec")
+
+
+@pytest.mark.parametrize("kata", KATAS, ids=lambda k: k.name)
+def test_an_installed_copy_hands_out_stubs_that_say_norm_katas_grade(
+    kata: registry.Kata, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`norm-katas init` and `norm-katas reset` write a stub that names the command installed
+    (nox is not there); the stub still counts as untouched, and a reset of it does nothing."""
+    from norm_katas.practice import workspace
+
+    monkeypatch.setattr(registry, "INSTALLED", True)
+    monkeypatch.setenv(registry.WORKSPACE_ENV, str(tmp_path))
+    monkeypatch.setenv("NORM_KATAS_DATA", str(tmp_path / "data"))
+    workspace.init(tmp_path)
+    text = (tmp_path / kata.file).read_text()
+    assert f"Grade yourself with::\n\n    norm-katas grade {kata.name}\n" in text
+    assert "nox -s" not in text and stubs.untouched(kata, text)
+    assert workspace.reset(registry.get(kata.name)) is None  # already the stub: nothing to do
+    (tmp_path / kata.file).write_text(stubs.text(kata))  # the clone's form: reset writes ours
+    assert workspace.reset(registry.get(kata.name)) is not None
+    assert (tmp_path / kata.file).read_text() == text
 
 
 def test_notebooks_match_the_stubs_and_the_registry() -> None:
@@ -139,7 +161,7 @@ def test_the_setup_cell_says_how_to_install_norm_katas_where_it_is_missing(
 def grader_cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "norm_katas", *args], cwd=cwd, capture_output=True, text=True,
-        timeout=120,
+        timeout=300,
     )  # fmt: skip
 
 
