@@ -67,7 +67,8 @@ Torch parity (stretch)
   ``ValueError("expected input's size at dim=1 to match num_features (4), but got: 3.")``;
   with ``affine=False`` num_features is unused, so torch only warns (``warnings.warn``, a
   ``UserWarning``: "input's size at dim=1 does not match num_features. ...") and normalizes.
-* A float32 layer fed float16/bfloat16 input (as under autocast) returns the input's dtype.
+* A float16/bfloat16 input is computed in float32, its statistics too, and returned in its
+  own dtype, in a half layer and in a float32 one (as under autocast).
 
 Pitfalls interviewers probe
 ---------------------------

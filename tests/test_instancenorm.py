@@ -26,6 +26,7 @@ from torch import nn
 from norm_katas.grader.checks import (
     BUILTIN_NORM_MODULES,
     BUILTIN_NORMS,
+    HALF_OFFSET,
     PerfCase,
     describe_call,
     expect_close,
@@ -39,6 +40,7 @@ from norm_katas.grader.checks import (
     expect_state_dict_round_trip,
     expect_vectorized,
     fail,
+    load_torch_state,
     paired,
     shape_of,
 )
@@ -107,8 +109,8 @@ def test_no_parameters_by_default(kata):
     Unlike BatchNorm, InstanceNorm1d/2d(C) learns nothing unless asked: affine=False is the
     default, so a state_dict from torch.nn has no weight or bias to load.
 
-    affine: bool = False in the signature; with it off, self.register_parameter("weight", None)
-    and the same for "bias".
+    The constructor's affine defaults to False; with it off, register weight and bias as
+    parameters whose value is None: both attributes exist and the module lists no parameters.
     """
     for cls in CLASSES:
         mine = getattr(kata, cls)(4)
@@ -126,13 +128,13 @@ def test_no_parameters_by_default(kata):
 
 
 def test_no_running_stats_by_default(kata):
-    """running statistics are off by default: no buffers, running_mean and running_var None
+    """running statistics are off by default: no buffers; running_mean and running_var are None
 
-    InstanceNorm1d/2d(C) keeps no running estimates unless asked (track_running_stats=False
-    is the default), so it normalizes with each input's own statistics in eval mode too.
+    InstanceNorm1d/2d(C) keeps no running estimates unless asked, track_running_stats=False
+    being the default, so it normalizes with each input's own statistics in eval mode too.
 
-    track_running_stats: bool = False; with it off, self.register_buffer(name, None) for
-    running_mean, running_var and num_batches_tracked.
+    The constructor's track_running_stats defaults to False; with it off, register
+    running_mean, running_var and num_batches_tracked as buffers whose value is None.
     """
     for cls in CLASSES:
         mine = getattr(kata, cls)(4)
@@ -159,8 +161,8 @@ def test_parameters(kata):
     Learnable tensors must be nn.Parameter so that the optimizer, state_dict and .to() see
     them; the constructor arguments stay available as attributes.
 
-    self.weight = nn.Parameter(torch.ones(num_features)), self.bias likewise with zeros; keep
-    num_features, eps, momentum, affine and track_running_stats as attributes.
+    weight: an nn.Parameter of C ones, bias: one of C zeros; num_features, eps, momentum,
+    affine and track_running_stats kept as attributes of those names.
     """
     for cls in CLASSES:
         mine, ref = getattr(kata, cls)(5, affine=True), getattr(nn, cls)(5, affine=True)
@@ -186,8 +188,8 @@ def test_buffers(kata):
     Statistics are state but not learnable: buffers are saved in the state_dict and moved by
     .to(), but never handed to the optimizer.
 
-    self.register_buffer("running_mean", torch.zeros(C)), running_var with torch.ones(C),
-    num_batches_tracked with torch.tensor(0, dtype=torch.long).
+    Register three buffers: running_mean holding C zeros, running_var holding C ones, and
+    num_batches_tracked, a 0-dim long (int64) tensor holding 0.
     """
     for cls in CLASSES:
         kwargs = {"track_running_stats": True}
@@ -316,12 +318,13 @@ def test_affine_per_channel(kata, device):
 
 
 def test_eval_without_running_stats(kata, device):
-    """without running statistics, eval mode normalizes with the input's own statistics
+    """with track_running_stats off, eval mode normalizes with the input's own statistics
 
     With track_running_stats=False (the default) there are no running estimates to fall back
     on, so eval mode computes each sample's statistics just as training does.
 
-    Use the input's statistics when self.training or when running_mean is None.
+    Normalize with the input's statistics whenever the module is training or has no
+    running_mean.
     """
     for cls, x_shape in SHAPES:
         for kwargs in ({}, {"affine": True}):
@@ -383,8 +386,8 @@ def test_running_var_unbiased_average(kata, device):
 def test_eval_uses_running_stats(kata, device):
     """with running statistics, eval mode normalizes every sample with them
 
-    After model.eval() a tracking layer uses running_mean and running_var, the same (C,)
-    values for every sample, instead of the input's statistics.
+    In eval mode a tracking layer uses running_mean and running_var, the same (C,) values
+    for every sample, instead of the input's statistics.
 
     y = (x − running_mean[c]) / √(running_var[c] + ε) · weight[c] + bias[c].
     """
@@ -410,7 +413,8 @@ def test_eval_leaves_running_stats_unchanged(kata, device):
 
     Evaluating a model must not change it: the statistics are updated in training only.
 
-    Update only when self.training and self.track_running_stats are both True.
+    Update the running statistics only when the module is in training mode and
+    track_running_stats is True; in eval mode all three stay as they were.
     """
     for cls, x_shape in SHAPES:
         mine, _ = paired(kata, cls, 3, stats=True, **FULL)
@@ -429,7 +433,8 @@ def test_input_unmodified(kata, device):
 
     The caller still owns x: compute into new tensors instead of overwriting it.
 
-    xc = x - mean, not x -= mean or x.sub_(mean).
+    Write x − μ into a new tensor; an in-place subtraction (the -= operator, or a method whose
+    name ends in an underscore) writes into the caller's x.
     """
     for cls, x_shape in SHAPES:
         for kwargs in ({}, FULL):
@@ -453,7 +458,8 @@ def test_running_stats_no_autograd_history(kata, device):
     stays reachable from the buffers, memory grows every step, and a later backward through
     them fails with "Trying to backward through the graph a second time".
 
-    Update them under torch.no_grad(), or from .detach()ed statistics.
+    Update them with gradient tracking switched off (the no_grad context), or from statistics
+    detached from the graph.
     """
     mine, _ = paired(kata, "InstanceNorm2d", 3, **FULL)
     mine = mine.to(device, torch.float64)
@@ -491,8 +497,8 @@ def test_unbatched_input(kata, device):
     torch accepts one sample without its batch dim, and InstanceNorm1d's 2D input is such a
     sample (C, L), not BatchNorm1d's (N, C): its channel dim is 0.
 
-    Add the batch dim (x.unsqueeze(0)), normalize as usual, remove it (squeeze(0)); the
-    running statistics are updated as for a batch of one.
+    Add a batch dim of size 1 in front, normalize as usual, then remove it again; the running
+    statistics are updated as for a batch of one.
     """
     for cls, x_shape in UNBATCHED:
         for kwargs in ({}, FULL):
@@ -572,8 +578,9 @@ def test_to_dtype(kata, device):
     .to() moves only registered tensors, parameters and buffers, not plain tensor attributes:
     those stay behind, in their old dtype and on their old device.
 
-    self.register_buffer("running_mean", torch.zeros(C)), not self.running_mean = torch.zeros(C);
-    keep eps and momentum Python floats.
+    Create the running statistics as registered buffers, not as plain tensor attributes, so
+    that .to() converts them along with the parameters; eps and momentum stay Python floats,
+    which .to() leaves alone.
     """
     mine, _ = paired(kata, "InstanceNorm2d", 3, stats=True, **FULL)
     mine = mine.to(device, torch.float64)
@@ -588,7 +595,8 @@ def test_follows_device(kata, device):
     Eval mode reads running_mean and running_var: as buffers they move with .to(device), as
     plain tensor attributes they stay on the CPU. Tensors made in forward must be on x's device.
 
-    register_buffer() for the statistics; torch.ones(..., device=x.device) for new tensors.
+    Register the statistics as buffers, so that .to(device) moves them; any tensor forward
+    creates is made on x's device, or derived from x.
     """
     for cls, x_shape in SHAPES:
         for kwargs in ({}, FULL, {"track_running_stats": True}):
@@ -654,7 +662,7 @@ def test_several_steps_then_eval(kata, device):
     """after three training steps the running statistics and the eval output match torch's
 
     A real training loop: several training-mode batches from a drifting distribution, then
-    model.eval() on new data. Each step folds its batch into the running averages, and eval
+    eval mode on new data. Each step folds its batch into the running averages, and eval
     normalizes with them.
 
     Per step: running = (1 − m) · running + m · the batch's average of the per-sample
@@ -682,8 +690,8 @@ def test_several_steps_then_eval(kata, device):
 def test_computes_in_float64(kata, device):
     """a float64 input is computed in float64, as torch does, in training and eval mode
 
-    torch computes the statistics in float32 only for float16 and bfloat16 inputs; x.float()
-    also rounds a float64 input to float32.
+    torch computes the statistics in float32 only for float16 and bfloat16 inputs; upcasting
+    every input to float32 also rounds a float64 input to float32.
 
     compute dtype = float32 for float16/bfloat16 inputs, x.dtype otherwise: upcast only those.
     """
@@ -733,7 +741,7 @@ def test_num_batches_tracked_stays_zero(kata, device):
     The buffer exists so that the state_dict matches torch's (it comes from their shared
     _NormBase), but F.instance_norm never increments it, whatever the momentum.
 
-    Register it as torch.tensor(0, dtype=torch.long) and leave it alone.
+    Register it as a 0-dim long (int64) tensor holding 0, and never add to it.
     """
     for cls, x_shape in SHAPES:
         for momentum in (0.1, None):
@@ -757,8 +765,8 @@ def test_wrong_rank_raises(kata, device):
     InstanceNorm1d takes (C, L) or (N, C, L), InstanceNorm2d (C, H, W) or (N, C, H, W);
     without a check a 4D input to InstanceNorm1d would be normalized over two dims.
 
-    if x.dim() not in (3, 4): raise ValueError(f"expected 3D or 4D input (got {x.dim()}D
-    input)"), and (2, 3) for InstanceNorm1d.
+    Check the number of dimensions first, InstanceNorm2d accepting 3 or 4 and InstanceNorm1d
+    2 or 3, and fail with a ValueError that names the expected ranks and the one given.
     """
     cases = [("InstanceNorm1d", (2, 3, 4, 5)), ("InstanceNorm1d", (3,)),
              ("InstanceNorm2d", (2, 3, 4, 5, 2)), ("InstanceNorm2d", (3, 4))]  # fmt: skip
@@ -783,8 +791,9 @@ def test_single_spatial_element_raises(kata, device):
     The variance of a single value is 0, so normalizing with it would give all zeros. Eval
     with running statistics does not need the input's statistics, and works.
 
-    if L (or H·W) == 1 in training or without running statistics: raise ValueError("Expected
-    more than 1 spatial element when training, got input size ...").
+    When the input's statistics are needed (training, or no running statistics) and each
+    channel holds one position (L = 1, or H·W = 1), fail with a ValueError that says more than
+    1 spatial element is expected and gives the input's size.
     """
     cases = [
         ("InstanceNorm1d", (2, 3, 1), {}, True),
@@ -819,8 +828,9 @@ def test_num_features_mismatch(kata, device):
     With affine=True weight and bias cannot fit, so torch raises; with affine=False (and no
     running statistics) num_features is never used, so torch only warns and normalizes.
 
-    if x.size(channel dim) != num_features: raise ValueError if self.affine, else
-    warnings.warn("input's size at dim=1 does not match num_features. ...").
+    When the channel dim's size differs from num_features, fail with a ValueError if the
+    layer is affine; otherwise warn (a UserWarning that the input's size at the channel dim
+    does not match num_features) and normalize as usual.
     """
     for cls, x_shape in (*SHAPES, *UNBATCHED):
         x = torch.randn(x_shape, device=device)
@@ -850,14 +860,18 @@ def test_half_precision(kata, device, dtype):
     """half-precision inputs work, in a half layer and in a float32 one (as under autocast)
 
     Under mixed precision a float32 InstanceNorm receives float16 activations and must hand
-    the same dtype on; the float32 weight would otherwise promote the result to float32.
+    the same dtype on. float16 keeps 11 significant bits and bfloat16 8: on x = 384 + randn a
+    channel mean rounded to float16 is off by up to an eighth of the spread, and every x̂ with
+    it, so the statistics are computed in float32, as torch's float32 layer does.
 
-    Compute in float32 and return y.to(x.dtype).
+    Compute the statistics and x̂ on a float32 copy of x, then cast the result back to x's dtype
+    before it leaves forward.
     """
+    name = str(dtype).removeprefix("torch.")
     # A few roundings in the input dtype: float16 has 11 significant bits, bfloat16 only 8.
     tol = 2e-2 if dtype == torch.float16 else 5e-2
     x = torch.randn(2, 8, 5, 5, device=device).to(dtype)
-    for layer in ("float32", str(dtype).removeprefix("torch.")):
+    for layer in ("float32", name):
         mine, ref = paired(kata, "InstanceNorm2d", 8, stats=True, **FULL)
         mine, ref = mine.to(device), ref.to(device)
         if layer != "float32":
@@ -871,6 +885,22 @@ def test_half_precision(kata, device, dtype):
                 f"on x {shape_of(x)}"
             )
             expect_close(mine(x.clone()), expected, given=given, rtol=tol, atol=tol)
+    # Far from zero, in a float32 layer with the initial weight and bias (exact, so that only
+    # the statistics show): the float64 formula rounded once, which float32 statistics rounded
+    # once meet within an ulp, as nn.InstanceNorm1d/2d does (under 0.35 of the bound, 40 seeds).
+    # 2 ulps is the bound; statistics in half precision miss it by 38 times or more in float16,
+    # by 4.8 or more in bfloat16 (the least over 40 seeds).
+    offset = HALF_OFFSET[dtype]
+    for cls, x_shape in (("InstanceNorm1d", (2, 8, 64)), ("InstanceNorm2d", (2, 8, 8, 8))):
+        mine, ref = getattr(kata, cls)(8, affine=True), getattr(nn, cls)(8, affine=True)
+        load_torch_state(mine, ref, given=f"{cls}(8, affine=True)")
+        mine = mine.to(device)
+        x = (offset + torch.randn(x_shape, device=device)).to(dtype)
+        given = f"{cls}(8, affine=True) in float32 on x = {offset:g} + randn {shape_of(x)}"
+        tol = 2 * torch.finfo(dtype).eps
+        expect_close(
+            mine(x.clone()), normalized(x.double()).to(dtype), given=given, rtol=tol, atol=tol
+        )
 
 
 def perf_case(kata, device):
