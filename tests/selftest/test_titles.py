@@ -98,6 +98,18 @@ PROOFS: dict[tuple[str, str, str], list[str]] = {
         "fp32_groupnorm_fairseq",
         "stats_in_float32",
     ],
+    ("instancenorm", "test_from_scratch", "the built-in instance norm"): ["calls_builtin"],
+    ("instancenorm", "test_no_parameters_by_default", "parameters"): ["affine_on_by_default"],
+    ("instancenorm", "test_no_running_stats_by_default", "buffers"): ["tracks_by_default"],
+    ("instancenorm", "test_num_batches_tracked_stays_zero", "counts batches"): [
+        "counts_batches",
+        "cumulative_momentum_none",
+    ],
+    ("instancenorm", "test_running_stats_no_autograd_history", "autograd history"): [
+        "running_stats_in_graph"
+    ],
+    ("instancenorm", "test_vectorized", "Python loop over channels"): ["channel_loop"],
+    ("instancenorm", "test_vectorized", "samples"): ["sample_loop"],
     ("layernorm", "test_from_scratch", "the built-in layer norm"): [
         "calls_builtin",
         "group_norm_trick",
