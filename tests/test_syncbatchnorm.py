@@ -332,13 +332,14 @@ def test_without_process_group_like_batchnorm(kata, device):
 
 
 def test_without_torch_distributed(kata, device, monkeypatch):
-    """a torch built without torch.distributed: BatchNorm, without touching dist
+    """a torch build that lacks distributed support works as BatchNorm
 
-    Some builds of torch have no distributed support (dist.is_available() is False); there
-    torch.distributed has no is_initialized() nor get_world_size(), and torch's SyncBatchNorm
-    works as BatchNorm.
+    Some builds of torch have no distributed support: there torch.distributed says it is not
+    available and has no is_initialized nor get_world_size, and torch's SyncBatchNorm works as
+    BatchNorm.
 
-    Ask dist.is_available() first: `dist.is_available() and dist.is_initialized() and ...`.
+    Ask whether torch.distributed is available before asking whether it is initialised: only
+    then may the group's size be read.
     """
     import torch.distributed as dist
 
