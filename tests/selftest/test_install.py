@@ -136,7 +136,7 @@ def test_init_makes_a_workspace_of_stubs_that_grades_and_keeps_your_files(
 
 
 @pytest.mark.parametrize(
-    "command", [["new-kata", "instancenorm"], ["notebooks", "--write"], ["stubs", "--record"]]
+    "command", [["new-kata", "spectralnorm"], ["notebooks", "--write"], ["stubs", "--record"]]
 )
 def test_authors_commands_refuse_to_write_into_the_installed_copy(
     norm_katas: Installed, command: list[str]
@@ -152,7 +152,7 @@ def test_authors_commands_refuse_to_write_into_the_installed_copy(
     assert "for authors, in a clone" in done.stderr and "Nothing was written" in done.stderr
     after = {p: p.read_bytes() for p in shipped.rglob("*") if p.is_file()}
     assert after == before, "it wrote into the installed copy"
-    assert "instancenorm" not in norm_katas("list").stdout
+    assert "spectralnorm" not in norm_katas("list").stdout
 
 
 SHIPPED = "from norm_katas.grader import registry; print(registry.ROOT)"
