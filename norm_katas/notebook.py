@@ -475,7 +475,9 @@ def _after(running: Mock) -> str:
         after += ", where `--hints` gives a hint."
     else:
         after += "."
-    return after + " This mock is in your history: `%kata_progress`."
+    if running.in_history():
+        return after + " This mock is in your history: `%kata_progress`."
+    return after + " This mock left nothing in your history: no attempt of yours was recorded."
 
 
 def scorecard_text(running: Mock, ended: str) -> str:

@@ -25,9 +25,11 @@ class LayerNormFunction(torch.autograd.Function):
     def backward(ctx, grad_out):  # type: ignore[no-untyped-def, override]
         x_hat, rstd, weight = ctx.saved_tensors
         dy = grad_out.to(x_hat.dtype)
-        rows = tuple(range(dy.dim() - 1))  # every dim but the normalized one
-        grad_weight = (dy * x_hat).sum(rows)
-        grad_bias = dy.sum(rows)
+        # Sums over every row: reshaped to (rows, D), as x may be (D,) and .sum(()) would
+        # sum over every dim. reshape, not view: grad_out may be non-contiguous.
+        d = dy.shape[-1]
+        grad_weight = (dy * x_hat).reshape(-1, d).sum(0)
+        grad_bias = dy.reshape(-1, d).sum(0)
         g = dy * weight  # dL/dx̂
         # dL/dx = rstd · (g − mean(g) − x̂ · mean(g · x̂)): the mean and the variance both
         # depend on every element of the row, which the two mean terms account for.

@@ -15,6 +15,20 @@ Half precision is compared with the formula in float64 on the same half inputs, 
 to their dtype: what float32 arithmetic gives, within an ulp. Not with torch's CPU autograd,
 which computes half inputs with statistics rounded to the input's dtype (its CUDA kernels keep
 them in float32), which the half-precision check's inputs expose.
+
+Each core property in every mode where it applies: forward and backward called directly, and
+through autograd (the wrapper's Function.apply). eps=0.05 or 0.1 on small inputs where eps must
+show; "both" runs (N, C) and (N, C, H, W):
+
+    property                   forward (direct)       backward (direct)         via autograd
+    biased stats, eps in sqrt  forward_matches (both) backward_eps_inside_sqrt  wrapper_passes_eps
+    grad_x: mean, variance     -                      grad_x_through_the_*,     gradcheck (both)
+                                                      grad_x_over_n_h_w
+    grad_w, grad_b (N, H, W)   -                      grad_weight, grad_bias,   gradcheck (both)
+                                                      gradients_match (both)
+    by hand, from scratch      from_scratch           backward_by_hand          is_an_autograd_fn
+    saved tensors              saves_only_what_...    -                         saves_only_...
+    float64 / half / layout    parity: computes_in_float64, half_precision, noncontiguous_grad_out
 """
 
 import pytest
@@ -50,6 +64,18 @@ def test_is_an_autograd_function(kata, device):
     and returns what it gives.
     """
     BATCH_NORM.is_an_autograd_function(kata, device, (4, 3, 2, 2))
+
+
+def test_wrapper_passes_eps(kata, device):
+    """batch_norm_train passes eps on to BatchNormFunction, and its eps defaults to 1e-5
+
+    batch_norm_train(x, weight, bias) must normalize with eps=1e-5, as the built-in does, and
+    batch_norm_train(x, weight, bias, eps) with the eps it is given.
+
+    The wrapper's own eps argument, defaulting to 1e-5, goes on to the Function's apply as its
+    last input, untouched: no constant of the wrapper's own in its place.
+    """
+    BATCH_NORM.wrapper_passes_eps(kata, device, (8, 3))
 
 
 def test_backward_returns_a_grad_per_input(kata, device):
@@ -130,7 +156,7 @@ def test_forward_matches_torch(kata, device):
 
     y = (x - mean) * rsqrt(mean((x - mean)²) + eps) * weight + bias, dims = (0, 2, 3, ...).
     """
-    BATCH_NORM.forward_matches_torch(kata, device, ((8, 3), (4, 3, 5, 2)), (4, 3, 2, 2))
+    BATCH_NORM.forward_matches_torch(kata, device, ((8, 3), (4, 3, 5, 2)), ((8, 3), (4, 3, 2, 2)))
 
 
 def test_grad_bias(kata, device):

@@ -5,6 +5,18 @@ zeros (dropped) or x / (1 - p) (kept; x when scale_by_keep is False), the kept f
 samples is 1 - p within 6σ, and eval mode is the identity. Inputs have no zeros (|x| in
 [0.5, 1.5)), so a zero in the output always means a drop. Interview core first, then torch
 parity (@pytest.mark.parity): the dtype policy, float64 computed in float64 and half precision.
+
+Each core property in every mode and call form where it applies (DropPath's forward must call
+drop_path, so the module covers the function's arithmetic where only one form is checked):
+
+    property                       DropPath(p) module                 drop_path(x, p, training)
+    identity: eval, p = 0          eval_is_identity                   eval_is_identity (defaults)
+    whole samples, x / (1 - p)     whole_sample_dropped, survivors_.. survivors_scaled, forward_..
+    scale_by_keep=False            no_scaling_without_scale_by_keep   no_scaling_without_scale_..
+    kept fraction 1 - p            keep_fraction                      (the module's draw)
+    p = 1 gives zeros, no NaN      drop_prob_one_gives_zeros          (the module's arithmetic)
+    gradient mask / (1 - p)        gradient                           (the module's arithmetic)
+    input left unmodified          input_unmodified (train, eval)     input_unmodified (both)
 """
 
 import pytest
@@ -165,6 +177,7 @@ def test_eval_is_identity(kata, device):
 
     At inference every residual branch is used; the training-time 1 / (1 - p) already made
     the expected output equal to x. With drop_prob = 0 nothing is dropped and 1 / (1 - 0) = 1.
+    drop_path's defaults are timm's: drop_prob=0.0 and training=False.
 
     When not training, or when drop_prob is 0, hand back x unchanged.
     """
@@ -188,6 +201,29 @@ def test_eval_is_identity(kata, device):
             rtol=0,
             atol=0,
         )
+        expect_close(
+            kata.drop_path(x, p),
+            x,
+            given=f"drop_path(x, {p}) (training defaults to False) on x {shape_of(x)}",
+            rtol=0,
+            atol=0,
+        )
+    # drop_prob defaults to 0: training with it drops nothing and scales by 1 / (1 - 0) = 1.
+    x = nonzero_values(8, 16, device=device)
+    expect_close(
+        kata.drop_path(x, training=True),
+        x,
+        given=f"drop_path(x, training=True) (drop_prob defaults to 0.0) on x {shape_of(x)}",
+        rtol=0,
+        atol=0,
+    )
+    expect_close(
+        kata.DropPath().to(device)(x),
+        x,
+        given=f"DropPath() (drop_prob defaults to 0.0) in training on x {shape_of(x)}",
+        rtol=0,
+        atol=0,
+    )
 
 
 def test_whole_sample_dropped(kata, device):

@@ -8,6 +8,16 @@ torch's releases word the divisibility message differently (2.4: "num_channels m
 divisible by num_groups"; 2.13 adds the two numbers), so either text is accepted. A half layer
 on half input is compared with the formula in float64; what a float32 layer returns for half
 input is not checked.
+
+Each core property in every mode where it applies (GroupNorm keeps no running statistics, so
+training and eval are one path; eps=0.05 or 0.1 where eps must show):
+
+    property                      affine=True                      affine=False
+    groups, per sample, eps       forward_matches_torch (ranks     eps_inside_sqrt, no_affine,
+                                  2-4, eps 1e-5 and 0.1)           one_and_c_groups, ...
+    training and eval the same    same_in_eval_mode                (the same code path)
+    gradients                     gradients_match                  (no operation of its own)
+    parameters and state_dict     parameters, state_dict_round_... no_affine
 """
 
 import pytest
@@ -320,6 +330,22 @@ def test_numerically_stable(kata, device):
     mine = kata.GroupNorm(2, 8, affine=False).to(device)
     given = f"GroupNorm(2, 8, affine=False) on x = 1000 + randn {shape_of(x)}"
     expect_close(mine(x), F.group_norm(x, 2), given=given, rtol=0, atol=2e-3)
+
+
+def test_same_in_eval_mode(kata, device):
+    """eval mode normalizes each sample with its own statistics, exactly as training does
+
+    GroupNorm keeps no running statistics: a model switched to eval() must give the same
+    output as in training, for any input, unlike BatchNorm.
+
+    Compute μ and σ² from x on every call, in training and in eval alike; register no buffers.
+    """
+    mine, ref = paired(kata, "GroupNorm", 3, 6)
+    mine, ref = mine.to(device, torch.float64), ref.to(device, torch.float64)
+    mine(torch.randn(4, 6, 5, dtype=torch.float64, device=device))  # a training call first
+    x = torch.randn(4, 6, 5, dtype=torch.float64, device=device) * 3 + 2
+    given = f"GroupNorm(3, 6) in eval mode, after a training call, on another x {shape_of(x)}"
+    expect_close(mine.eval()(x), ref.eval()(x).detach(), given=given)
 
 
 def test_follows_device(kata, device):

@@ -14,6 +14,20 @@ Half precision is compared with the formula in float64 on the same half inputs, 
 to their dtype: what float32 arithmetic gives, within an ulp. Not with torch's CPU autograd,
 whose kernel rounds the saved mean and rstd to the input's dtype (its CUDA kernel keeps them
 in float32), which the half-precision check's inputs expose.
+
+Each core property in every mode where it applies: forward and backward called directly, and
+through autograd (the wrapper's Function.apply). eps=0.05 or 0.1 on small inputs where eps must
+show; x of shape (D,), with no batch dims, is an input too:
+
+    property                   forward (direct)       backward (direct)         via autograd
+    biased stats, eps in sqrt  forward_matches_torch  backward_eps_inside_sqrt  wrapper_passes_eps
+    grad_x: mean, variance     -                      grad_x_through_the_*      gradcheck
+    grad_w, grad_b over rows   -                      grad_weight, grad_bias,   gradcheck
+                                                      gradients_match
+    x (D,), one row            unbatched_input        unbatched_input           -
+    by hand, from scratch      from_scratch           backward_by_hand          is_an_autograd_fn
+    saved tensors              saves_only_what_...    -                         saves_only_...
+    float64 / half / layout    parity: computes_in_float64, half_precision, noncontiguous_grad_out
 """
 
 import pytest
@@ -48,6 +62,18 @@ def test_is_an_autograd_function(kata, device):
     back its result, never calling forward itself.
     """
     LAYER_NORM.is_an_autograd_function(kata, device, (2, 3, 8))
+
+
+def test_wrapper_passes_eps(kata, device):
+    """layer_norm passes eps on to LayerNormFunction, and its eps defaults to 1e-5
+
+    layer_norm(x, weight, bias) must normalize with eps=1e-5, as the built-in does, and
+    layer_norm(x, weight, bias, eps) with the eps it is given.
+
+    The wrapper's own eps argument, defaulting to 1e-5, goes on to the Function's apply as its
+    last input, untouched: no constant of the wrapper's own in its place.
+    """
+    LAYER_NORM.wrapper_passes_eps(kata, device, (4, 8))
 
 
 def test_backward_returns_a_grad_per_input(kata, device):
@@ -128,7 +154,7 @@ def test_forward_matches_torch(kata, device):
     y = (x − μ) / √(σ² + ε) · γ + β, with μ the mean of the row and σ² the mean of (x − μ)²,
     both over the last dim.
     """
-    LAYER_NORM.forward_matches_torch(kata, device, ((4, 8), (2, 3, 16)), (4, 8))
+    LAYER_NORM.forward_matches_torch(kata, device, ((4, 8), (2, 3, 16)), ((4, 8),))
 
 
 def test_grad_bias(kata, device):
@@ -198,6 +224,18 @@ def test_follows_device(kata, device):
     sizes and counts as Python numbers, not tensors made on the CPU.
     """
     LAYER_NORM.follows_device(kata, device, (3, 8))
+
+
+def test_unbatched_input(kata, device):
+    """an input of shape (D,), a single row, works forward and backward
+
+    x is (*, D), and * may be no dims at all, as F.layer_norm allows: grad_weight and grad_bias
+    are then the row's own dy · x̂ and dy. Beware a sum over an empty tuple of dims: torch then
+    sums over every dim, not none, and returns a scalar.
+
+    Sum over the rows of a (-1, D) reshape, or over range(dim - 1) only when it is not empty.
+    """
+    LAYER_NORM.unbatched(kata, device, (8,))
 
 
 @pytest.mark.broad

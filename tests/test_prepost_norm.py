@@ -8,6 +8,22 @@ zeros at padded positions and would not be a like-for-like comparison. Which dty
 compute in is dtype policy: the core compares float64 outputs at float32's tolerance, so norms
 that compute in float32 whatever they are given (fairseq's Fp32LayerNorm) solve it, and
 test_computes_in_float64 (torch parity) asks for float64 arithmetic.
+
+Each core property in every wiring and mode where it applies (the wrappers have no mode: their
+sublayers are deterministic):
+
+    property                    Post-LN (norm_first=False)        Pre-LN (norm_first=True)
+    wrapper formula, gradients  postnorm_residual, gradients_..   prenorm_residual, gradients_..
+    wrapper's sublayer input    sublayer_input, residual_path_..  sublayer_input, residual_path_..
+    block matches torch, eval   post_norm_block_matches_torch     pre_norm_block_matches_torch
+    block matches torch, train  post_norm_block_matches_torch     pre_norm_block_matches_torch
+      (dropout=0.0)
+    block gradients, train      gradients_match (dropout 0)       gradients_match (dropout 0)
+    dropout off in eval         dropout_off_in_eval               dropout_off_in_eval
+    dropout on in training      dropout_active_in_train           dropout_active_in_train
+    attention per sequence      attention_over_sequence           attention_over_sequence
+    dropouts where torch's are  dropout_placement (parity)        dropout_placement (parity)
+    masks passed through        masks_match_torch (parity)        masks_match_torch (parity)
 """
 
 import inspect
@@ -610,24 +626,32 @@ def _block_matches_torch(kata, device, norm_first):
         (torch.float64, (D, NHEAD, FF), (2, 6, D)),
         (torch.float32, (D, NHEAD, FF), (0, 5, D)),  # an empty batch, where torch supports it
     ]
-    for dtype, (d, nhead, ff), x_shape in cases:
-        mine, ref = block_pair(kata, norm_first, 0.0, d, nhead, ff)
-        mine, ref = mine.to(device, dtype).eval(), ref.to(device, dtype).eval()
-        x = torch.randn(x_shape, device=device, dtype=dtype)
-        try:
-            expected = ref(x).detach()
-        except Exception:
-            continue  # this torch version cannot run the case itself: nothing to compare with
-        given = f"{block_name(norm_first, 0.0, d, nhead, ff)} in eval mode on x {shape_of(x)}"
-        expect_close(mine(x), expected, given=given)
+    # Eval mode, then training: with dropout=0.0 training is deterministic too, and a dropout
+    # rate that is not the block's own (F.dropout(x, 0.1, self.training)) shows only there.
+    for training in (False, True):
+        mode = "in training" if training else "in eval mode"
+        for dtype, (d, nhead, ff), x_shape in cases:
+            mine, ref = block_pair(kata, norm_first, 0.0, d, nhead, ff)
+            mine, ref = (
+                mine.to(device, dtype).train(training),
+                ref.to(device, dtype).train(training),
+            )
+            x = torch.randn(x_shape, device=device, dtype=dtype)
+            try:
+                expected = ref(x).detach()
+            except Exception:
+                continue  # this torch version cannot run the case itself: nothing to compare with
+            given = f"{block_name(norm_first, 0.0, d, nhead, ff)} {mode} on x {shape_of(x)}"
+            expect_close(mine(x), expected, given=given)
 
 
 @pytest.mark.broad
 def test_post_norm_block_matches_torch(kata, device):
-    """norm_first=False (Post-LN) matches nn.TransformerEncoderLayer, on several shapes and float64
+    """norm_first=False (Post-LN) matches nn.TransformerEncoderLayer, in eval mode and in training
 
     Post-LN: two residual units, attention then feed-forward, each normalized after its
-    addition; the feed-forward is Linear, ReLU, Linear.
+    addition; the feed-forward is Linear, ReLU, Linear. Built with dropout=0.0, the block drops
+    nothing in training either.
 
     x ← LN₁(x + SA(x)); x ← LN₂(x + FF(x)), with SA(h) = drop₁(attention(h, h, h)) and FF(h) =
     drop₂(W₂ · drop(relu(W₁ · h))).
@@ -637,10 +661,10 @@ def test_post_norm_block_matches_torch(kata, device):
 
 @pytest.mark.broad
 def test_pre_norm_block_matches_torch(kata, device):
-    """norm_first=True (Pre-LN) matches nn.TransformerEncoderLayer, on several shapes and float64
+    """norm_first=True (Pre-LN) matches nn.TransformerEncoderLayer, in eval mode and in training
 
     Pre-LN normalizes only each branch's input: the un-normalized x is the residual, and the
-    block's output is not normalized.
+    block's output is not normalized. Built with dropout=0.0, it drops nothing in training.
 
     x = x + SA(norm1(x)); x = x + FF(norm2(x)), with the same SA and FF as Post-LN.
     """

@@ -336,17 +336,23 @@ def describe(doc: str | None, fallback: str) -> tuple[str, list[str]]:
 
 # A hint is prose and maths, never a line of code (the README promises the solution code is not
 # given away): no code markup, no attribute of self, no call of a dotted name (x.mean(...),
-# nn.Parameter(...)), no keyword argument, no statement. Naming an API in words ("an
+# nn.Parameter(...)), no keyword argument in a call, no statement. Naming an API in words ("an
 # nn.Parameter", "register_buffer") and maths such as √(mean(x²) + ε) are fine.
 CODE_IN_HINT = re.compile(
     r"`"  # code markup
     r"|\bself\."  # the module's own state, written as code
     r"|[A-Za-z_]\w*(?:\.\w+)+\("  # a call of a dotted name: x.float(), torch.ones(n)
     r"|\)\.\w+\("  # a chained call
-    r"|\b[a-z_]\w*=[\w\"'(\[-]"  # a keyword argument: keepdim=True
-    r"|\b(?:if|for|with|def|class|lambda)\b[^.:]*:(?!\S)"  # a statement's header
-    r"|\b(?:raise|return|import) [A-Za-z_]"  # a statement
+    r"|\([^()]*\b[a-z_]\w*=[^=][^()]*\)"  # a keyword argument in a call: (x, keepdim=True)
+    r"|\b(?:if|elif|while)\s[^:]*(?:==|!=|\bis\b)[^:]*:(?!\S)"  # a condition's header
+    r"|\bfor\s+\w+\s+in\s+\w+\([^:]*:(?!\S)"  # a loop's header: for i in range(n):
+    r"|\b(?:def|class)\s+\w+[(:]|\blambda\s*\w*:"  # a definition
+    r"|\b(?:raise|return)\s+[A-Za-z_][\w.]*\("  # a statement with a call
+    r"|^(?:import|from)\s+\w+"  # an import
 )
+# A setting written as name=value outside a call (dropout=0.0, affine=False) is how the stubs
+# and titles name a configuration, and maths (μ, σ², √(mean(x²) + ε)) is how hints say a
+# formula: neither is a line of code to copy.
 # A hint paragraph that starts "[phrase] " applies when the failure's message contains the
 # phrase: a check that can fail for several reasons gives the hints of the one that failed.
 CONDITION = re.compile(r"^\[([^\]]+)\]\s*")

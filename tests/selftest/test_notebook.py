@@ -476,3 +476,19 @@ def test_kata_mock_puts_its_cell_in_a_new_cell_or_prints_it_in_colab(
         assert (shell.text, cell in printed) == ((None, True) if colab else (cell, False))
         notebook.mock_magic(shell, "--stop")
         assert 'data-ended="you stopped"' in capsys.readouterr().out
+
+
+def test_a_notebook_mock_says_it_is_in_the_history_only_when_it_is() -> None:
+    """A %kata_mock stopped before any attempt was recorded must not claim a place in history."""
+    from types import SimpleNamespace
+
+    from norm_katas.notebook import _after
+
+    def running(recorded: bool) -> SimpleNamespace:
+        kata = SimpleNamespace(name="dropout")
+        return SimpleNamespace(
+            kata=kata, solved_at=None, parity_at=None, last=None, in_history=lambda: recorded
+        )
+
+    assert "left nothing in your history" in _after(running(False))  # type: ignore[arg-type]
+    assert "This mock is in your history" in _after(running(True))  # type: ignore[arg-type]

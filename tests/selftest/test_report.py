@@ -344,9 +344,17 @@ def test_hints_hold_no_code() -> None:
     from norm_katas.grader.report import CODE_IN_HINT, CONDITION, describe
 
     assert CODE_IN_HINT.search("self.weight = nn.Parameter(torch.ones(normalized_shape))")
-    for code in ("x.mean(dims, keepdim=True)", "``x.float()``", "return y.to(x.dtype)"):
+    for code in (
+        "x.mean(dims, keepdim=True)", "``x.float()``", "return y.to(x.dtype)",
+        "mean(x, keepdim=True)", "y = torch.ones(n)", "for i in range(n): add x[i]",
+        "if bias is None: skip it", "def forward(x):", "import torch",
+    ):  # fmt: skip
         assert CODE_IN_HINT.search(code), code
-    for prose in ("rms = √(mean(x²) + ε), over len(normalized_shape) dims", "an nn.Parameter"):
+    for prose in (
+        "rms = √(mean(x²) + ε), over len(normalized_shape) dims", "an nn.Parameter",
+        "Built with dropout=0.0, the block drops nothing", "With n = 0 there is nothing to "
+        "merge: return before dividing by n", "For each channel: its own mean",
+    ):  # fmt: skip
         assert not CODE_IN_HINT.search(prose), prose
     ours = [report.CRASH_HINT, report.TODO_HINT, report.TIMEOUT_HINT]
     ours += [fallback for _, _, fallback in report.CRASH_SUBJECTS]

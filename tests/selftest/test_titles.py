@@ -192,6 +192,16 @@ PROOFS: dict[tuple[str, str, str], list[str]] = {
     ("rmsnorm", "test_no_mean_centring", "its standard deviation"): ["divides_by_std"],
     ("syncbatchnorm", "test_vectorized", "Python loop over channels"): ["channel_loop"],
     ("syncbatchnorm", "test_vectorized", "samples"): ["sample_loop"],
+    ("welford", "test_batch_of_one", "NaN"): ["batch_m2_from_unbiased_var"],
+    ("welford", "test_constant_memory", "kept"): ["keeps_the_rows"],
+    ("welford", "test_empty_batch", "NaN from its 0 / 0 mean"): ["empty_batch_nan"],
+    ("welford", "test_follows_device", "on the CPU"): ["state_on_the_cpu"],
+    ("welford", "test_large_mean_float32", "E[x²] − E[x]² shortcut"): ["naive_sum_of_squares"],
+    ("welford", "test_merge_leaves_other_unmodified", "tensor with it"): ["merge_shares_tensors"],
+    ("welford", "test_merge_weights_by_counts", "the two sides equally"): [
+        "merge_weights_by_batches"
+    ],
+    ("welford", "test_vectorized", "Python loop over them"): ["loops_over_features"],
 }
 
 

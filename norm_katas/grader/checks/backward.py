@@ -124,6 +124,32 @@ class FunctionKata:
             getattr(kata, self.function), self.function, run, caller=self.wrapper
         )
 
+    def wrapper_passes_eps(self, kata: Any, device: torch.device, shape: tuple) -> None:
+        """The wrapper gives what the learner's own Function gives with eps=1e-5 when called
+        without eps, and with eps=0.1 when given it: on small inputs (spread 0.01, variance
+        about 1e-4), where 1e-5 against 1e-6 or 0 moves the output by some percent. Compared
+        with the learner's Function, not the built-in, so that only the wrapper decides."""
+        function, wrapper = getattr(kata, self.function), getattr(kata, self.wrapper)
+        x, w, b = self.inputs(*shape, device=device, spread=0.01)
+        for eps, passed in ((1e-5, ""), (0.1, ", eps=0.1")):
+            args = (x, w, b) if not passed else (x, w, b, eps)
+            given = (
+                f"{self.wrapper}(x {shape_of(x)}, weight, bias{passed}) on small inputs, "
+                f"compared with {self.function}.apply(x, weight, bias, {eps:g})"
+            )
+            want = expect_tensor(function.apply(x, w, b, eps), f"{self.function}.apply")
+            expect_close(expect_tensor(wrapper(*args), self.wrapper), want, given=given)
+
+    def unbatched(self, kata: Any, device: torch.device, shape: tuple) -> None:
+        """Forward and every gradient on an input with no batch dims, as autograd gives them."""
+        x, w, b = self.inputs(*shape, device=device)
+        grad_out = torch.randn_like(x)
+        given = self.describe(x)
+        y, grads = self.run(kata, x, w, b, 1e-5, grad_out, given=given)
+        want_y, want = self.reference(x, w, b, 1e-5, grad_out)
+        expect_close(y, want_y, given=given)
+        expect_grads_close(named(grads), want, given=given)
+
     def backward_returns_a_grad_per_input(
         self, kata: Any, device: torch.device, shape: tuple
     ) -> None:
@@ -187,9 +213,10 @@ class FunctionKata:
         expect_saves_only_what_backward_needs(applied, ctx, x, allowance=allowance, given=given)
 
     def forward_matches_torch(
-        self, kata: Any, device: torch.device, shapes: tuple[tuple, ...], small_inputs: tuple
+        self, kata: Any, device: torch.device, shapes: tuple[tuple, ...], small: tuple[tuple, ...]
     ) -> None:
-        """On each of `shapes` in float32 and float64, then eps=0.05 on small inputs."""
+        """On each of `shapes` in float32 and float64, then eps=0.05 on small inputs of each
+        of the `small` shapes."""
         function = getattr(kata, self.function)
         for dtype in (torch.float32, torch.float64):
             for shape in shapes:
@@ -197,10 +224,11 @@ class FunctionKata:
                 y, _ = call_forward(function, x, w, b, 1e-5)
                 want = self.builtin(x, w, b, 1e-5)
                 expect_close(expect_tensor(y, "forward"), want, given=self.describe(x))
-        x, w, b = self.inputs(*small_inputs, device=device, spread=0.1)
-        y, _ = call_forward(function, x, w, b, 0.05)
-        want = self.builtin(x, w, b, 0.05)
-        expect_close(expect_tensor(y, "forward"), want, given=self.describe(x, 0.05))
+        for shape in small:
+            x, w, b = self.inputs(*shape, device=device, spread=0.1)
+            y, _ = call_forward(function, x, w, b, 0.05)
+            want = self.builtin(x, w, b, 0.05)
+            expect_close(expect_tensor(y, "forward"), want, given=self.describe(x, 0.05))
 
     def gradient_of(self, kata: Any, device: torch.device, name: str, shape: tuple) -> None:
         """The gradient of one input ("input", "weight" or "bias") alone."""
@@ -228,11 +256,12 @@ class FunctionKata:
         given = f"{self.describe(x)} with grad_out · weight equal to x̂"
         self._grad_x(kata, x, w, b, 1e-5, grad_out, given=given)
 
-    def backward_eps_inside_sqrt(self, kata: Any, device: torch.device, shape: tuple) -> None:
-        x, w, b = self.inputs(*shape, device=device, spread=0.1)
-        grad_out = torch.randn_like(x)
-        given = f"{self.describe(x, 0.05)} on small inputs"
-        self._grad_x(kata, x, w, b, 0.05, grad_out, given=given)
+    def backward_eps_inside_sqrt(self, kata: Any, device: torch.device, *shapes: tuple) -> None:
+        for shape in shapes:
+            x, w, b = self.inputs(*shape, device=device, spread=0.1)
+            grad_out = torch.randn_like(x)
+            given = f"{self.describe(x, 0.05)} on small inputs"
+            self._grad_x(kata, x, w, b, 0.05, grad_out, given=given)
 
     def follows_device(self, kata: Any, device: torch.device, shape: tuple) -> None:
         x, w, b = self.inputs(*shape, dtype=torch.float32)

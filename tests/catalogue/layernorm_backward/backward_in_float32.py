@@ -14,10 +14,10 @@ class LayerNormFunction(Reference):
     def backward(ctx, grad_out):
         x_hat, rstd, weight = (t.float() for t in ctx.saved_tensors)
         dy = grad_out.float()
-        rows = tuple(range(dy.dim() - 1))
+        d = dy.shape[-1]
         g = dy * weight
         grad_x = rstd * (g - g.mean(-1, keepdim=True) - x_hat * (g * x_hat).mean(-1, keepdim=True))
-        grads = grad_x, (dy * x_hat).sum(rows), dy.sum(rows)
+        grads = grad_x, (dy * x_hat).reshape(-1, d).sum(0), dy.reshape(-1, d).sum(0)
         return *(t.to(grad_out.dtype) for t in grads), None
 
 

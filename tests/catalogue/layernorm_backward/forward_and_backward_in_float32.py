@@ -31,10 +31,10 @@ class LayerNormFunction(Reference):
     def backward(ctx, grad_out):
         x_hat, rstd, weight = ctx.saved_tensors
         dy = grad_out.float()
-        rows = tuple(range(dy.dim() - 1))
+        d = dy.shape[-1]
         g = dy * weight.float()
         grad_x = rstd * (g - g.mean(-1, keepdim=True) - x_hat * (g * x_hat).mean(-1, keepdim=True))
-        grad_weight, grad_bias = (dy * x_hat).sum(rows), dy.sum(rows)
+        grad_weight, grad_bias = (dy * x_hat).reshape(-1, d).sum(0), dy.reshape(-1, d).sum(0)
         return (
             grad_x.to(grad_out.dtype),
             grad_weight.to(weight.dtype),

@@ -13,10 +13,14 @@ class LayerNormFunction(Reference):
     @staticmethod
     def backward(ctx, grad_out):
         x_hat, rstd, weight = (t.to(grad_out.dtype) for t in ctx.saved_tensors)
-        rows = tuple(range(grad_out.dim() - 1))
+        d = grad_out.shape[-1]
         g = grad_out * weight
         grad_x = rstd * (g - g.mean(-1, keepdim=True) - x_hat * (g * x_hat).mean(-1, keepdim=True))
-        return grad_x, (grad_out * x_hat).sum(rows), grad_out.sum(rows), None
+        grad_weight, grad_bias = (
+            (grad_out * x_hat).reshape(-1, d).sum(0),
+            grad_out.reshape(-1, d).sum(0),
+        )
+        return grad_x, grad_weight, grad_bias, None
 
 
 def layer_norm(x, weight, bias, eps=1e-5):

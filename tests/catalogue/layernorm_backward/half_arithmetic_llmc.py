@@ -27,8 +27,8 @@ class LayerNormFunction(torch.autograd.Function):
         dnorm_mean = dnorm.mean(-1, keepdim=True)
         dnorm_norm_mean = (dnorm * norm).mean(-1, keepdim=True)
         dinp = (dnorm - dnorm_mean - norm * dnorm_norm_mean) * rstd
-        rows = tuple(range(dout.dim() - 1))
-        return dinp, (norm * dout).sum(rows), dout.sum(rows), None
+        d = dout.shape[-1]
+        return dinp, (norm * dout).reshape(-1, d).sum(0), dout.reshape(-1, d).sum(0), None
 
 
 def layer_norm(inp, weight, bias, eps=1e-5):

@@ -13,10 +13,10 @@ class LayerNormFunction(Reference):
         x_hat, rstd, weight = ctx.saved_tensors
         half = grad_out.dtype in (torch.float16, torch.bfloat16)
         dy, w = (grad_out.float(), weight.float()) if half else (grad_out, weight)
-        rows = tuple(range(dy.dim() - 1))
+        d = dy.shape[-1]
         g = dy * w
         grad_x = rstd * (g - g.mean(-1, keepdim=True) - x_hat * (g * x_hat).mean(-1, keepdim=True))
-        return grad_x, (dy * x_hat).sum(rows), dy.sum(rows), None
+        return grad_x, (dy * x_hat).reshape(-1, d).sum(0), dy.reshape(-1, d).sum(0), None
 
 
 def layer_norm(x, weight, bias, eps=1e-5):

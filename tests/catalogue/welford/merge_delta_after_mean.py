@@ -1,0 +1,32 @@
+"""merge moves the mean first, then takes δ = mean_b − mean: δ against the new mean."""
+
+import torch
+
+EXPECT = "test_merge_spread_of_means"
+
+
+class Welford:
+    def __init__(self, num_features, *, device=None, dtype=None):
+        self.count = 0
+        self.mean = torch.zeros(num_features, device=device, dtype=dtype)
+        self.m2 = torch.zeros(num_features, device=device, dtype=dtype)
+
+    def update(self, x):
+        x = x.to(self.mean.dtype)
+        for row in x:
+            self.count += 1
+            delta = row - self.mean
+            self.mean = self.mean + delta / self.count
+            self.m2 = self.m2 + delta * (row - self.mean)
+
+    def merge(self, other):
+        if other.count == 0:
+            return
+        n_a, n = self.count, self.count + other.count
+        self.mean = self.mean + (other.mean - self.mean) * (other.count / n)
+        delta = other.mean - self.mean
+        self.m2 = self.m2 + other.m2 + delta.square() * (n_a * other.count / n)
+        self.count = n
+
+    def var(self, correction=1):
+        return self.m2 / max(0, self.count - correction)

@@ -1,0 +1,464 @@
+"""Hidden checks for the Welford kata, each compared with torch.var_mean over every row seen.
+
+The expected statistics are torch.var_mean of the concatenated rows, computed in float64 and
+rounded once to the state's dtype. Interview core first, then torch parity
+(@pytest.mark.parity): half-precision batches and any correction, as torch.var takes it.
+
+Each core property, by how the rows arrive:
+
+    property                  update (a stream)                  merge (two accumulators)
+    count, mean, var          one_batch, stream_of_batches       merge_weights_by_counts,
+                                                                 merge_spread_of_means
+    batch of one / empty      batch_of_one, empty_batch          merge_with_empty
+    NaN with one sample       one_sample_unbiased                one_sample_unbiased
+    large mean in float32     large_mean_float32                 large_mean_float32
+    float64, device           computes_in_float64, follows_device (both ways in each)
+
+The accuracy bound at a mean of 1e4 (float32 data of unit spread): the variance within 1e-2
+relative of float64's, the mean within float32's usual 1e-5. Measured over 100 seeds and
+several batch layouts, correct files (a per-sample Welford loop, two-pass batches merged by
+Chan's formula, torch.var_mean per batch with Chan, tree-ordered merges) stay under 1.7e-3; the
+naive E[x²] − E[x]² is off by 30 to 50 times the variance itself, and the batched product
+form Σ (x − old mean)(x − new mean) by about 1. At a mean of 1e6 no float32 state is exact
+(correct files are off by 2 to 13%), so the check stays at 1e4.
+"""
+
+import operator
+import warnings
+
+import pytest
+import torch
+
+from norm_katas.grader.checks import (
+    PerfCase,
+    dtype_name,
+    expect_close,
+    expect_function_follows_device,
+    expect_tensor,
+    expect_vectorized,
+    fail,
+    tensors_in,
+)
+
+# The batches of the stream checks: sizes that differ, a batch of one and an empty batch.
+SIZES = (7, 1, 0, 13, 4, 32, 2, 9, 1, 64, 3)
+
+
+def welford(kata, features, device, dtype=None):
+    """The learner's Welford(features) on `device` (in `dtype`, else torch's default)."""
+    kwargs = {"device": device} if dtype is None else {"device": device, "dtype": dtype}
+    return kata.Welford(features, **kwargs)
+
+
+def feed(w, batches):
+    """Update w with each batch in turn; returns w."""
+    for x in batches:
+        w.update(x)
+    return w
+
+
+def count_of(w, given):
+    """w.count as an int: a Python int or an integer tensor, never a float."""
+    count = getattr(w, "count", "missing")
+    try:
+        return operator.index(count)
+    except TypeError:
+        fail(
+            f"{given}: count is {count!r}, expected an int. A count kept in floating point "
+            "stops counting exactly (float32 at 2**24 rows): keep a Python int, the sum of "
+            "the batches' x.shape[0]."
+        )
+
+
+def expect_stats(w, rows, *, given, rtol=None, atol=None, var_rtol=None):
+    """w's count, mean, var() and var(correction=0) must be those of `rows` (all rows seen):
+    torch.var_mean in float64, rounded once to the state's dtype."""
+    dtype = w.mean.dtype if isinstance(getattr(w, "mean", None), torch.Tensor) else None
+    have = count_of(w, given)
+    if have != rows.shape[0]:
+        fail(f"{given}: count is {have}, expected {rows.shape[0]} (the rows seen).")
+    rows64 = rows.double()
+    for correction, call in ((1, "var()"), (0, "var(correction=0)")):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # torch warns where count <= correction
+            var, mean = torch.var_mean(rows64, 0, correction=correction)
+            got = w.var() if correction == 1 else w.var(correction=0)
+        expect_close(
+            got, var.to(dtype or rows.dtype), given=given, what=call,
+            rtol=var_rtol or rtol, atol=atol,
+        )  # fmt: skip
+    expect_close(
+        w.mean, mean.to(dtype or rows.dtype), given=given, what="mean", rtol=rtol, atol=atol
+    )
+
+
+def data(rows, features, device, dtype=torch.float32, centre=1.0, spread=2.0):
+    """rows x features values of randn * spread + centre, in `dtype`."""
+    x = torch.randn(rows, features, dtype=torch.float64) * spread + centre
+    return x.to(device, dtype)
+
+
+def test_starts_empty(kata, device):
+    """a new Welford(F) has count 0 and a zero mean of shape (F,), in the dtype asked for
+
+    The accumulator has seen no rows yet: its count is the int 0, its mean F zeros, allocated
+    with the factory arguments (device, dtype) as torch's modules take them, the default dtype
+    when none is given.
+
+    count = 0; mean = zeros of shape (F,) with the given device and dtype; M2 likewise.
+    """
+    for dtype in (None, torch.float64):
+        w = welford(kata, 5, device, dtype)
+        given = f"Welford(5, dtype={dtype_name(dtype) if dtype else 'default'})"
+        if count_of(w, given) != 0:
+            fail(f"{given}: count is {count_of(w, given)}, expected 0 before any update.")
+        want = torch.zeros(5, device=device, dtype=dtype or torch.get_default_dtype())
+        expect_close(getattr(w, "mean", None), want, given=given, what="mean")
+
+
+def test_correction(kata, device):
+    """var() is unbiased by default (correction=1), var(correction=0) biased, as torch.var
+
+    torch.var divides the sum of squared deviations by N − correction, with correction=1 (the
+    sample variance) unless told otherwise: the two differ by the factor N / (N − 1).
+
+    var(correction) = M2 / (N − correction); the default correction is 1.
+    """
+    x = data(4, 3, device)
+    w = feed(welford(kata, 3, device), [x])
+    given = "Welford(3) after update(x (4, 3))"
+    # Each compared with the learner's own M2, so that only the divisor is checked here.
+    unbiased = expect_tensor(w.var(correction=1), "var(correction=1)")
+    expect_close(w.var(), unbiased, given=given, what="var() (the default correction, 1)")
+    got = expect_tensor(w.var(correction=0), "var(correction=0)")
+    expect_close(got, unbiased * 3 / 4, given=given, what="var(correction=0) = var() · 3 / 4")
+
+
+def test_one_batch(kata, device):
+    """after one update, count, mean and var() are those of the batch, as torch.var_mean
+
+    One batch of B rows: the count is B and the mean and variance are per feature, over
+    dim 0.
+
+    mean = Σ x / B and M2 = Σ (x − mean)² over the rows; var(correction) = M2 / (B − correction).
+    """
+    x = data(6, 5, device)
+    expect_stats(feed(welford(kata, 5, device), [x]), x, given="Welford(5) after update(x (6, 5))")
+
+
+def test_stream_of_batches(kata, device):
+    """updates with batches of different sizes give the statistics of all their rows together
+
+    The running mean is over rows, not over batches: a batch of 9 rows counts 9 times as
+    much as a batch of 1, and the variance includes the spread between the batches' means.
+
+    With n = n_a + n_b and δ = mean_b − mean_a: mean = mean_a + δ · n_b / n and
+    M2 = M2_a + M2_b + δ² · n_a · n_b / n.
+    """
+    batches = [data(n, 4, device, centre=c) for n, c in ((3, -2.0), (9, 1.0), (2, 4.0), (5, 0.0))]
+    given = "Welford(4) after updates of (3, 4), (9, 4), (2, 4), (5, 4) batches"
+    expect_stats(feed(welford(kata, 4, device), batches), torch.cat(batches), given=given)
+
+
+def test_batch_of_one(kata, device):
+    """a batch of one row updates the statistics: its own variance is 0, not NaN
+
+    A single row has a mean (itself) and a sum of squared deviations (0); only its unbiased
+    variance, 0 / 0, is undefined. Merge its count, mean and M2.
+
+    For B = 1: mean_b = x, M2_b = 0; then the usual merge with n_b = 1.
+    """
+    batches = [data(n, 4, device) for n in (3, 1, 1, 4)]
+    given = "Welford(4) after updates of (3, 4), (1, 4), (1, 4), (4, 4) batches"
+    expect_stats(feed(welford(kata, 4, device), batches), torch.cat(batches), given=given)
+    first = data(1, 4, device)
+    given = "Welford(4) after update(x (1, 4)) then update(x (5, 4))"
+    more = data(5, 4, device)
+    expect_stats(
+        feed(welford(kata, 4, device), [first, more]), torch.cat([first, more]), given=given
+    )
+
+
+def test_empty_batch(kata, device):
+    """an empty batch (0 rows) changes nothing: no NaN from its 0 / 0 mean
+
+    A batch with no rows has no mean: adding it must leave count, mean and M2 as they were,
+    first in the stream or later.
+
+    With n_b = 0 there is nothing to merge: return before dividing by n_b.
+    """
+    empty = torch.empty(0, 4, device=device)
+    x, y = data(5, 4, device), data(3, 4, device)
+    given = "Welford(4) after updates of (0, 4), (5, 4), (0, 4), (3, 4) batches"
+    expect_stats(
+        feed(welford(kata, 4, device), [empty, x, empty, y]), torch.cat([x, y]), given=given
+    )
+
+
+def test_merge_spread_of_means(kata, device):
+    """merge adds the spread between the two means: Chan's δ² · n_a · n_b / n term
+
+    Two halves with different means: the variance of the whole is the spread within each half
+    plus the spread of the halves' means around the merged mean. Use the counts before the
+    merge, and δ before the mean moves.
+
+    M2 = M2_a + M2_b + δ² · n_a · n_b / n, with δ = mean_b − mean_a and n = n_a + n_b.
+    """
+    # Equal counts: however the means are weighted, only the spread term can be missing.
+    x, y = data(4, 4, device, centre=-2.0), data(4, 4, device, centre=3.0)
+    a, b = feed(welford(kata, 4, device), [x]), feed(welford(kata, 4, device), [y])
+    a.merge(b)
+    expect_stats(a, torch.cat([x, y]), given="a (4 rows).merge(b (4 rows)), Welford(4)")
+
+
+def test_merge_weights_by_counts(kata, device):
+    """merge weights each side's mean by its count, not the two sides equally
+
+    Merging an accumulator of 1 row into one of 7 gives the mean of the 8 rows: the
+    7-row side counts 7 times as much as the other.
+
+    mean = mean_a + (mean_b − mean_a) · n_b / (n_a + n_b).
+    """
+    x, y = data(7, 4, device, centre=-1.0), data(1, 4, device, centre=5.0)
+    a, b = feed(welford(kata, 4, device), [x]), feed(welford(kata, 4, device), [y])
+    a.merge(b)
+    expect_stats(a, torch.cat([x, y]), given="a (7 rows).merge(b (1 row)), Welford(4)")
+
+
+def test_merge_with_empty(kata, device):
+    """merging with an empty accumulator, either way round, changes nothing
+
+    An accumulator that has seen no rows adds nothing, and one that has seen none takes the
+    other's statistics; two empty ones stay empty and usable, with no 0 / 0.
+
+    With n_b = 0, return as it is; with n_a = 0 the formulas give the other's (count, mean,
+    M2); with n = 0, divide by nothing.
+    """
+    x = data(5, 4, device)
+    a = feed(welford(kata, 4, device), [x])
+    a.merge(welford(kata, 4, device))
+    expect_stats(a, x, given="a (5 rows).merge(Welford(4)), an empty one")
+    a = welford(kata, 4, device)
+    a.merge(feed(welford(kata, 4, device), [x]))
+    expect_stats(a, x, given="Welford(4), an empty one, .merge(b (5 rows))")
+    a = welford(kata, 4, device)
+    a.merge(welford(kata, 4, device))
+    a.update(x)
+    expect_stats(a, x, given="two empty Welford(4) merged, then update(x (5, 4))")
+
+
+def test_merge_leaves_other_unmodified(kata, device):
+    """merge leaves the other accumulator as it was, and shares no tensor with it
+
+    Merging b into a changes a only: b may be merged again elsewhere (a tree of merges, another
+    rank's copy). Taking b's tensors as a's own and then updating a in place would change b.
+
+    Build a's new mean and M2 as new tensors (mean_a + δ · n_b / n), or copy b's.
+    """
+    x, y, z = data(4, 3, device), data(6, 3, device, centre=4.0), data(5, 3, device)
+    for first in (None, x):
+        b = feed(welford(kata, 3, device), [y])
+        a = feed(welford(kata, 3, device), [] if first is None else [first])
+        a.merge(b)
+        a.update(z)
+        a.merge(feed(welford(kata, 3, device), [x]))
+        side = "an empty a" if first is None else "a (4 rows)"
+        expect_stats(b, y, given=f"b (6 rows) after {side}.merge(b) and more updates of a")
+
+
+def test_one_sample_unbiased(kata, device):
+    """var() of one row is NaN, as torch.var's (0 / 0); var(correction=0) is 0
+
+    With N = 1 the unbiased variance divides 0 by N − 1 = 0: torch answers NaN (with a
+    warning), neither an error nor 0.
+
+    var(correction) = M2 / max(0, N − correction) as a tensor division: 0 / 0 gives NaN.
+    """
+    x = data(1, 3, device)
+    w = feed(welford(kata, 3, device), [x])
+    expect_stats(w, x, given="Welford(3) after update(x (1, 3))")
+
+
+def test_large_mean_float32(kata, device):
+    """stays accurate in float32 when the mean is large (1e4): no E[x²] − E[x]² shortcut
+
+    Around 1e4 the squares are 1e8, where float32's steps are 8 wide: Σ x² / N − mean² loses
+    every digit of a variance of 1. Center on a mean before squaring: each batch on its own,
+    or each row on the running mean.
+
+    M2_b = Σ (x − mean_b)², merged with Chan's formula; or, row by row, δ = x − mean,
+    mean += δ / n, M2 += δ · (x − mean).
+    """
+    batches = [data(n, 16, device, centre=1e4, spread=1.0) for n in SIZES]
+    rows = torch.cat(batches)
+    given = "Welford(16) after updates of 11 batches of 1e4 + randn, float32"
+    expect_stats(feed(welford(kata, 16, device), batches), rows, given=given, var_rtol=1e-2)
+    a, b = (
+        feed(welford(kata, 16, device), batches[:5]),
+        feed(welford(kata, 16, device), batches[5:]),
+    )
+    a.merge(b)
+    given = "a.merge(b), Welford(16), on 1e4 + randn in float32, 5 batches and 6 batches"
+    expect_stats(a, rows, given=given, var_rtol=1e-2)
+
+
+def test_computes_in_float64(kata, device):
+    """a float64 Welford computes in float64: var_mean's values to 1e-10
+
+    Every tensor the state holds and every ratio of counts must stay in float64: a count or a
+    batch statistic rounded to float32 shows at the 8th digit.
+
+    Keep count an int (n_b / n is then a double), and cast batches only to the state's dtype.
+    """
+    batches = [data(n, 5, device, torch.float64, centre=0.0, spread=1.0) for n in (3, 1, 7, 2)]
+    w = feed(welford(kata, 5, device, torch.float64), batches[:2])
+    w.merge(feed(welford(kata, 5, device, torch.float64), batches[2:]))
+    given = "Welford(5, dtype=float64) after updates and a merge, float64 batches"
+    expect_stats(w, torch.cat(batches), given=given, rtol=1e-10, atol=1e-12)
+
+
+def test_vectorized(kata, device):
+    """vectorized over the features: no Python loop over them (a loop over rows is allowed)
+
+    Every feature is independent: one tensor operation handles all of them at once.
+
+    Reductions over dim 0 give (F,) tensors; δ, the mean and M2 are (F,) vectors.
+    """
+
+    def run(w, x):
+        w.update(x)
+        other = welford(kata, x.shape[1], device)
+        other.update(x)
+        w.merge(other)
+        return w.var()
+
+    small = (welford(kata, 2, device), data(4, 2, device))
+    large = (welford(kata, 64, device), data(4, 64, device))
+    expect_vectorized(run, small, large, given="Welford(2) vs Welford(64): update, merge, var")
+
+
+def test_constant_memory(kata, device):
+    """its memory stays O(features) however many rows it sees: the rows are not kept
+
+    A streaming statistic holds count, mean and M2 and nothing that grows with the data:
+    keeping the batches to call torch.var_mean on them at the end is not Welford.
+
+    State: count (an int), mean and M2 (F values each).
+    """
+    w = feed(welford(kata, 3, device), [data(20, 3, device) for _ in range(10)])
+    held = sum(t.numel() for t in tensors_in(list(vars(w).values())))
+    if held > 8 * 3:
+        fail(
+            f"Welford(3) after 200 rows holds {held} tensor elements: it keeps the rows. Keep "
+            "only count, mean and M2 (3 values each), and fold each batch into them."
+        )
+
+
+def test_follows_device(kata, device):
+    """runs on CUDA: update, merge and var create nothing on the CPU
+
+    Every tensor of the state lives on the device Welford was made for, and every tensor made
+    while updating on the batch's device.
+
+    Pass device to torch.zeros in __init__; new tensors from operations on existing ones.
+    """
+
+    def run(x, y):
+        a, b = welford(kata, 4, x.device), welford(kata, 4, x.device)
+        a.update(x)
+        b.update(y)
+        a.merge(b)
+        return a.mean, a.var(), a.var(correction=0)
+
+    expect_function_follows_device(
+        run, data(5, 4, "cpu"), data(3, 4, "cpu"), device=device, given="Welford(4)"
+    )
+
+
+@pytest.mark.broad
+def test_matches_var_mean(kata, device):
+    """any stream of updates and merges matches torch.var_mean of all the rows, float32 and float64
+
+    Whatever the batch sizes (one row, none) and however the accumulators are merged (a chain,
+    a tree, the other way round), the result is that of the concatenated rows.
+
+    Chan's merge is exact in arithmetic: (count, mean, M2) of a union from those of its parts.
+    """
+    for dtype in (torch.float32, torch.float64):
+        batches = [data(n, 6, device, dtype, centre=float(i % 3)) for i, n in enumerate(SIZES)]
+        rows = torch.cat(batches)
+        name = f"Welford(6, dtype={dtype_name(dtype)})"
+        parts = [feed(welford(kata, 6, device, dtype), [x]) for x in batches]
+        while len(parts) > 1:  # a tree: pairs first, then pairs of pairs
+            merged = []
+            for i in range(0, len(parts) - 1, 2):
+                parts[i].merge(parts[i + 1])
+                merged.append(parts[i])
+            parts = merged + parts[len(merged) * 2 :]
+        expect_stats(parts[0], rows, given=f"{name}: a tree of merges of 11 batches")
+        chain = welford(kata, 6, device, dtype)
+        for x in reversed(batches):  # merged into, in the other order
+            single = feed(welford(kata, 6, device, dtype), [x])
+            single.merge(chain)
+            chain = single
+        expect_stats(chain, rows, given=f"{name}: each batch's accumulator merging the rest")
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16], ids=dtype_name)
+def test_half_batches(kata, device, dtype):
+    """float16 and bfloat16 batches are accumulated in the state's float32
+
+    A half-precision batch mean near 384 is rounded to steps of 0.25 (float16) or 2
+    (bfloat16): cast each batch to the state's dtype before any arithmetic, as torch's
+    var_mean computes half inputs in float32.
+
+    x in the state's dtype, then the usual batch mean, M2 and merge.
+    """
+    batches = [data(n, 8, device, dtype, centre=384.0, spread=1.0) for n in (5, 1, 9)]
+    w = feed(welford(kata, 8, device), batches)
+    rows = torch.cat(batches).float()
+    expect_stats(w, rows, given=f"Welford(8) after three {dtype_name(dtype)} batches near 384")
+
+
+@pytest.mark.parity
+def test_any_correction(kata, device):
+    """var(correction=c) takes any c as torch.var: M2 / max(0, N − c), so inf or NaN past N
+
+    torch.var accepts any non-negative correction, fractional too, and clamps the divisor at
+    0: with c ≥ N the variance is inf (or NaN where M2 is 0), never negative. With no rows
+    at all, every variance is 0 / 0: NaN.
+
+    var(c) = M2 / max(0, N − c).
+    """
+    x = data(3, 4, device)
+    w = feed(welford(kata, 4, device), [x])
+    for c in (2, 0.5, 3, 5):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            want = torch.var(x.double(), 0, correction=c).float()
+            got = w.var(correction=c)
+        given = "Welford(4) after update(x (3, 4))"
+        expect_close(got, want, given=given, what=f"var(correction={c})")
+    for dtype in (torch.float32, torch.float64):
+        nan = torch.full((4,), float("nan"), device=device, dtype=dtype)
+        given = f"Welford(4, dtype={dtype_name(dtype)}) before any update"
+        for c in (1, 0):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                got = welford(kata, 4, device, dtype).var(correction=c)
+            expect_close(got, nan, given=given, what=f"var(correction={c})")
+
+
+def perf_case(kata, device):
+    """What --perf times: your update on a batch, and torch.var_mean of the same batch."""
+    rows, d = (8192, 4096) if device.type == "cuda" else (2048, 1024)
+    x = torch.randn(rows, d, device=device)
+    w = welford(kata, d, device)
+    return PerfCase(
+        given=f"Welford({d}).update(x) on x ({rows}, {d}) float32",
+        mine=lambda: (w.update(x), expect_tensor(w.var(), "var()"))[1],
+        builtin=lambda: torch.var_mean(x, 0)[0],
+        builtin_name="torch.var_mean",
+        bytes_moved=x.nbytes,
+    )
