@@ -67,7 +67,10 @@ Pitfalls interviewers probe
 The kernels do the work. On every call the grader records the torch operations run outside
 them, checks that kernels were launched, and (in the interpreter) checks the address of every
 load and store against the tensors each launch was given, and which program touched which
-element: two programs sharing an element without an atomic or a lock is a race.
+element: two programs sharing an element without an atomic or a lock is a race. Compiled on a
+GPU (``--device cuda``) neither can be watched: a read out of bounds or a race shows there only
+if the values come out wrong, and a store past the end only of a tensor forward or backward
+allocated. Grade on the CPU as well.
 
 Triton without a GPU
 --------------------
@@ -76,7 +79,8 @@ interpreter, one program after another, with numpy: it sets ``TRITON_INTERPRET=1
 That is why races cannot show in the values there, and why the grader watches accesses instead.
 Do not add ``from __future__ import annotations`` here: Triton 3.0 and 3.1's interpreter then no
 longer sees ``tl.constexpr``. The interpreter computes bfloat16 × bfloat16 (and + and
-``tl.sum``) on the raw bits: where your kernel does, its bfloat16 check is skipped with a note.
+``tl.sum``) on the raw bits: where your kernel does, its bfloat16 check is skipped with a note,
+and those values are checked only with ``--device cuda``.
 
 Grade yourself with::
 
