@@ -395,7 +395,8 @@ def test_half_precision(kata, device, dtype):
     Allocate y and dx like x and dweight and dbias like the weight; compute in float32 and
     round once, at the store.
     """
-    x, weight, bias, dy = make((4, 100), dtype, device=device, scale=2.0)
+    # Rows far from 0: a sum of the row in half precision loses the mean's digits.
+    x, weight, bias, dy = make((4, 100), dtype, device=device, scale=2.0, shift=8.0)
     given = described(x)
     call, grads = both(kata, x, weight, bias, dy, given=given)
     expect_values(call, grads, expected(x, weight, bias, dy), given=given)
@@ -419,13 +420,18 @@ def test_wide_rows(kata, device):
 def test_module_like_nn_layernorm(kata, device):
     """LayerNorm(N) works as nn.LayerNorm: parameters, state_dict, and gradients through autograd
 
-    The module holds a weight of ones and a bias of zeros, as nn.LayerNorm does, and its
-    forward goes through LayerNormFunction.apply, so that autograd calls your backward.
+    The module holds a weight of ones and a bias of zeros, its normalized_shape as a tuple (N,)
+    and its eps (1e-5 by default, as layer_norm's), as nn.LayerNorm does, and its forward goes
+    through LayerNormFunction.apply, so that autograd calls your backward.
 
     layer_norm applies LayerNormFunction to x, the weight, the bias and eps; the module's
     forward calls it with its own parameters and eps.
     """
     x, weight, bias, dy = make((2, 3, 64), device=device)
+    small = x * 1e-3  # a variance of 1e-6: eps = 1e-5 shows in every output
+    given = f"layer_norm(x, weight, bias) on x {shape_of(x)} · 1e-3, eps left to its default"
+    want = F.layer_norm(small, (64,), weight, bias, EPS)
+    expect_close(kata.layer_norm(small, weight, bias).detach(), want, given=given)
     expect_through_function(
         kata.LayerNormFunction,
         "LayerNormFunction",
@@ -435,6 +441,10 @@ def test_module_like_nn_layernorm(kata, device):
     mine = kata.LayerNorm(64).to(device)
     theirs = torch.nn.LayerNorm(64).to(device)
     given = "LayerNorm(64)"
+    for name in ("normalized_shape", "eps"):
+        if getattr(mine, name, None) != getattr(theirs, name):
+            got, want = getattr(mine, name, None), getattr(theirs, name)
+            fail(f"{given}: .{name} is {got!r}, expected {want!r}, as nn.LayerNorm(64) has.")
     if set(mine.state_dict()) != set(theirs.state_dict()):
         fail(f"{given}: state_dict keys {sorted(mine.state_dict())}, expected weight and bias.")
     theirs.load_state_dict(mine.state_dict())
