@@ -34,7 +34,7 @@ The contract (interview core)
 * Backward: a kernel computes dx and partial sums of dweight and dbias; the sum across rows
   ends in a kernel too. Either each program writes its own partial row of a (P, N) float32
   buffer and a second kernel sums the P rows (as Triton's tutorial does, after a lock), or the
-  programs add with ``tl.atomic_add``. Whatever the row count: M = 1 or 17 rows are summed in
+  programs add with ``tl.atomic_add``. Whatever the row count: M = 1 or 33 rows are summed in
   full, not rounded down to a whole number of blocks.
 * No two programs update the same element with a plain load, add and store: on a GPU one of
   the updates is lost. Take a lock, use an atomic, or give each program its own partial row.

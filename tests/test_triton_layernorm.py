@@ -5,8 +5,8 @@ tests/test_triton_rmsnorm.py and norm_katas/grader/triton_engine.py): compiled w
 cuda` on a GPU, in Triton's interpreter everywhere else, after a probe of the engine; a check
 whose call ran an operation the engine gets wrong (bfloat16 arithmetic, interpreted) is skipped
 with a note, never failed. The interpreter runs one program at a time, so the row counts are
-small, and chosen not to be multiples of any power-of-two block (17 = 16 + 1): a reduction that
-forgets its tail block shows.
+small, and chosen not to be multiples of any power-of-two block (17 = 16 + 1, 33 = 32 + 1): a
+reduction that forgets its tail block shows.
 
 Where the expected values come from: autograd through F.layer_norm in float64 on the same
 inputs, rounded to the dtype checked.
@@ -25,7 +25,7 @@ Properties × modes (interpreted on the CPU / compiled on a GPU):
     mean and rstd saved, float32, per row      checked                checked
     loads and stores inside their tensors      every access           stores past new tensors
     no torch work on activations               checked                checked
-    rows kept by the reduction (M = 1, 17)     checked                checked
+    rows kept by the reduction (M = 1, 33)     checked                checked
     no race in the reduction                   every shared element   not seen (values only)
     bfloat16 values                            skipped (engine)       checked
     bandwidth (--perf)                         not meaningful         fwd+bwd vs F.layer_norm
@@ -348,7 +348,7 @@ def test_grad_weight_and_bias(kata, device):
 
 
 def test_reduction_keeps_every_row(kata, device):
-    """dweight and dbias count every row, for row counts between multiples of a block (M = 1, 17)
+    """dweight and dbias count every row, for row counts between multiples of a block (M = 1, 33)
 
     A reduction in blocks of rows (programs of several rows, or a second pass over partial
     rows in steps of BLOCK) ends in a block that is only partly full: a loop or a grid
@@ -357,7 +357,7 @@ def test_reduction_keeps_every_row(kata, device):
     Step over the rows (or partial rows) with ceil(M / BLOCK) blocks, masking rows ≥ M in the
     last one, so that every row adds to the sums exactly once.
     """
-    for shape in ((1, 64), (17, 64)):
+    for shape in ((1, 64), (33, 64)):
         x, weight, bias, dy = make(shape, device=device, scale=2.0, shift=1.0)
         given = f"{described(x)} ({shape[0]} rows)"
         call, grads = both(kata, x, weight, bias, dy, given=given)
