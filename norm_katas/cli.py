@@ -12,6 +12,7 @@ python -m norm_katas solution <kata>                   the reference solution (n
 python -m norm_katas stubs [--record]                  authors: check or record stubs/
 python -m norm_katas new-kata <name>                   authors: a new kata, ready to run
 python -m norm_katas notebooks [--write]               authors: check or write stubs/notebooks/
+python -m norm_katas docs [--write]                    authors: check or write the docs' examples
 python -m norm_katas serve                             self-tests: a warm grading server
 
 Installed with pip, the command is also `norm-katas`: `norm-katas init` makes a workspace folder
@@ -264,6 +265,22 @@ def cmd_notebooks(argv: list[str]) -> int:
     return _problems(notebooks.problems(), fine)
 
 
+def cmd_docs(argv: list[str]) -> int:
+    """Check the examples and generated text of README.md and docs/, or (--write) write them."""
+    from norm_katas import docs
+
+    ask = parser(
+        "docs",
+        "Authors: check that every example in README.md and docs/ is what the tool prints now "
+        "(by grading the files it names), or write them.",
+    )
+    ask.add_argument("--write", action="store_true", help="write the stale blocks afresh")
+    write = ask.parse_args(argv).write
+    if refused := _authors_only("docs"):
+        return refused
+    return docs.run(write)
+
+
 def _authors_only(command: str) -> int | None:
     """An author's command writes the kata content: in a clone only, never into an installed
     copy (site-packages), which a reinstall would silently undo. Exit 2 there, or None."""
@@ -329,7 +346,8 @@ def cmd_child(argv: list[str]) -> int:
 COMMANDS = {
     "grade": cmd_grade, "watch": cmd_watch, "list": cmd_list, "init": cmd_init,
     "mock": cmd_mock, "progress": cmd_progress, "reset": cmd_reset, "solution": cmd_solution,
-    "stubs": cmd_stubs, "new-kata": cmd_new_kata, "notebooks": cmd_notebooks, "serve": cmd_serve,
+    "stubs": cmd_stubs, "new-kata": cmd_new_kata, "notebooks": cmd_notebooks, "docs": cmd_docs,
+    "serve": cmd_serve,
     "_child": cmd_child,
 }  # fmt: skip
 

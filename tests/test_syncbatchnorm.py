@@ -10,6 +10,22 @@ torch/nn/modules/_functions.py. Torch parity last: float64 computed in float64, 
 momentum=None, track_running_stats=False. Which dtype a layer computes in is dtype policy, so the
 core holds float64 values, and the statistics read off them, to float32's tolerance: a
 SyncBatchNorm that computes and communicates in float32 whatever it is given solves the core.
+
+Each core property in every mode where it applies (without_process_group: one process, where
+SyncBatchNorm is BatchNorm; eps=0.5 and a constant channel where eps must show):
+
+    property             one process (train, eval)   ranks, training             ranks, eval
+    statistics           without_process_group        global_mean, global_biased_ eval_mode
+                                                      variance, variance_includes_
+                                                      spread, uneven_batch_sizes
+    eps in the sqrt      eps_inside_sqrt              eps_inside_sqrt             eps_inside_sqrt
+    running statistics   without_process_group        running_stats_global_and_   eval_mode
+                         (+ out of the graph)         identical, momentum_none     (unchanged)
+    gradients            - (BatchNorm's kata)         input_gradients, parameter_ (none in eval)
+                                                      gradients_are_local
+    untracked            without_process_group        track_running_stats_false   track_running_
+                                                                                  stats_false
+    no torch.distributed without_torch_distributed    -                           -
 """
 
 from __future__ import annotations
@@ -275,33 +291,67 @@ def test_without_process_group_like_batchnorm(kata, device):
 
     The same model must run on one GPU, or in a notebook, where torch.distributed is not
     initialised: then the global batch is the local one. torch's SyncBatchNorm falls back to
-    BatchNorm there, for any (N, C, *) input.
+    BatchNorm there, for any (N, C, *) input, with or without running statistics.
 
     Synchronise only when torch.distributed is available and initialised and the group has more
-    than one rank; otherwise apply BatchNorm's formulas to the local batch.
+    than one rank; otherwise apply BatchNorm's formulas to the local batch, the running
+    statistics updated (if tracked) without autograd recording it.
     """
     advice = (
         "Without a process group (dist.is_initialized() is False) SyncBatchNorm must work as "
         "plain BatchNorm: check before calling any torch.distributed function."
     )
-    for x_shape in ((6, 4), (5, 4, 7), (3, 4, 5, 6), (2, 4, 3, 2, 2)):
-        state = random_state(4)
-        mine, ref = kata.SyncBatchNorm(4), GlobalBatchNorm(4)
-        mine = mine.to(device, torch.float64)
-        ref = ref.to(device, torch.float64)
-        for module in (mine, ref):
-            module.load_state_dict(state)
-        for k, training in enumerate((True, True, False), 1):
-            mine.train(training)
-            ref.train(training)
-            x = torch.randn(x_shape, dtype=torch.float64, device=device) * (k + 1) + k - 1
-            mode = "training" if training else "eval"
-            given = f"SyncBatchNorm(4) without a process group, {mode} step {k}, x {shape_of(x)}"
-            y = call(mine, x, given=given, learner=kata.path, advice=advice)
-            expect_close(y, ref(x).detach(), given=given)
-            for name in ("running_mean", "running_var"):
-                have = getattr(mine, name, None)
-                expect_close(have, getattr(ref, name), given=given, what=f"{name} afterwards")
+    for kwargs in ({}, {"track_running_stats": False}):
+        tracked = not kwargs
+        layer = describe_call("SyncBatchNorm", 4, **kwargs)
+        for x_shape in ((6, 4), (5, 4, 7), (3, 4, 5, 6), (2, 4, 3, 2, 2)):
+            state = {k: v for k, v in random_state(4).items() if tracked or k not in STATS}
+            mine, ref = kata.SyncBatchNorm(4, **kwargs), GlobalBatchNorm(4, **kwargs)
+            mine = mine.to(device, torch.float64)
+            ref = ref.to(device, torch.float64)
+            for module in (mine, ref):
+                module.load_state_dict(state)
+            for k, training in enumerate((True, True, False), 1):
+                mine.train(training)
+                ref.train(training)
+                x = torch.randn(x_shape, dtype=torch.float64, device=device) * (k + 1) + k - 1
+                x.requires_grad_(training)
+                mode = "training" if training else "eval"
+                given = f"{layer} without a process group, {mode} step {k}, x {shape_of(x)}"
+                y = call(mine, x, given=given, learner=kata.path, advice=advice)
+                expect_close(y.detach(), ref(x).detach(), given=given)
+                for name in ("running_mean", "running_var") if tracked else ():
+                    have = getattr(mine, name, None)
+                    expect_close(have, getattr(ref, name), given=given, what=f"{name} afterwards")
+                    if have.requires_grad or have.grad_fn is not None:
+                        fail(
+                            f"{given} with x.requires_grad=True: {name} is now part of "
+                            "autograd's graph; update the running statistics under "
+                            "torch.no_grad(), or from .detach()ed batch statistics."
+                        )
+
+
+def test_without_torch_distributed(kata, device, monkeypatch):
+    """a torch build that lacks distributed support works as BatchNorm
+
+    Some builds of torch have no distributed support: there torch.distributed says it is not
+    available and has no is_initialized nor get_world_size, and torch's SyncBatchNorm works as
+    BatchNorm.
+
+    Ask whether torch.distributed is available before asking whether it is initialised: only
+    then may the group's size be read.
+    """
+    import torch.distributed as dist
+
+    monkeypatch.setattr(dist, "is_available", lambda: False)
+    for name in ("is_initialized", "get_world_size", "get_rank"):
+        monkeypatch.delattr(dist, name, raising=False)
+    mine, ref = kata.SyncBatchNorm(3), GlobalBatchNorm(3)
+    mine, ref = mine.to(device, torch.float64), ref.to(device, torch.float64)
+    x = torch.randn(5, 3, 4, dtype=torch.float64, device=device)
+    given = "SyncBatchNorm(3) in training, where dist.is_available() is False"
+    y = call(mine, x, given=given, learner=kata.path, advice="Ask dist.is_available() first.")
+    expect_close(y, ref(x).detach(), given=given)
 
 
 def test_follows_device(kata, device):
@@ -780,6 +830,40 @@ def test_eval_mode(kata, device):
         for name in STATS:
             if have[name] is None or not torch.equal(have[name], state[name]):
                 fail(f"{given}: {name} changed in eval mode; it must stay as it was.")
+
+
+def test_eps_inside_sqrt(kata, device):
+    """eps is added to the variance inside the square root, on one process and on the ranks
+
+    A channel whose values are all equal has variance 0: without eps (default 1e-5) that is
+    0 / 0, NaN. With eps=0.5 and a variance near 1, where eps goes shows in the output.
+
+    y = (x - mean) / sqrt(var + eps): the global biased variance in training, running_var in
+    eval.
+    """
+    for kwargs in ({}, {"eps": 0.5}):
+        layer = describe_call("SyncBatchNorm", 3, **kwargs)
+        mine, ref = kata.SyncBatchNorm(3, **kwargs), GlobalBatchNorm(3, **kwargs)
+        mine, ref = mine.to(device, torch.float64), ref.to(device, torch.float64)
+        for training in (True, False):
+            mine.train(training)
+            ref.train(training)
+            x = torch.randn(6, 3, 4, dtype=torch.float64, device=device)
+            x[:, 0] = 2.0
+            given = f"{layer} without a process group, {'training' if training else 'eval'}"
+            given += ", channel 0 constant"
+            expect_close(call(mine, x, given=given, learner=kata.path), ref(x), given=given)
+        xs = rank_data((4, 3, 5, 2), 3, 4, means=SHIFTS)
+        for x in xs:
+            x[:, 0] = 2.0
+        scenario = Scenario(3, [xs, xs], training=[True, False], kwargs=kwargs,
+                            state=random_state(3))  # fmt: skip
+        values = scenario.run(kata, device)
+        for r in range(RANKS):
+            for k, (have, want) in enumerate(scenario.steps(values, r), 1):
+                mode = "training" if k == 1 else "eval"
+                given = f"{scenario.given}, channel 0 constant: rank {r}, {mode} step {k}"
+                expect_close(have["y"], want["y"], given=given)
 
 
 @pytest.mark.broad

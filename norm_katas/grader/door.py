@@ -1,8 +1,11 @@
 """The commands we suggest, as this learner types them: nox's sessions in a clone (the
-repository's main door), the `norm-katas` console script in a copy installed with pip, and the
-%kata magics in a notebook (a request's `door` says which door it came through)."""
+repository's main door), `python -m norm_katas` in a clone when that is what was typed, the
+`norm-katas` console script in a copy installed with pip, and the %kata magics in a notebook
+(a request's `door` says which door it came through)."""
 
 from __future__ import annotations
+
+import os
 
 from norm_katas.grader import registry
 
@@ -15,6 +18,11 @@ SESSIONS = {"progress": "progress", "mock": "mock", "reset": "reset", "solution"
 MAGICS = {"grade": "%kata", "progress": "%kata_progress", "mock": "%kata_mock"}
 
 
+def via_nox() -> bool:
+    """Whether a nox session started this command (noxfile.run_practice says where from)."""
+    return "NORM_KATAS_INVOKED_FROM" in os.environ
+
+
 def command(name: str, *args: str, where: str = TERMINAL) -> str:
     """The command line for `name` (grade, progress, mock, reset, solution) with its arguments:
     command("grade", "layernorm", "--hints") is `nox -s kata-layernorm -- --hints` in a clone
@@ -24,6 +32,8 @@ def command(name: str, *args: str, where: str = TERMINAL) -> str:
         return " ".join((MAGICS[name], *args))
     if registry.INSTALLED:
         return " ".join(("norm-katas", name, *args))
+    if not via_nox():  # a clone, the command typed as `python -m norm_katas ...`
+        return " ".join(("python -m norm_katas", name, *args))
     if name == "grade":
         session, rest = f"kata-{args[0]}", args[1:]
     else:
@@ -32,9 +42,9 @@ def command(name: str, *args: str, where: str = TERMINAL) -> str:
 
 
 def option(flags: str, where: str = TERMINAL) -> str:
-    """Grading options to add to the command just run: `-- --all` after nox, `--all` installed
-    and after a cell's `%%kata NAME`."""
-    return flags if registry.INSTALLED or where == NOTEBOOK else f"-- {flags}"
+    """Grading options to add to the command just run: `-- --all` after nox, `--all` installed,
+    after `python -m norm_katas grade` and after a cell's `%%kata NAME`."""
+    return f"-- {flags}" if where == TERMINAL and via_nox() and not registry.INSTALLED else flags
 
 
 def default_impl() -> str:
@@ -61,5 +71,5 @@ def install(package: str, kata: str, executable: str, where: str = TERMINAL) -> 
 
 def prog(name: str) -> str:
     """What a command's own options follow, for its usage line: `nox -s mock --` in a clone,
-    `norm-katas mock` installed."""
-    return command(name) if registry.INSTALLED else f"{command(name)} --"
+    `norm-katas mock` installed or `python -m norm_katas mock` typed so."""
+    return f"{command(name)} --" if via_nox() and not registry.INSTALLED else command(name)

@@ -455,6 +455,9 @@ class Grading:
             return  # not a single kata's suite (the self-tests): plain pytest output
         self.request = request = self.request_for(katas.pop())
         self.report, self.checks = checklist(request, self.target, items, self._deselected)
+        if request.first:  # run those first; the report keeps the checklist's order
+            rank = {name: i for i, name in enumerate(request.first)}
+            items.sort(key=lambda item: rank.get(item.name, len(rank)))
         self.report.grader_errors = self.grader_errors
         self.pitfalls = _pitfalls(request.kata)
         self.timer.grading = True

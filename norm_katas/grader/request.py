@@ -101,6 +101,10 @@ class Request:
     watch: bool = False  # regrade on every save (the command line's --watch)
     door: str = TERMINAL  # where the learner asked: the commands suggested are typed there
     mock: bool = False  # a mock interview's grading: no options are offered (none can be passed)
+    # Checks (by name) to run before the others, every check still runs unless -x stops at a
+    # failure: nox -s mutants runs first the checks that killed mutants like this one. The
+    # report lists the checks in the suite's order all the same.
+    first: tuple[str, ...] = ()
 
     @classmethod
     def create(
@@ -196,6 +200,7 @@ class Request:
         data["file"] = Path(data["file"])
         data["report_json"] = data["report_json"] and Path(data["report_json"])
         data["pytest_args"] = tuple(data["pytest_args"])
+        data["first"] = tuple(data.get("first", ()))
         return cls(**data)
 
 

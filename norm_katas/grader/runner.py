@@ -87,7 +87,7 @@ def grader_failed(cause: str, details: str = "") -> str:
         f"norm-katas could not grade: {cause}",
         "This is a problem with the grader or its environment, not with your code.",
         f"  environment: {environment()} ({sys.executable})",
-        "  where to look: the README's 'When the grader itself fails'; "
+        "  where to look: 'When the grader itself fails' in docs/troubleshooting.md; "
         "report it with this message if that does not help.",
     ]
     if details:
@@ -143,6 +143,15 @@ def warm_up(katas: list[registry.Kata], *, long_lived: bool = False) -> None:
             ) from None
     if long_lived:
         import torch._dynamo
+
+        # pytest imports its built-in plugins (and through them pdb, xml.etree, ...) in every
+        # pytest.main; imported here once, each child finds them in sys.modules (a few
+        # percent of a short grading: nox -s mutants and the self-tests grade thousands).
+        from _pytest.config import default_plugins
+
+        for name in default_plugins:
+            with contextlib.suppress(ImportError):
+                importlib.import_module(f"_pytest.{name}")
     if torch.cuda.is_initialized():  # a fork would leave the child with a broken CUDA context
         raise GraderError(grader_failed("CUDA was initialised before grading started."))
     # Everything imported so far lives as long as the process: keep it out of the collector's

@@ -8,7 +8,8 @@ It writes a kata that already runs and passes the self-tests, about a placeholde
 - tests/catalogue/<stem>/: what the catalogue rule asks of a kata with that one check (six
   wrong files, each failing it, and two ok_ files), placeholders like the layer;
 - tests/followups/<stem>.toml, the mock's follow-up questions;
-- the entry in katas/katas.toml, and the README's kata table, regenerated from the registry;
+- the entry in katas/katas.toml, and the README's kata table and docs/katas.md, regenerated
+  from the registry;
 - its notebook, stubs/notebooks/<stem>.ipynb, and the learner's copy notebooks/<stem>.ipynb.
 Nothing is written unless NAME is a new, valid kata name and none of those files exists yet.
 """
@@ -106,7 +107,9 @@ def update_readme() -> str:
     readme.write_text(
         TABLE.sub(lambda m: m[1] + table + m[2], text, count=1), encoding="utf-8", newline="\n"
     )
-    return "updated the kata table in README.md"
+    from norm_katas import docs  # the katas' page in docs/, from the same registry
+
+    return "\n".join(["updated the kata table in README.md", *docs.write_generated()])
 
 
 ENTRY = """
@@ -138,7 +141,7 @@ STUB = '''\
 
 What it is
 ----------
-A placeholder written by `nox -s new-kata`: a per-feature scale and shift. Replace this text
+A placeholder written by the new-kata command: a per-feature scale and shift. Replace this text
 with what the layer is, where it is used and why.
 
 The maths

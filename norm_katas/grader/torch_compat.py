@@ -34,7 +34,7 @@ def unsupported() -> str | None:
     need = ".".join(map(str, MIN_TORCH))
     return (
         f"norm-katas needs torch >= {need}; this environment has {torch.__version__}; "
-        "see 'Choosing the torch build' in the README."
+        "see 'Choosing the torch build' in docs/grading.md."
     )
 
 

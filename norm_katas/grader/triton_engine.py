@@ -30,17 +30,19 @@ How every call is overseen (`Oversight.run`):
 - Memory. The function gets copies of its tensor inputs whose storage runs on past their last
   element (each input's own fill after it), and every float tensor it allocates is placed in
   such a storage too, filled with SENTINEL: a kernel that reads past a row never crashes the
-  grader, a store past the end of the output lands in the fence and is reported, and an element
-  no program wrote still holds SENTINEL. Interpreted, every load and store (atomics too) is
-  checked by address against the tensors its launch was given, from first element to last: an
-  access outside them all fails whatever the values there would have given, and is turned off
-  so that it touches nothing. Compiled, Triton cannot be watched so: only stores past the end
-  of a tensor the function allocated are seen.
+  grader, a store past the end of the output (or of an input the kernel updates in place) lands
+  in the fence and is reported, and an element no program wrote still holds SENTINEL.
+  Interpreted, every load and store (atomics too) is checked by address against the tensors
+  its launch was given, from first element to last: an access outside them all fails whatever
+  the values there would have given, and is turned off so that it touches nothing; a masked
+  load without `other=` reads NaN in its masked lanes, which Triton leaves undefined.
+  Compiled, Triton cannot be watched so: only stores past the end of a tensor, allocated or
+  given, are seen.
 - Torch work. The ATen operations the function runs outside Triton's own code are recorded.
-  Work on the activations (the first input, what the function allocates, and anything computed
-  from them) fails, copies included (.contiguous(), .clone(), .to(), .copy_()); allocation, the
-  views the suite allows, and work on the other inputs alone do not. A call that launches no
-  kernel fails too.
+  Work on the activations (the first input, or the first `Oversight.activations` inputs, what
+  the function allocates, and anything computed from them) fails, copies included
+  (.contiguous(), .clone(), .to(), .copy_()); allocation, the views the suite allows, and work
+  on the other inputs alone do not. A call that launches no kernel fails too.
 Each such failure belongs to the check the suite names for it (Oversight.in_bounds for memory,
 Oversight.does_the_work for torch work), which the report ranks it as: whichever check runs
 into a mistake first, the headline names it.
@@ -465,6 +467,31 @@ def _watch_interpreter() -> None:
         reduce_ops.sum = _recorded("ReduceOps.sum", total)
     if not isinstance(interpreter._interpreter, _AuditedMemory):
         interpreter._interpreter = _AuditedMemory(interpreter._interpreter)
+    load = getattr(builder, "create_masked_load", None)
+    if callable(load) and not getattr(load, "norm_katas_poisoned", False):
+        builder.create_masked_load = _poisoned(load)
+
+
+def _poisoned(load):
+    """A masked load without `other` leaves its masked lanes undefined (Triton's docs): the
+    interpreter reads zeros there, which a kernel that sums them would get away with. They
+    read NaN here instead (floats only), so that relying on them shows in the output."""
+    from triton.runtime import interpreter
+
+    def poisoned(ptrs, mask, other, *rest):
+        if other is None:
+            try:
+                dtype = interpreter._get_np_dtype(ptrs.get_element_ty())
+                if np.issubdtype(dtype, np.floating):
+                    nan = np.full(np.shape(ptrs.data), np.nan, dtype=dtype)
+                    other = interpreter.TensorHandle(nan, ptrs.get_element_ty())
+            except (AttributeError, TypeError):  # another Triton's internals: zeros, as before
+                pass
+        return load(ptrs, mask, other, *rest)
+
+    poisoned.norm_katas_poisoned = True
+    poisoned.norm_katas_recorded = True
+    return poisoned
 
 
 @dataclass
@@ -799,7 +826,8 @@ class _Watch(DispatchMode):
     """Records the torch work the function does on the activations outside Triton, and fences
     what it allocates.
 
-    The activations are the first input (x), every tensor the function allocates (the output),
+    The activations are the first input (x, or the first few inputs: x and a residual), every
+    tensor the function allocates (the output),
     and whatever torch computes from them. Work on the other inputs alone (a float32 copy of a
     weight's N elements) is not counted: it is not a pass over the activations.
     """
@@ -924,6 +952,8 @@ class Call:
 
     out: object  # what it returned
     fault: str | None  # why its values cannot be judged with this engine, or None
+    # The fenced copies the function was given, as it left them: what an in-place update wrote.
+    inputs: tuple[torch.Tensor, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -946,7 +976,8 @@ class Oversight:
     work_advice: str  # after other torch work on the activations
     launch_advice: str  # after a call that launched no kernel
     unwritten_advice: str  # after output elements no program wrote
-    # The inputs that are activations (by position): torch work on them outside a kernel fails.
+    # The inputs that are activations (by position: x; x and a residual; x and dy): torch work
+    # on them outside a kernel fails.
     activations: tuple[int, ...] = (0,)
     # The check named for data races between programs (interpreted only, see _Races), and what
     # to do instead; None: not looked for.
@@ -967,11 +998,12 @@ class Oversight:
         """
         x = tensors[0]
         fence = _span(x) + FENCE  # enough for a whole wrong row offset, or a 16384-wide block
-        fenced = []
+        fenced, fences = [], []
         for t, (_, fill) in zip(tensors, self.inputs, strict=True):
-            copy, _ = _fenced(t, fill, fence)
+            copy, storage = _fenced(t, fill, fence)
             copy.copy_(t)
             fenced.append(copy)
+            fences.append((storage, copy, fill))
         watch = _Watch([fenced[i] for i in self.activations], fence, self.views)
         launches = [0, 0]
         races = _Races() if INTERPRETED and self.race_free else None
@@ -997,9 +1029,15 @@ class Oversight:
             fail_for(self.in_bounds, _stray_message(given, self.stray_advice))
         if races and races.found and self.race_free:
             fail_for(self.race_free, f"{given}: {races.found[0]}. {self.race_advice}")
-        for storage, tensor in watch.allocated:
+        allocated = f"a tensor {self.function} allocated"
+        fills = [(s, t, SENTINEL, allocated) for s, t in watch.allocated]
+        names = (name for name, _ in self.inputs)
+        fills += [(s, t, fill, name) for (s, t, fill), name in zip(fences, names, strict=True)]
+        for storage, tensor, fill, name in fills:
             span = _span(tensor)
-            moved = (storage[span:] != SENTINEL).nonzero()
+            after = storage[span:]
+            kept = after.isnan() if fill != fill else after == fill  # NaN fills compare unequal
+            moved = (~kept).nonzero()
             if len(moved):
                 first = int(moved[0])
                 where = (
@@ -1007,9 +1045,8 @@ class Oversight:
                 )
                 fail_for(
                     self.in_bounds,
-                    f"{given}: the kernel stored {len(moved)} values past the end of a tensor "
-                    f"{self.function} allocated ({span} elements), the first {where}. "
-                    + self.overrun_advice,
+                    f"{given}: the kernel stored {len(moved)} values past the end of {name} "
+                    f"({span} elements), the first {where}. " + self.overrun_advice,
                 )
         if watch.work:
             fail_for(self.does_the_work, _work_message(given, watch.work, self))
@@ -1020,16 +1057,24 @@ class Oversight:
             )
         dtypes = {t.dtype for t in tensors}
         fault = next((f for f in FAULTS if f.affects(frozenset(ops), dtypes)), None)
-        return Call(out, _fault_note(fault, x.device) if fault else None)
+        return Call(out, _fault_note(fault, x.device) if fault else None, tuple(fenced))
 
     def expect_values(
-        self, call: Call, want: torch.Tensor, *, given: str, rtol: float | None = None
+        self,
+        call: Call,
+        want: torch.Tensor,
+        *,
+        given: str,
+        rtol: float | None = None,
+        got: object = None,
+        what: str = "output",
     ) -> None:
-        """The call's output must match want; elements that no program wrote are named as such.
+        """The call's output (or `got`, what it returned that is named `what`) must match want;
+        elements that no program wrote are named as such.
 
         Skipped, with a note, where the engine computes wrongly an operation the kernel ran.
         """
-        out = expect_tensor(call.out, self.function)
+        out = expect_tensor(call.out if got is None else got, self.function)
         if out.shape == want.shape and out.dtype == want.dtype:
             if call.fault:
                 pytest.skip(call.fault)
@@ -1037,8 +1082,8 @@ class Oversight:
             if unwritten.any():
                 first = [int(i) for i in unwritten.nonzero()[0]]
                 fail(
-                    f"{given}: {int(unwritten.sum())} of {out.numel()} output elements were "
+                    f"{given}: {int(unwritten.sum())} of {out.numel()} {what} elements were "
                     f"never written by the kernel, the first at {first} (they still hold the "
                     f"value the grader filled the new tensor with). {self.unwritten_advice}"
                 )
-        expect_close(out, want, given=given, rtol=rtol)
+        expect_close(out, want, given=given, rtol=rtol, what=what)

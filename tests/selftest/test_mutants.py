@@ -1,5 +1,11 @@
 """The mutator behind `nox -s mutants` (tools/mutants.py): its operators and stable keys."""
 
+import json
+from dataclasses import replace
+from pathlib import Path
+
+from norm_katas.grader import registry, server
+from norm_katas.grader.request import Request
 from tools import mutants
 
 SOURCE = '''
@@ -36,3 +42,37 @@ def test_the_operators_that_fit_torch_code() -> None:
 def test_keys_do_not_depend_on_line_numbers() -> None:
     moved = {m.key for m in mutants.generate("\n\n\n" + SOURCE)}
     assert moved == {m.key for m in mutants.generate(SOURCE)}
+
+
+def test_first_runs_those_checks_first_and_the_report_keeps_its_order(
+    warm_grader: server.Client, tmp_path: Path
+) -> None:
+    """nox -s mutants runs first the checks that killed similar mutants (Request.first): with
+    -x the grading stops at that one, and the checklist still reads in the suite's order."""
+    wrong = tmp_path / "layernorm.py"
+    source = registry.get("layernorm").solution.read_text(encoding="utf-8")
+    wrong.write_text(source.replace("return y.to(x.dtype)", "return 2 * y.to(x.dtype)"))
+    failed, orders = {}, []
+    for first in ((), ("test_forward_matches_torch",)):
+        report = tmp_path / f"report{len(first)}.json"
+        args = ["--impl", str(wrong), f"--report-json={report}", "-x"]
+        request = replace(Request.parse(registry.get("layernorm"), args), first=first)
+        assert warm_grader.grade(request, tmp_path / "out.txt") == 1
+        checks = json.loads(report.read_text())["checks"]
+        failed[first] = [c["name"] for c in checks if c["outcome"] == "failed"]
+        orders.append([c["name"] for c in checks])
+    assert failed[("test_forward_matches_torch",)] == ["test_forward_matches_torch"]
+    assert len(failed[()]) == 1 and failed[()] != ["test_forward_matches_torch"]
+    assert orders[0] == orders[1]
+
+
+def test_early_returns_and_neighbouring_arguments() -> None:
+    """An early return can go (the last one cannot: a function without it is no mutant worth
+    grading), and each pair of neighbouring arguments is swapped, strides included."""
+    source = "def f(x, w, sx, sy):\n    if w is None:\n        return x\n"
+    source += "    return k(x, w, sx, sy)\n"
+    keys = {m.key for m in mutants.generate(source)}
+    assert "return x | drop-statement: return x -> pass" in keys
+    assert not any("drop-statement: return k" in k for k in keys)
+    swap = "return k(x, w, sx, sy) | swap-args: k(x, w, sx, sy) -> "
+    assert {f"{swap}k(w, x, sx, sy)", f"{swap}k(x, sx, w, sy)", f"{swap}k(x, w, sy, sx)"} <= keys

@@ -303,7 +303,7 @@ def test_a_kata_cell_without_a_name_says_the_name_goes_on_its_first_line(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     shown: list[str] = []
-    monkeypatch.setattr(notebook, "_show", shown.append)
+    monkeypatch.setattr(notebook, "_show", lambda markup, text: shown.append(text))
     notebook.kata_magic(_Shell(), "", "class LayerNorm: ...\n")  # %%kata, and code below it
     assert "%%kata NAME, e.g. %%kata layernorm" in shown[-1], shown
     assert "puts its stub in a new cell" not in shown[-1], shown

@@ -9,6 +9,8 @@ import io
 import re
 from pathlib import Path
 
+import pytest
+
 from norm_katas.grader import registry
 from norm_katas.grader.door import NOTEBOOK
 from norm_katas.grader.report import (
@@ -22,6 +24,24 @@ from norm_katas.grader.report import (
     Printer,
     Report,
 )
+
+
+@pytest.fixture(autouse=True)
+def _through_nox(monkeypatch: pytest.MonkeyPatch) -> None:
+    """These verdicts are read as nox prints them: options offered as `-- --all`."""
+    monkeypatch.setenv("NORM_KATAS_INVOKED_FROM", str(registry.ROOT))
+
+
+def test_options_are_offered_as_the_command_was_typed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """After nox the options follow `--`; after `python -m norm_katas grade` they do not."""
+    from norm_katas.grader import door
+
+    assert door.option("--all") == "-- --all"
+    assert door.command("grade", "layernorm", "--hints") == "nox -s kata-layernorm -- --hints"
+    monkeypatch.delenv("NORM_KATAS_INVOKED_FROM")
+    assert door.option("--all") == "--all"
+    assert door.command("progress") == "python -m norm_katas progress"
+    assert door.option("--all", door.NOTEBOOK) == "--all"
 
 
 def check(name: str, outcome: str = "passed", tier: str = CORE, kind: str = "", **kw) -> Check:

@@ -100,10 +100,11 @@ INSTALLS = re.compile(r"git\+https?://[^\s\"')]+|colab\.research\.google\.com/gi
 
 
 def test_nothing_installs_from_or_links_to_an_address_not_set() -> None:
-    """While the repository's address is unset, no notebook and no README line installs from
+    """While the repository's address is unset, no notebook, README or docs line installs from
     or opens any address; once set, only from that one."""
     address = registry.repository()
-    files = [*(notebooks.path(kata) for kata in KATAS), registry.ROOT / "README.md"]
+    docs = sorted((registry.ROOT / "docs").glob("*.md"))
+    files = [*(notebooks.path(kata) for kata in KATAS), registry.ROOT / "README.md", *docs]
     for file in files:
         for found in INSTALLS.findall(file.read_text(encoding="utf-8")):
             assert address and address.removeprefix("https://") in found, f"{file}: {found}"

@@ -98,6 +98,18 @@ PROOFS: dict[tuple[str, str, str], list[str]] = {
         "fp32_groupnorm_fairseq",
         "stats_in_float32",
     ],
+    ("instancenorm", "test_from_scratch", "the built-in instance norm"): ["calls_builtin"],
+    ("instancenorm", "test_no_parameters_by_default", "parameters"): ["affine_on_by_default"],
+    ("instancenorm", "test_no_running_stats_by_default", "buffers"): ["tracks_by_default"],
+    ("instancenorm", "test_num_batches_tracked_stays_zero", "counts batches"): [
+        "counts_batches",
+        "cumulative_momentum_none",
+    ],
+    ("instancenorm", "test_running_stats_no_autograd_history", "autograd history"): [
+        "running_stats_in_graph"
+    ],
+    ("instancenorm", "test_vectorized", "Python loop over channels"): ["channel_loop"],
+    ("instancenorm", "test_vectorized", "samples"): ["sample_loop"],
     ("layernorm", "test_from_scratch", "the built-in layer norm"): [
         "calls_builtin",
         "group_norm_trick",
@@ -159,6 +171,10 @@ PROOFS: dict[tuple[str, str, str], list[str]] = {
         "gathers_the_whole_batch"
     ],
     ("triton_rmsnorm", "test_fp32_accumulation", "overflow"): ["half_accumulation"],
+    ("fused_add_rmsnorm", "test_fp32_accumulation", "overflow"): ["half_accumulation"],
+    ("fused_add_rmsnorm", "test_residual_rounded_before_norm", "of the float32 sum"): [
+        "unrounded_sum"
+    ],
     ("batchnorm", "test_vectorized", "Python loop over channels"): ["channel_loop"],
     ("batchnorm", "test_vectorized", "samples"): ["sample_loop"],
     ("batchnorm_backward", "test_from_scratch", "its backward"): ["calls_native_backward"],
@@ -184,6 +200,17 @@ PROOFS: dict[tuple[str, str, str], list[str]] = {
     ("layernorm_backward", "test_from_scratch", "its backward"): ["calls_native_backward"],
     ("layernorm_backward", "test_vectorized", "elements"): ["element_loop"],
     ("layernorm_backward", "test_vectorized", "Python loop over rows"): ["row_loop"],
+    ("rmsnorm_backward", "test_backward_by_hand", "autograd inside it"): [
+        "reruns_forward_under_autograd"
+    ],
+    ("rmsnorm_backward", "test_saves_only_what_backward_needs", "autograd history"): [
+        "keeps_input_graph",
+        "saves_x_and_x_hat",
+    ],
+    ("rmsnorm_backward", "test_follows_device", "on the CPU"): ["ones_on_cpu"],
+    ("rmsnorm_backward", "test_from_scratch", "the built-in rms norm"): ["calls_builtin"],
+    ("rmsnorm_backward", "test_vectorized", "elements"): ["element_loop"],
+    ("rmsnorm_backward", "test_vectorized", "Python loop over rows"): ["row_loop"],
     ("prepost_norm", "test_vectorized", "Python loop over the batch"): ["batch_loop"],
     ("prepost_norm", "test_vectorized", "the sequence positions"): ["position_loop"],
     ("rmsnorm", "test_vectorized", "Python loop over rows"): ["row_loop"],

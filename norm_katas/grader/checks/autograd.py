@@ -15,17 +15,20 @@ from norm_katas.grader.checks.runtime import computes_in_float64
 from norm_katas.grader.outcomes import fail
 
 
-def expect_through_function(cls: Any, name: str, run: Callable[[], Any], *, caller: str) -> None:
-    """cls must be a torch.autograd.Function, and run() (the learner's wrapper, `caller`) must
-    return the output of cls.apply, so that the learner's backward computes the gradient."""
+def expect_through_function(
+    cls: Any, name: str, run: Callable[[], Any], *, caller: str, inputs: str = "x, weight, bias"
+) -> None:
+    """cls must be a torch.autograd.Function, and run() (the learner's wrapper, `caller`, given
+    `inputs`) must return the output of cls.apply, so that the learner's backward computes the
+    gradient."""
     if not (isinstance(cls, type) and issubclass(cls, torch.autograd.Function)):
         fail(f"{name} should be a subclass of torch.autograd.Function.")
     y = expect_tensor(run(), caller)
     node = type(y.grad_fn).__name__ if y.grad_fn is not None else "no grad_fn"
     if node != f"{cls.__name__}Backward":
         fail(
-            f"{caller}(x, weight, bias) produced an output whose grad_fn is {node}, not "
-            f"{cls.__name__}Backward: it must return {name}.apply(x, weight, bias, eps), so "
+            f"{caller}({inputs}) produced an output whose grad_fn is {node}, not "
+            f"{cls.__name__}Backward: it must return {name}.apply({inputs}, eps), so "
             "that your backward computes the gradient."
         )
 
@@ -121,7 +124,9 @@ _AUTOGRAD_CALLS = frozenset({
 _AUTOGRAD_MODULES = ("torch._functorch", "torch.func")
 
 
-def expect_backward_by_hand(run: Callable[[], Any], *, given: str) -> Any:
+def expect_backward_by_hand(
+    run: Callable[[], Any], *, given: str, grads: str = "grad_x, grad_weight and grad_bias"
+) -> Any:
     """run() (a direct call of a Function's backward) must compute the gradient itself.
 
     Detected at run time: a call to torch.autograd.grad, .backward() or requires_grad_(), or
@@ -148,8 +153,8 @@ def expect_backward_by_hand(run: Callable[[], Any], *, given: str) -> Any:
     if seen:
         fail(
             f"{given}: backward used autograd ({', '.join(dict.fromkeys(seen))}). The kata is to "
-            "derive the gradient by hand: compute grad_x, grad_weight and grad_bias from "
-            "grad_out and what forward saved, with plain tensor operations."
+            f"derive the gradient by hand: compute {grads} from grad_out and what forward "
+            "saved, with plain tensor operations."
         )
     return result
 

@@ -2,9 +2,10 @@
 backward derived by hand) compared with autograd through torch's built-in.
 
 LayerNorm-backward and BatchNorm-backward differ only in which dims the statistics run over and
-which the weight runs along; a suite declares that once, as a FunctionKata, and each of its
-check functions (name, docstring and marks stay in the suite: they are what the learner reads)
-calls the method of the same name with the shapes it checks on.
+which the weight runs along, RMSNorm-backward also in having no bias; a suite declares that
+once, as a FunctionKata, and each of its check functions (name, docstring and marks stay in the
+suite: they are what the learner reads) calls the method of the same name with the shapes it
+checks on.
 """
 
 from __future__ import annotations
@@ -42,7 +43,7 @@ from norm_katas.grader.checks.runtime import (
 from norm_katas.grader.outcomes import fail
 from norm_katas.grader.perf import PerfCase
 
-Grads = tuple[Any, Any, Any]  # what backward returned for x, weight and bias
+Grads = tuple[Any, ...]  # what backward returned for x, weight and (where there is one) bias
 Builtin = Callable[[torch.Tensor, torch.Tensor | None, torch.Tensor | None, float], torch.Tensor]
 
 
@@ -58,6 +59,7 @@ class FunctionKata:
     per_feature: bool  # statistics per feature (BatchNorm: over every other dim), else per row
     constant: str  # how a gradient constant where the statistics are is said: "along each row"
     forbidden: frozenset[str]  # the built-ins forward and backward must not call
+    bias: bool = True  # the Function takes (x, weight, bias, eps); without, (x, weight, eps)
 
     # -- the pieces every check uses ---------------------------------------------------------
 
@@ -76,25 +78,43 @@ class FunctionKata:
         b = torch.randn(d, dtype=dtype, device=device)
         return x, w, b
 
+    def tensors(self, x: Any, w: Any, b: Any) -> tuple[Any, ...]:
+        """The Function's tensor inputs, in order: (x, w, b), or (x, w) without a bias."""
+        return (x, w, b) if self.bias else (x, w)
+
+    @property
+    def tensor_names(self) -> tuple[str, ...]:
+        """How messages name the Function's tensor inputs: ("x", "weight"[, "bias"])."""
+        return ("x", "weight", "bias") if self.bias else ("x", "weight")
+
+    @property
+    def grad_names(self) -> tuple[str, ...]:
+        """The names backward's gradients are compared by, in order."""
+        return ("input", "weight", "bias") if self.bias else ("input", "weight")
+
+    def named(self, grads: Grads) -> dict[str, Any]:
+        return dict(zip(self.grad_names, grads, strict=True))
+
     def run(
         self, kata: Any, x: torch.Tensor, w: torch.Tensor, b: torch.Tensor, eps: float,
         grad_out: torch.Tensor, *, given: str,
     ) -> tuple[torch.Tensor, Grads]:  # fmt: skip
-        """The learner's forward and backward, called directly: (y, (grad_x, grad_w, grad_b))."""
+        """The learner's forward and backward, called directly: (y, (grad_x, grad_w, grad_b)),
+        without grad_b where there is no bias."""
         function = getattr(kata, self.function)
-        y, ctx = call_forward(function, x, w, b, eps)
+        y, ctx = call_forward(function, *self.tensors(x, w, b), eps)
         y = expect_tensor(y, "forward")
         grads = call_backward(function, ctx, grad_out, given=given)
-        return y, grads[:3]
+        return y, grads[: len(self.grad_names)]
 
     def reference(
         self, x: torch.Tensor, w: torch.Tensor, b: torch.Tensor, eps: float, grad_out: torch.Tensor
     ) -> tuple[torch.Tensor, dict[str, torch.Tensor | None]]:
-        """Autograd through the built-in: (y, {input, weight, bias gradients})."""
+        """Autograd through the built-in: (y, {input, weight[, bias] gradients})."""
         xi, wi, bi = (t.detach().clone().requires_grad_() for t in (x, w, b))
         y = self.builtin(xi, wi, bi, eps)
         y.backward(grad_out)
-        return y.detach(), {"input": xi.grad, "weight": wi.grad, "bias": bi.grad}
+        return y.detach(), self.named(tuple(t.grad for t in self.tensors(xi, wi, bi)))
 
     def describe(self, x: torch.Tensor, eps: float = 1e-5) -> str:
         return f"{self.function} on x {shape_of(x)} (eps={eps:g})"
@@ -118,11 +138,13 @@ class FunctionKata:
         x, w, b = self.inputs(*shape, device=device)
 
         def run() -> Any:
-            return getattr(kata, self.wrapper)(x, w.requires_grad_(), b.requires_grad_())
+            params = (t.requires_grad_() for t in self.tensors(x, w, b)[1:])
+            return getattr(kata, self.wrapper)(x, *params)
 
         expect_through_function(
-            getattr(kata, self.function), self.function, run, caller=self.wrapper
-        )
+            getattr(kata, self.function), self.function, run, caller=self.wrapper,
+            inputs=", ".join(self.tensor_names),
+        )  # fmt: skip
 
     def wrapper_passes_eps(self, kata: Any, device: torch.device, shape: tuple) -> None:
         """The wrapper gives what the learner's own Function gives with eps=1e-5 when called
@@ -131,13 +153,14 @@ class FunctionKata:
         with the learner's Function, not the built-in, so that only the wrapper decides."""
         function, wrapper = getattr(kata, self.function), getattr(kata, self.wrapper)
         x, w, b = self.inputs(*shape, device=device, spread=0.01)
+        tensors, names = self.tensors(x, w, b), ", ".join(self.tensor_names[1:])
         for eps, passed in ((1e-5, ""), (0.1, ", eps=0.1")):
-            args = (x, w, b) if not passed else (x, w, b, eps)
+            args = tensors if not passed else (*tensors, eps)
             given = (
-                f"{self.wrapper}(x {shape_of(x)}, weight, bias{passed}) on small inputs, "
-                f"compared with {self.function}.apply(x, weight, bias, {eps:g})"
+                f"{self.wrapper}(x {shape_of(x)}, {names}{passed}) on small inputs, "
+                f"compared with {self.function}.apply(x, {names}, {eps:g})"
             )
-            want = expect_tensor(function.apply(x, w, b, eps), f"{self.function}.apply")
+            want = expect_tensor(function.apply(*tensors, eps), f"{self.function}.apply")
             expect_close(expect_tensor(wrapper(*args), self.wrapper), want, given=given)
 
     def unbatched(self, kata: Any, device: torch.device, shape: tuple) -> None:
@@ -148,7 +171,7 @@ class FunctionKata:
         y, grads = self.run(kata, x, w, b, 1e-5, grad_out, given=given)
         want_y, want = self.reference(x, w, b, 1e-5, grad_out)
         expect_close(y, want_y, given=given)
-        expect_grads_close(named(grads), want, given=given)
+        expect_grads_close(self.named(grads), want, given=given)
 
     def backward_returns_a_grad_per_input(
         self, kata: Any, device: torch.device, shape: tuple
@@ -156,10 +179,11 @@ class FunctionKata:
         x, w, b = self.inputs(*shape, device=device)
         given = self.describe(x)
         function = getattr(kata, self.function)
-        _, ctx = call_forward(function, x, w, b, 1e-5)
+        inputs = (*self.tensors(x, w, b), 1e-5)
+        _, ctx = call_forward(function, *inputs)
         result = call_backward(function, ctx, torch.randn_like(x), given=given)
-        names = ("grad_x", "grad_weight", "grad_bias", "the None for eps")
-        expect_backward_shapes(result, (x, w, b, 1e-5), names=names, given=given)
+        names = (*(f"grad_{n}" for n in self.tensor_names), "the None for eps")
+        expect_backward_shapes(result, inputs, names=names, given=given)
 
     def input_unmodified(self, kata: Any, device: torch.device, shape: tuple) -> None:
         x, w, b = self.inputs(*shape, device=device)
@@ -195,18 +219,21 @@ class FunctionKata:
     def backward_by_hand(self, kata: Any, device: torch.device, shape: tuple) -> None:
         x, w, b = self.inputs(*shape, device=device)
         function = getattr(kata, self.function)
-        _, ctx = call_forward(function, x, w, b, 1e-5)
+        _, ctx = call_forward(function, *self.tensors(x, w, b), 1e-5)
         given = self.describe(x)
         expect_backward_by_hand(
-            lambda: call_backward(function, ctx, torch.randn_like(x), given=given), given=given
-        )
+            lambda: call_backward(function, ctx, torch.randn_like(x), given=given), given=given,
+            grads="grad_x, grad_weight and grad_bias" if self.bias else "grad_x and grad_weight",
+        )  # fmt: skip
 
     def saves_only_what_backward_needs(self, kata: Any, device: torch.device, shape: tuple) -> None:
         x, w, b = self.inputs(*shape, device=device)
         given = self.describe(x)
         xr, wr, br = (t.clone().requires_grad_() for t in (x, w, b))
-        applied = expect_tensor(getattr(kata, self.wrapper)(xr, wr, br), self.wrapper)
-        _, ctx = call_forward(getattr(kata, self.function), x, w, b, 1e-5)
+        applied = expect_tensor(
+            getattr(kata, self.wrapper)(*self.tensors(xr, wr, br)), self.wrapper
+        )
+        _, ctx = call_forward(getattr(kata, self.function), *self.tensors(x, w, b), 1e-5)
         # one x-sized tensor, plus a few numbers per statistic and per parameter
         statistics = x.numel() // math.prod(x.shape[d] for d in self.statistic_dims(x))
         allowance = 4 * statistics + 4 * x.shape[self.feature_dim]
@@ -221,12 +248,12 @@ class FunctionKata:
         for dtype in (torch.float32, torch.float64):
             for shape in shapes:
                 x, w, b = self.inputs(*shape, dtype=dtype, device=device)
-                y, _ = call_forward(function, x, w, b, 1e-5)
+                y, _ = call_forward(function, *self.tensors(x, w, b), 1e-5)
                 want = self.builtin(x, w, b, 1e-5)
                 expect_close(expect_tensor(y, "forward"), want, given=self.describe(x))
         for shape in small:
             x, w, b = self.inputs(*shape, device=device, spread=0.1)
-            y, _ = call_forward(function, x, w, b, 0.05)
+            y, _ = call_forward(function, *self.tensors(x, w, b), 0.05)
             want = self.builtin(x, w, b, 0.05)
             expect_close(expect_tensor(y, "forward"), want, given=self.describe(x, 0.05))
 
@@ -237,7 +264,7 @@ class FunctionKata:
         given = self.describe(x)
         _, grads = self.run(kata, x, w, b, 1e-5, grad_out, given=given)
         _, want = self.reference(x, w, b, 1e-5, grad_out)
-        expect_grads_close({name: named(grads)[name]}, {name: want[name]}, given=given)
+        expect_grads_close({name: self.named(grads)[name]}, {name: want[name]}, given=given)
 
     def grad_x_through_the_mean(self, kata: Any, device: torch.device, shape: tuple) -> None:
         """grad_out · weight constant wherever one mean is taken: grad_x is zero."""
@@ -274,13 +301,16 @@ class FunctionKata:
         )
 
     def gradcheck(self, kata: Any, device: torch.device, *shapes: tuple) -> None:
-        def fn(x: torch.Tensor, w: torch.Tensor, b: torch.Tensor) -> Any:
-            return getattr(kata, self.wrapper)(x, w, b, 1e-5)
+        def fn(*tensors: torch.Tensor) -> Any:
+            return getattr(kata, self.wrapper)(*tensors, 1e-5)
 
         for shape in shapes:
-            x, w, b = (t.requires_grad_() for t in self.inputs(*shape, device=device))
-            given = f"torch.autograd.gradcheck({self.wrapper}, ...) on float64 x {shape_of(x)}"
-            expect_gradcheck(fn, (x, w, b), given=given)
+            inputs = self.tensors(*self.inputs(*shape, device=device))
+            inputs = tuple(t.requires_grad_() for t in inputs)
+            given = (
+                f"torch.autograd.gradcheck({self.wrapper}, ...) on float64 x {shape_of(inputs[0])}"
+            )
+            expect_gradcheck(fn, inputs, given=given)
 
     def gradients_match_autograd(
         self, kata: Any, device: torch.device, shapes: tuple[tuple, ...]
@@ -335,7 +365,7 @@ class FunctionKata:
             want_y, want = self.reference(
                 x.double(), w.double(), b.double(), 1e-5, grad_out.double()
             )
-            expect_rounded_once(y, named(grads), want_y, want, dtype=dtype, given=given)
+            expect_rounded_once(y, self.named(grads), want_y, want, dtype=dtype, given=given)
 
     def perf_case(self, kata: Any, device: torch.device, shape: tuple) -> PerfCase:
         """What --perf times: the learner's wrapper and the built-in, forward and backward."""
@@ -343,9 +373,9 @@ class FunctionKata:
         x, w, b = (t.requires_grad_() for t in inputs)
         return PerfCase(
             given=f"{self.wrapper} on x {shape_of(x)}",
-            mine=lambda: getattr(kata, self.wrapper)(x, w, b),
+            mine=lambda: getattr(kata, self.wrapper)(*self.tensors(x, w, b)),
             builtin=lambda: self.builtin(x, w, b, 1e-5), builtin_name=self.builtin_name,
-            inputs=(x, w, b), bytes_moved=2 * x.nbytes,
+            inputs=self.tensors(x, w, b), bytes_moved=2 * x.nbytes,
         )  # fmt: skip
 
     # -- comparisons with autograd -----------------------------------------------------------
@@ -354,7 +384,7 @@ class FunctionKata:
         self, kata: Any, x: torch.Tensor, w: torch.Tensor, b: torch.Tensor, eps: float,
         grad_out: torch.Tensor, *, given: str,
     ) -> None:  # fmt: skip
-        _, (grad_x, _, _) = self.run(kata, x, w, b, eps, grad_out, given=given)
+        _, (grad_x, *_) = self.run(kata, x, w, b, eps, grad_out, given=given)
         _, want = self.reference(x, w, b, eps, grad_out)
         expect_grads_close({"input": grad_x}, {"input": want["input"]}, given=given)
 
@@ -364,8 +394,4 @@ class FunctionKata:
     ) -> None:  # fmt: skip
         _, grads = self.run(kata, x, w, b, 1e-5, grad_out, given=given)
         _, want = self.reference(x, w, b, 1e-5, grad_out)
-        expect_grads_close(named(grads), want, given=given)
-
-
-def named(grads: Grads) -> dict[str, Any]:
-    return dict(zip(("input", "weight", "bias"), grads, strict=True))
+        expect_grads_close(self.named(grads), want, given=given)

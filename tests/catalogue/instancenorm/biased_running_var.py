@@ -1,0 +1,28 @@
+"""Mistake: running_var folds in the biased variance, without m / (m - 1)."""
+
+import torch
+
+from solutions.instancenorm import InstanceNorm1d as Reference1d
+from solutions.instancenorm import InstanceNorm2d as Reference2d
+
+EXPECT = "test_running_var_unbiased_average"
+
+
+class Mistake:
+    def _update_running_stats(self, mean, var, m):
+        if self.momentum is None:
+            return
+        momentum = self.momentum
+        with torch.no_grad():
+            batch_mean = mean.mean(0).flatten()
+            batch_var = var.mean(0).flatten()
+            self.running_mean.mul_(1 - momentum).add_(momentum * batch_mean)
+            self.running_var.mul_(1 - momentum).add_(momentum * batch_var)
+
+
+class InstanceNorm1d(Mistake, Reference1d):
+    pass
+
+
+class InstanceNorm2d(Mistake, Reference2d):
+    pass

@@ -1,0 +1,40 @@
+"""Mistake: eval mode always reads the running statistics, None without tracking."""
+
+import math
+
+import torch
+
+from solutions.instancenorm import InstanceNorm1d as Reference1d
+from solutions.instancenorm import InstanceNorm2d as Reference2d
+
+EXPECT = "test_eval_without_running_stats"
+
+
+class Mistake:
+    def _normalize(self, x):
+        dims = tuple(range(2, x.dim()))
+        shape = (1, -1) + (1,) * (x.dim() - 2)
+        m = math.prod(x.shape[2:])
+        if self.training:
+            if m == 1:
+                raise ValueError(
+                    f"Expected more than 1 spatial element when training, got {x.size()}"
+                )
+            mean = x.mean(dims, keepdim=True)
+            var = (x - mean).square().mean(dims, keepdim=True)
+            if self.training and self.track_running_stats:
+                self._update_running_stats(mean, var, m)
+        else:
+            mean, var = self.running_mean.view(shape), self.running_var.view(shape)
+        y = (x - mean) * torch.rsqrt(var + self.eps)
+        if self.affine:
+            y = y * self.weight.view(shape) + self.bias.view(shape)
+        return y
+
+
+class InstanceNorm1d(Mistake, Reference1d):
+    pass
+
+
+class InstanceNorm2d(Mistake, Reference2d):
+    pass

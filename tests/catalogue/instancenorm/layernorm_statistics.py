@@ -1,0 +1,45 @@
+"""Mistake: LayerNorm's statistics: each sample over its channels and positions."""
+
+import math
+
+import torch
+
+from solutions.instancenorm import InstanceNorm1d as Reference1d
+from solutions.instancenorm import InstanceNorm2d as Reference2d
+
+EXPECT = "test_statistics_per_sample_and_channel"
+ALSO = "test_forward_matches_torch"
+
+
+class Mistake:
+    def _normalize(self, x):
+        dims = tuple(range(1, x.dim()))
+        shape = (1, -1) + (1,) * (x.dim() - 2)
+        m = math.prod(x.shape[1:])
+        if self.training or not self.track_running_stats:
+            if m == 1:
+                raise ValueError(
+                    f"Expected more than 1 spatial element when training, got {x.size()}"
+                )
+            mean = x.mean(dims, keepdim=True)
+            var = (x - mean).square().mean(dims, keepdim=True)
+            if self.training and self.track_running_stats:
+                self._update_running_stats(
+                    mean.expand(-1, x.size(1), *mean.shape[2:]),
+                    var.expand(-1, x.size(1), *var.shape[2:]),
+                    m,
+                )
+        else:
+            mean, var = self.running_mean.view(shape), self.running_var.view(shape)
+        y = (x - mean) * torch.rsqrt(var + self.eps)
+        if self.affine:
+            y = y * self.weight.view(shape) + self.bias.view(shape)
+        return y
+
+
+class InstanceNorm1d(Mistake, Reference1d):
+    pass
+
+
+class InstanceNorm2d(Mistake, Reference2d):
+    pass

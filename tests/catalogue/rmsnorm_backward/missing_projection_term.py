@@ -1,0 +1,25 @@
+"""Mistake: drops the −x̂ · mean(g · x̂) term, so grad_x ignores that the rms depends on x:
+dx = w · dy / rms only."""
+
+from solutions.rmsnorm_backward import RMSNorm as Module
+from solutions.rmsnorm_backward import RMSNormFunction as Reference
+
+EXPECT = "test_grad_x_through_the_rms"
+ALSO = "test_gradcheck, test_gradients_match_autograd"
+
+
+class RMSNormFunction(Reference):
+    @staticmethod
+    def backward(ctx, grad_out):
+        x_hat, rstd, weight = ctx.saved_tensors
+        rows = tuple(range(grad_out.dim() - 1))
+        return rstd * grad_out * weight, (grad_out * x_hat).sum(rows), None
+
+
+def rms_norm(x, weight=None, eps=None):
+    return RMSNormFunction.apply(x, weight, eps)
+
+
+class RMSNorm(Module):
+    def forward(self, x):
+        return rms_norm(x, self.weight, self.eps)

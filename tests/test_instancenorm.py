@@ -1,0 +1,916 @@
+"""Hidden checks for the InstanceNorm kata, each compared with torch.nn.InstanceNorm1d/2d.
+
+Interview core first, then torch parity (@pytest.mark.parity): float64 computed in float64,
+momentum=None as torch treats it (running statistics frozen), num_batches_tracked left at 0,
+torch's errors and warning, and half-precision inputs. Which dtype a layer computes in is dtype
+policy, so the core compares float64 outputs and running statistics at float32's tolerance.
+
+Each core property in every mode where it applies (default layers: no affine, no tracking):
+
+    property                        training                         eval
+    defaults (no affine, no stats)  no_parameters/no_running_stats_by_default
+    per-sample statistics           statistics_per_sample_...        eval_without_running_stats
+    biased variance, eps in sqrt    biased_variance, eps_inside_...  eval_uses_running_stats
+    unbatched (C, L) / (C, H, W)    unbatched_input                  unbatched_input
+    running-stat update             running_mean_/running_var_...    eval_leaves_running_stats_...
+    affine=True                     affine_per_channel               eval_uses_running_stats
+    gradients                       gradients_match                  gradients_match
+"""
+
+import warnings
+
+import pytest
+import torch
+from torch import nn
+
+from norm_katas.grader.checks import (
+    BUILTIN_NORM_MODULES,
+    BUILTIN_NORMS,
+    HALF_OFFSET,
+    PerfCase,
+    describe_call,
+    expect_close,
+    expect_float64_arithmetic,
+    expect_follows_device,
+    expect_from_scratch,
+    expect_like,
+    expect_raises,
+    expect_registered_state,
+    expect_same_grads,
+    expect_state_dict_round_trip,
+    expect_vectorized,
+    fail,
+    load_torch_state,
+    paired,
+    shape_of,
+)
+
+STATS = ("running_mean", "running_var", "num_batches_tracked")
+MISSING = object()
+FULL = {"affine": True, "track_running_stats": True}
+TRACK = {"track_running_stats": True}
+CLASSES = ("InstanceNorm1d", "InstanceNorm2d")
+
+# (class, batched input shape) pairs covering (N, C, L) and (N, C, H, W), three channels.
+SHAPES = [("InstanceNorm1d", (4, 3, 6)), ("InstanceNorm2d", (2, 3, 4, 5))]
+# One unbatched sample: (C, L) and (C, H, W).
+UNBATCHED = [("InstanceNorm1d", (3, 7)), ("InstanceNorm2d", (3, 4, 5))]
+
+
+def spatial(x):
+    """The dims of x's statistics: every dim after (N, C)."""
+    return tuple(range(2, x.dim()))
+
+
+def normalized(x, eps=1e-5):
+    """x normalized by each sample's channel statistics (biased variance), as a reference."""
+    mean = x.mean(spatial(x), keepdim=True)
+    var = (x - mean).square().mean(spatial(x), keepdim=True)
+    return (x - mean) / (var + eps).sqrt()
+
+
+def stat(module, name, *, given):
+    """module.<name> (a running statistic), failing clearly when it does not exist."""
+    value = getattr(module, name, MISSING)
+    if value is MISSING:
+        fail(
+            f"{given}: your layer has no attribute {name}. torch's has one; create it in __init__."
+        )
+    if value is None:
+        fail(f"{given}: {name} is None, expected a tensor (track_running_stats=True).")
+    return value
+
+
+def expect_stats_match(mine, ref, *, given, when):
+    """running_mean and running_var of mine equal ref's."""
+    for name in ("running_mean", "running_var"):
+        have = stat(mine, name, given=given)
+        expect_close(have, getattr(ref, name), given=given, what=f"{name} {when}")
+
+
+def one_step(kata, device, cls, x_shape, **kwargs):
+    """The learner's tracking layer, with random running statistics in float64, after one
+    training step on x whose samples' channel means differ around 3: (it, (running_mean,
+    running_var) before the step, x)."""
+    mine, ref = paired(kata, cls, 3, stats=True, track_running_stats=True, **kwargs)
+    mine, ref = mine.to(device, torch.float64), ref.to(device, torch.float64)
+    before = ref.running_mean.clone(), ref.running_var.clone()
+    per_sample = (x_shape[:2]) + (1,) * (len(x_shape) - 2)
+    x = torch.randn(x_shape, dtype=torch.float64, device=device)
+    x = x * (1 + torch.rand(per_sample, dtype=torch.float64, device=device))
+    x = x + 3 + 2 * torch.randn(per_sample, dtype=torch.float64, device=device)
+    mine(x.clone())
+    return mine, before, x
+
+
+def test_no_parameters_by_default(kata):
+    """affine is off by default: weight and bias are None and there are no parameters
+
+    Unlike BatchNorm, InstanceNorm1d/2d(C) learns nothing unless asked: affine=False is the
+    default, so a state_dict from torch.nn has no weight or bias to load.
+
+    The constructor's affine defaults to False; with it off, register weight and bias as
+    parameters whose value is None: both attributes exist and the module lists no parameters.
+    """
+    for cls in CLASSES:
+        mine = getattr(kata, cls)(4)
+        given = f"{cls}(4)"
+        if getattr(mine, "affine", MISSING) is not False:
+            fail(f"{given}.affine should be False by default, got {getattr(mine, 'affine', '-')}.")
+        names = sorted(n for n, _ in mine.named_parameters())
+        if names:
+            fail(f"{given} should have no parameters (affine=False by default), got {names}.")
+        if (
+            getattr(mine, "weight", MISSING) is not None
+            or getattr(mine, "bias", MISSING) is not None
+        ):
+            fail(f"{given} should have weight = None and bias = None.")
+
+
+def test_no_running_stats_by_default(kata):
+    """running statistics are off by default: no buffers; running_mean and running_var are None
+
+    InstanceNorm1d/2d(C) keeps no running estimates unless asked, track_running_stats=False
+    being the default, so it normalizes with each input's own statistics in eval mode too.
+
+    The constructor's track_running_stats defaults to False; with it off, register
+    running_mean, running_var and num_batches_tracked as buffers whose value is None.
+    """
+    for cls in CLASSES:
+        mine = getattr(kata, cls)(4)
+        given = f"{cls}(4)"
+        have = getattr(mine, "track_running_stats", MISSING)
+        if have is not False:
+            shown = "missing" if have is MISSING else repr(have)
+            fail(f"{given}.track_running_stats should be False by default, got {shown}.")
+        buffers = sorted(n for n, _ in mine.named_buffers())
+        if buffers:
+            fail(
+                f"{given} should have no buffers (no running statistics by default), got {buffers}."
+            )
+        for name in STATS:
+            value = getattr(mine, name, MISSING)
+            if value is not None:
+                shown = "missing" if value is MISSING else "a tensor"
+                fail(f"{given}: {name} should be None, got {shown}.")
+
+
+def test_parameters(kata):
+    """affine=True: weight and bias are parameters of shape (C,), initialised to ones and zeros
+
+    Learnable tensors must be nn.Parameter so that the optimizer, state_dict and .to() see
+    them; the constructor arguments stay available as attributes.
+
+    weight: an nn.Parameter of C ones, bias: one of C zeros; num_features, eps, momentum,
+    affine and track_running_stats kept as attributes of those names.
+    """
+    for cls in CLASSES:
+        mine, ref = getattr(kata, cls)(5, affine=True), getattr(nn, cls)(5, affine=True)
+        given = f"{cls}(5, affine=True)"
+        have = dict(mine.named_parameters())
+        want = dict(ref.named_parameters())
+        if set(have) != set(want):
+            fail(f"{given} has parameters {sorted(have)}, expected {sorted(want)}.")
+        for name, p in want.items():
+            expect_close(have[name], p.detach(), given=given, what=f"initial {name}")
+        kwargs = {"eps": 1e-3, "momentum": None, "affine": True, "track_running_stats": True}
+        mine = getattr(kata, cls)(7, **kwargs)
+        for name, want in {"num_features": 7, **kwargs}.items():
+            have = getattr(mine, name, MISSING)
+            if have is MISSING or have != want:
+                shown = "missing" if have is MISSING else repr(have)
+                fail(f"{describe_call(cls, 7, **kwargs)}.{name} should be {want!r}, got {shown}.")
+
+
+def test_buffers(kata):
+    """track_running_stats=True: running_mean, running_var, num_batches_tracked as torch's
+
+    Statistics are state but not learnable: buffers are saved in the state_dict and moved by
+    .to(), but never handed to the optimizer.
+
+    Register three buffers: running_mean holding C zeros, running_var holding C ones, and
+    num_batches_tracked, a 0-dim long (int64) tensor holding 0.
+    """
+    for cls in CLASSES:
+        kwargs = {"track_running_stats": True}
+        mine, ref = getattr(kata, cls)(5, **kwargs), getattr(nn, cls)(5, **kwargs)
+        given = describe_call(cls, 5, **kwargs)
+        have = dict(mine.named_buffers())
+        want = dict(ref.named_buffers())
+        if set(have) != set(want):
+            fail(
+                f"{given} has buffers {sorted(have)}, expected {sorted(want)}. "
+                "Create them with self.register_buffer(name, tensor)."
+            )
+        for name, t in want.items():
+            if have[name].dtype != t.dtype or have[name].shape != t.shape:
+                fail(
+                    f"{given}: buffer {name} is {str(have[name].dtype).removeprefix('torch.')} "
+                    f"of shape {tuple(have[name].shape)}, expected "
+                    f"{str(t.dtype).removeprefix('torch.')} of shape {tuple(t.shape)}."
+                )
+            expect_close(have[name], t, given=given, what=f"initial {name}", rtol=0, atol=0)
+
+
+def test_state_dict_round_trip(kata):
+    """state_dict loads from nn.InstanceNorm1d/2d and into it, both ways, for every setting
+
+    A checkpoint trained with torch.nn must load into your module, and yours into torch.nn's:
+    empty by default, weight and bias with affine, the three statistics with tracking.
+
+    Use torch's names, shapes and dtypes: weight, bias, running_mean, running_var (all (C,))
+    and num_batches_tracked (a 0-dim long tensor), each only when its flag is on.
+    """
+    for cls in CLASSES:
+        for kwargs in ({}, {"affine": True}, {"track_running_stats": True}, FULL):
+            mine, ref = getattr(kata, cls)(3, **kwargs), getattr(nn, cls)(3, **kwargs)
+            expect_state_dict_round_trip(mine, ref, given=describe_call(cls, 3, **kwargs))
+
+
+def test_output_like_input(kata, device):
+    """output has the input's shape, dtype and device, in training and in eval mode
+
+    Normalizing changes values, not the shape or the dtype of the tensor.
+
+    y has x.shape and x.dtype; the statistics are shaped to broadcast back over x.
+    """
+    for dtype in (torch.float32, torch.float64):
+        for cls, x_shape in SHAPES:
+            # Without affine: the affine maths has a check of its own, further on.
+            for kwargs, mode in (({}, "training"), (TRACK, "training"), (TRACK, "eval")):
+                mine, _ = paired(kata, cls, 3, stats=True, **kwargs)
+                mine = mine.to(device, dtype).train(mode == "training")
+                x = torch.randn(x_shape, device=device, dtype=dtype)
+                given = f"{describe_call(cls, 3, **kwargs)} in {mode} mode on x {shape_of(x)}"
+                expect_like(mine(x), x, given=given)
+
+
+def test_biased_variance(kata, device):
+    """normalizes with the biased variance of each sample's channel (divide by m)
+
+    The variance used to normalize is the values' own spread, their population variance:
+    the unbiased one (divide by m - 1) is only for a running estimate.
+
+    σ²_nc = (1/m) Σ (x − μ_nc)² over the m positions: divide by m, not m − 1.
+    """
+    # One sample of one channel: whichever dims a mistake reduces over, only m remains.
+    x = torch.tensor([[[1.0, -2.0, 0.5, 4.0]]], dtype=torch.float64, device=device)
+    mine = kata.InstanceNorm1d(1).to(device, torch.float64)
+    given = f"InstanceNorm1d(1) in training mode on x = {x.cpu().tolist()}"
+    expect_close(mine(x.clone()), normalized(x), given=given)
+
+
+def test_eps_inside_sqrt(kata, device):
+    """eps is added to the variance, inside the square root
+
+    eps keeps a flat channel from dividing by zero; it belongs to the variance, so a large
+    eps shrinks a low-variance channel's output.
+
+    x̂ = (x − μ) / √(σ² + ε), not (x − μ) / (√σ² + ε).
+    """
+    # One sample of one channel, so that only eps can make a difference.
+    for cls, x_shape in (("InstanceNorm1d", (1, 1, 6)), ("InstanceNorm2d", (1, 1, 3, 4))):
+        mine = getattr(kata, cls)(1, eps=0.5).to(device, torch.float64)
+        x = torch.randn(x_shape, device=device, dtype=torch.float64) * 0.5 + 1
+        given = f"{cls}(1, eps=0.5) in training mode on x = 1 + 0.5 * randn {shape_of(x)}"
+        expect_close(mine(x.clone()), normalized(x, eps=0.5), given=given)
+
+
+def test_statistics_per_sample_and_channel(kata, device):
+    """each sample's channel is normalized with its own mean and variance, over L or H and W
+
+    Instance norm shares no statistic across the batch (that is BatchNorm) nor across the
+    channels (that is LayerNorm): x[n, c] is standardized over its own positions alone.
+
+    μ_nc and σ²_nc over l (or h and w) only: m = L (or H·W) values per sample and channel.
+    """
+    for cls, x_shape in SHAPES:
+        x = torch.randn(x_shape, device=device, dtype=torch.float64)
+        drift = torch.zeros(x_shape, device=device, dtype=torch.float64)
+        drift += 5 * torch.arange(x_shape[0], device=device).view(-1, *[1] * (len(x_shape) - 1))
+        drift += 10 * torch.arange(3, device=device).view(1, 3, *[1] * (len(x_shape) - 2))
+        x = x * (1 + drift / 10) + drift
+        mine = getattr(kata, cls)(3).to(device, torch.float64)
+        given = (
+            f"{cls}(3) in training mode on x {shape_of(x)} whose means and spreads differ "
+            "from sample to sample and from channel to channel"
+        )
+        expect_close(mine(x.clone()), normalized(x), given=given)
+
+
+def test_affine_per_channel(kata, device):
+    """affine=True scales channel c by weight[c] and shifts it by bias[c], after normalizing
+
+    weight and bias have one value per channel, the same for every sample and position:
+    they broadcast along dim 1.
+
+    y[n, c, ...] = weight[c] · x̂[n, c, ...] + bias[c], with weight and bias viewed as
+    (1, C, 1) or (1, C, 1, 1).
+    """
+    for cls, x_shape in (("InstanceNorm1d", (2, 3, 3)), ("InstanceNorm2d", (2, 3, 3, 3))):
+        mine, ref = paired(kata, cls, 3, affine=True)
+        mine, ref = mine.to(device, torch.float64), ref.to(device, torch.float64)
+        x = torch.randn(x_shape, device=device, dtype=torch.float64) * 2 + 1
+        view = (1, 3) + (1,) * (len(x_shape) - 2)
+        expected = normalized(x) * ref.weight.detach().view(view) + ref.bias.detach().view(view)
+        given = f"{cls}(3, affine=True) with random weight and bias, on x {shape_of(x)}"
+        expect_close(mine(x.clone()), expected, given=given)
+
+
+def test_eval_without_running_stats(kata, device):
+    """with track_running_stats off, eval mode normalizes with the input's own statistics
+
+    With track_running_stats=False (the default) there are no running estimates to fall back
+    on, so eval mode computes each sample's statistics just as training does.
+
+    Normalize with the input's statistics whenever the module is training or has no
+    running_mean.
+    """
+    for cls, x_shape in SHAPES:
+        for kwargs in ({}, {"affine": True}):
+            mine, ref = paired(kata, cls, 3, **kwargs)
+            mine, ref = mine.to(device, torch.float64).eval(), ref.to(device, torch.float64).eval()
+            x = torch.randn(x_shape, device=device, dtype=torch.float64) * 3 + 2
+            given = f"{describe_call(cls, 3, **kwargs)} in eval mode on x {shape_of(x)}"
+            expect_close(mine(x.clone()), ref(x), given=given)
+
+
+def test_running_mean_update(kata, device):
+    """training updates running_mean with the batch's average of the sample means
+
+    Each sample's channel mean μ_nc is folded in with weight momentum, and the N samples'
+    results are averaged: the running estimate is per channel, shared by all samples.
+
+    running_mean = (1 − momentum) · running_mean + momentum · (1/N) Σ_n μ_nc.
+    """
+    for cls, x_shape in SHAPES:
+        mine, (old_mean, _), x = one_step(kata, device, cls, x_shape, momentum=0.3)
+        given = (
+            f"{cls}(3, track_running_stats=True, momentum=0.3) with running_mean = "
+            f"{[round(v, 3) for v in old_mean.tolist()]} after one training step on x "
+            f"{shape_of(x)}"
+        )
+        expected = 0.7 * old_mean + 0.3 * x.mean(spatial(x)).mean(0)
+        have = stat(mine, "running_mean", given=given)
+        expect_close(
+            have, expected, given=given, what="running_mean (0.7 * old + 0.3 * mean of μ_nc)"
+        )
+
+
+def test_running_var_unbiased_average(kata, device):
+    """running_var folds in the unbiased variances of the samples, averaged over the batch
+
+    Each sample's channel variance is made unbiased over its m positions (m / (m − 1)), then
+    the N of them are averaged; pooling all N·m values (BatchNorm's variance) would add the
+    spread between the samples' means.
+
+    running_var = (1 − momentum) · running_var + momentum · (1/N) Σ_n σ²_nc · m / (m − 1).
+    """
+    for cls, x_shape in (("InstanceNorm1d", (4, 3, 3)), ("InstanceNorm2d", (3, 3, 2, 2))):
+        mine, (_, old_var), x = one_step(kata, device, cls, x_shape)
+        given = (
+            f"{cls}(3, track_running_stats=True) with running_var = "
+            f"{[round(v, 3) for v in old_var.tolist()]} after one training step on x "
+            f"{shape_of(x)} whose samples' means differ"
+        )
+        expected = 0.9 * old_var + 0.1 * x.var(spatial(x), unbiased=True).mean(0)
+        have = stat(mine, "running_var", given=given)
+        expect_close(
+            have,
+            expected,
+            given=given,
+            what="running_var (0.9 * old + 0.1 * mean of the unbiased σ²_nc)",
+        )
+
+
+def test_eval_uses_running_stats(kata, device):
+    """with running statistics, eval mode normalizes every sample with them
+
+    In eval mode a tracking layer uses running_mean and running_var, the same (C,) values
+    for every sample, instead of the input's statistics.
+
+    y = (x − running_mean[c]) / √(running_var[c] + ε) · weight[c] + bias[c].
+    """
+    # eps = 0.1 as well, with running_var in [0.5, 3]: the default 1e-5 hides where eps goes.
+    for eps in (1e-5, 0.1):
+        for cls, x_shape in SHAPES:
+            kwargs = {"eps": eps, **FULL} if eps != 1e-5 else FULL
+            mine, ref = paired(kata, cls, 3, stats=True, **kwargs)
+            mine, ref = mine.to(device, torch.float64).eval(), ref.to(device, torch.float64).eval()
+            x = torch.randn(x_shape, dtype=torch.float64, device=device) * 2 + 1
+            view = (1, 3) + (1,) * (x.dim() - 2)
+            expected = (x - ref.running_mean.view(view)) / (ref.running_var.view(view) + eps).sqrt()
+            expected = expected * ref.weight.detach().view(view) + ref.bias.detach().view(view)
+            given = (
+                f"{describe_call(cls, 3, **kwargs)} in eval mode, with random running "
+                f"statistics, on x {shape_of(x)}"
+            )
+            expect_close(mine(x.clone()), expected, given=given)
+
+
+def test_eval_leaves_running_stats_unchanged(kata, device):
+    """eval mode leaves running_mean, running_var and num_batches_tracked unchanged
+
+    Evaluating a model must not change it: the statistics are updated in training only.
+
+    Update the running statistics only when the module is in training mode and
+    track_running_stats is True; in eval mode all three stay as they were.
+    """
+    for cls, x_shape in SHAPES:
+        mine, _ = paired(kata, cls, 3, stats=True, **FULL)
+        mine = mine.to(device).eval()
+        given = f"{describe_call(cls, 3, **FULL)} in eval mode"
+        before = {n: torch.as_tensor(stat(mine, n, given=given)).clone() for n in STATS}
+        for _ in range(2):
+            mine(torch.randn(x_shape, device=device) * 3 + 2)
+        for name, want in before.items():
+            have = torch.as_tensor(stat(mine, name, given=given))
+            expect_close(have, want, given=given, what=f"{name} after two forwards", rtol=0, atol=0)
+
+
+def test_input_unmodified(kata, device):
+    """the input tensor is left unmodified
+
+    The caller still owns x: compute into new tensors instead of overwriting it.
+
+    Write x − μ into a new tensor; an in-place subtraction (the -= operator, or a method whose
+    name ends in an underscore) writes into the caller's x.
+    """
+    for cls, x_shape in SHAPES:
+        for kwargs in ({}, FULL):
+            for mode in ("training", "eval"):
+                mine, _ = paired(kata, cls, 3, stats=True, **kwargs)
+                mine = mine.to(device).train(mode == "training")
+                x = torch.randn(x_shape, device=device)
+                before = x.clone()
+                mine(x)
+                if not torch.equal(x, before):
+                    fail(
+                        f"{describe_call(cls, 3, **kwargs)} in {mode} mode changed its input x "
+                        "in place; the caller's tensor must stay as it was."
+                    )
+
+
+def test_running_stats_no_autograd_history(kata, device):
+    """running statistics carry no autograd history, so training and later backwards work
+
+    The running averages are statistics, not part of the graph: otherwise each step's graph
+    stays reachable from the buffers, memory grows every step, and a later backward through
+    them fails with "Trying to backward through the graph a second time".
+
+    Update them with gradient tracking switched off (the no_grad context), or from statistics
+    detached from the graph.
+    """
+    mine, _ = paired(kata, "InstanceNorm2d", 3, **FULL)
+    mine = mine.to(device, torch.float64)
+    given = f"{describe_call('InstanceNorm2d', 3, **FULL)} with x.requires_grad=True"
+    for k in range(1, 3):
+        x = torch.randn(2, 3, 3, 3, dtype=torch.float64, device=device, requires_grad=True)
+        out = mine(x)
+        for name in ("running_mean", "running_var"):
+            t = stat(mine, name, given=given)
+            if t.requires_grad or t.grad_fn is not None:
+                fail(
+                    f"{given}: after training step {k}, {name} has requires_grad={t.requires_grad} "
+                    f"and grad_fn={type(t.grad_fn).__name__ if t.grad_fn else None}; it should "
+                    "carry no autograd history."
+                )
+        try:
+            out.square().sum().backward()
+        except RuntimeError as e:
+            fail(f"{given}: backward after training step {k} failed: {str(e).splitlines()[0]}")
+    mine.eval()
+    for k in range(1, 3):
+        x = torch.randn(2, 3, 3, 3, dtype=torch.float64, device=device, requires_grad=True)
+        try:
+            mine(x).square().sum().backward()
+        except RuntimeError as e:
+            fail(
+                f"{given}: after two training steps, backward number {k} from an eval-mode "
+                f"output failed: {str(e).splitlines()[0]}"
+            )
+
+
+def test_unbatched_input(kata, device):
+    """an unbatched sample, (C, L) or (C, H, W), is normalized as a batch of one
+
+    torch accepts one sample without its batch dim, and InstanceNorm1d's 2D input is such a
+    sample (C, L), not BatchNorm1d's (N, C): its channel dim is 0.
+
+    Add a batch dim of size 1 in front, normalize as usual, then remove it again; the running
+    statistics are updated as for a batch of one.
+    """
+    for cls, x_shape in UNBATCHED:
+        for kwargs in ({}, FULL):
+            mine, ref = paired(kata, cls, 3, stats=True, **kwargs)
+            mine, ref = mine.to(device, torch.float64), ref.to(device, torch.float64)
+            name = describe_call(cls, 3, **kwargs)
+            for mode in ("training", "eval"):
+                mine.train(mode == "training")
+                ref.train(mode == "training")
+                x = torch.randn(x_shape, device=device, dtype=torch.float64) * 2 + 1
+                given = f"{name} in {mode} mode on an unbatched x {shape_of(x)}"
+                expect_close(mine(x.clone()), ref(x), given=given)
+                if kwargs:
+                    expect_stats_match(mine, ref, given=given, when="afterwards")
+
+
+def test_from_scratch(kata, device):
+    """implemented from tensor operations, not the built-in instance norm
+
+    The exercise is the formula and its contract: F.instance_norm, nn.InstanceNorm1d/2d and
+    the other built-in norms (batch, group, layer) are off limits here.
+
+    mean, var, sqrt or rsqrt, view/reshape and in-place mul_/add_ are all you need.
+    """
+    for cls, x_shape in SHAPES:
+        for kwargs in ({}, FULL):
+            mine, _ = paired(kata, cls, 3, **kwargs)
+            mine = mine.to(device)
+            x = torch.randn(x_shape, device=device)
+
+            def run(mine=mine, x=x):
+                mine.train()
+                mine(x)
+                mine.eval()
+                return mine(x)
+
+            expect_from_scratch(
+                run, BUILTIN_NORMS, module=mine, forbidden_modules=BUILTIN_NORM_MODULES
+            )
+
+
+def test_vectorized(kata, device):
+    """vectorized: no Python loop over channels or samples
+
+    Reduce over whole dimensions at once, for every sample and channel together, and let
+    broadcasting apply the (N, C) statistics.
+
+    One reduction over the spatial dims (2, 3) with keepdim gives every μ_nc at once, shaped
+    (N, C, 1, 1) to broadcast back over x.
+    """
+    for cls, small_shape, large_shape in (
+        ("InstanceNorm2d", (2, 2, 3, 3), (16, 64, 8, 8)),
+        ("InstanceNorm1d", (2, 2, 3), (32, 64, 16)),
+    ):
+        small, _ = paired(kata, cls, small_shape[1], **FULL)
+        large, _ = paired(kata, cls, large_shape[1], **FULL)
+        small, large = small.to(device), large.to(device)
+        xs = torch.randn(small_shape, device=device)
+        xl = torch.randn(large_shape, device=device)
+        for mode in (True, False):
+            small.train(mode)
+            large.train(mode)
+            expect_vectorized(
+                lambda m, x: m(x),
+                (small, xs),
+                (large, xl),
+                given=(
+                    f"{cls}({small_shape[1]}, ...) vs {cls}({large_shape[1]}, ...) with affine "
+                    f"and running statistics, in {'training' if mode else 'eval'} mode"
+                ),
+            )
+
+
+def test_to_dtype(kata, device):
+    """after .to(torch.float64) parameters and running statistics are float64: all registered
+
+    .to() moves only registered tensors, parameters and buffers, not plain tensor attributes:
+    those stay behind, in their old dtype and on their old device.
+
+    Create the running statistics as registered buffers, not as plain tensor attributes, so
+    that .to() converts them along with the parameters; eps and momentum stay Python floats,
+    which .to() leaves alone.
+    """
+    mine, _ = paired(kata, "InstanceNorm2d", 3, stats=True, **FULL)
+    mine = mine.to(device, torch.float64)
+    expect_registered_state(
+        mine, dtype=torch.float64, given=f"{describe_call('InstanceNorm2d', 3, **FULL)}.to(float64)"
+    )
+
+
+def test_follows_device(kata, device):
+    """runs on CUDA in eval and training mode: running statistics move with .to(device)
+
+    Eval mode reads running_mean and running_var: as buffers they move with .to(device), as
+    plain tensor attributes they stay on the CPU. Tensors made in forward must be on x's device.
+
+    Register the statistics as buffers, so that .to(device) moves them; any tensor forward
+    creates is made on x's device, or derived from x.
+    """
+    for cls, x_shape in SHAPES:
+        for kwargs in ({}, FULL, {"track_running_stats": True}):
+            mine, _ = paired(kata, cls, 3, stats=True, **kwargs)
+            x = torch.randn(x_shape)
+            name = describe_call(cls, 3, **kwargs)
+            # eval first: it reads the running statistics, where a plain attribute shows up.
+            expect_follows_device(mine.eval(), x, device=device, given=f"{name} in eval mode")
+            given = f"{name} in training mode"
+            expect_follows_device(mine.train(), x, device=device, given=given)
+
+
+@pytest.mark.broad
+def test_forward_matches_torch(kata, device):
+    """forward matches nn.InstanceNorm1d/2d for every setting, shape and mode, float32 and float64
+
+    Every (sample, channel) is normalized with its own statistics (or, in eval with tracking,
+    the running ones), then scaled and shifted per channel when affine.
+
+    y = (x − μ) / √(σ² + ε) · weight + bias, μ and σ² over the spatial dims only.
+    """
+    settings = [{}, {"affine": True}, {"track_running_stats": True}, FULL]
+    cases = [*SHAPES, *UNBATCHED, ("InstanceNorm1d", (1, 3, 2)), ("InstanceNorm2d", (3, 3, 1, 2))]
+    for dtype in (torch.float32, torch.float64):
+        for eps in (1e-5, 0.1):
+            for kwargs in settings:
+                for cls, x_shape in cases:
+                    call = {"eps": eps, **kwargs} if eps != 1e-5 else kwargs
+                    mine, ref = paired(kata, cls, 3, stats=True, **call)
+                    mine, ref = mine.to(device, dtype), ref.to(device, dtype)
+                    for mode in ("training", "eval"):
+                        mine.train(mode == "training")
+                        ref.train(mode == "training")
+                        x = torch.randn(x_shape, device=device, dtype=dtype) * 3 + 1
+                        given = f"{describe_call(cls, 3, **call)} in {mode} mode on x {shape_of(x)}"
+                        expect_close(mine(x.clone()), ref(x).detach(), given=given)
+
+
+@pytest.mark.broad
+def test_gradients_match(kata, device):
+    """gradients for the input, weight and bias match torch's, in training and eval mode
+
+    With the input's statistics the mean and variance depend on x, so the gradient flows
+    through them too; autograd does it for you if they stay in the graph.
+
+    No .detach(), .data or in-place edits on the path from x to the output.
+    """
+    for cls, x_shape in SHAPES:
+        for kwargs in ({}, FULL):
+            for mode in ("training", "eval"):
+                mine, ref = paired(kata, cls, 3, stats=True, **kwargs)
+                mine, ref = mine.to(device, torch.float64), ref.to(device, torch.float64)
+                mine.train(mode == "training")
+                ref.train(mode == "training")
+                x = torch.randn(x_shape, dtype=torch.float64, device=device) * 2 + 1
+                grad_out = torch.randn_like(x)
+                given = f"{describe_call(cls, 3, **kwargs)} in {mode} mode on x {shape_of(x)}"
+                expect_same_grads(mine, ref, x, grad_out, given=given)
+
+
+@pytest.mark.broad
+def test_several_steps_then_eval(kata, device):
+    """after three training steps the running statistics and the eval output match torch's
+
+    A real training loop: several training-mode batches from a drifting distribution, then
+    eval mode on new data. Each step folds its batch into the running averages, and eval
+    normalizes with them.
+
+    Per step: running = (1 − m) · running + m · the batch's average of the per-sample
+    statistics, with the unbiased variances for running_var.
+    """
+    for momentum in (0.1, 0.5):
+        for cls, x_shape in SHAPES:
+            kwargs = {"momentum": momentum, **FULL}
+            mine, ref = paired(kata, cls, 3, **kwargs)
+            mine, ref = mine.to(device), ref.to(device)
+            name = describe_call(cls, 3, **kwargs)
+            for k in range(3):
+                x = torch.randn(x_shape, device=device) * (k + 1) + 2 * k - 1
+                given = f"{name} at training step {k + 1} on x {shape_of(x)}"
+                expect_close(mine(x.clone()), ref(x).detach(), given=given)
+            expect_stats_match(mine, ref, given=name, when="after 3 training steps")
+            mine.eval()
+            ref.eval()
+            x = torch.randn(x_shape, device=device) * 2 + 1
+            given = f"{name} in eval mode after 3 training steps, on x {shape_of(x)}"
+            expect_close(mine(x.clone()), ref(x).detach(), given=given)
+
+
+@pytest.mark.parity
+def test_computes_in_float64(kata, device):
+    """a float64 input is computed in float64, as torch does, in training and eval mode
+
+    torch computes the statistics in float32 only for float16 and bfloat16 inputs; upcasting
+    every input to float32 also rounds a float64 input to float32.
+
+    compute dtype = float32 for float16/bfloat16 inputs, x.dtype otherwise: upcast only those.
+    """
+    for kwargs in ({}, FULL):
+        mine, _ = paired(kata, "InstanceNorm2d", 3, stats=True, **kwargs)
+        mine = mine.to(device, torch.float64)
+        x = torch.randn(2, 3, 4, 4, dtype=torch.float64, device=device)
+        for mode in ("training", "eval"):
+            mine.train(mode == "training")
+            given = f"{describe_call('InstanceNorm2d', 3, **kwargs)}.to(float64) in {mode} mode"
+            expect_float64_arithmetic(mine, x, given=f"{given} on x {shape_of(x)}")
+
+
+@pytest.mark.parity
+def test_momentum_none_freezes_running_stats(kata, device):
+    """momentum=None leaves the running statistics at their initial values, as torch does
+
+    nn.InstanceNorm1d/2d hands F.instance_norm a momentum of 0.0 when momentum is None: the
+    running statistics never move, and eval normalizes with mean 0 and variance 1. It is
+    not BatchNorm's cumulative average.
+
+    momentum None: factor 0, so running = 1 · running + 0 · batch statistic (i.e. no update).
+    """
+    for cls, x_shape in SHAPES:
+        kwargs = {"momentum": None, **FULL}
+        mine, ref = paired(kata, cls, 3, **kwargs)
+        mine, ref = mine.to(device, torch.float64), ref.to(device, torch.float64)
+        name = describe_call(cls, 3, **kwargs)
+        for k in range(2):
+            x = torch.randn(x_shape, dtype=torch.float64, device=device) * (k + 2) + 3
+            given = (
+                f"{name}, fresh, after {k + 1} training step{'s' if k else ''} on x {shape_of(x)}"
+            )
+            expect_close(mine(x.clone()), ref(x).detach(), given=given)
+            expect_stats_match(mine, ref, given=given, when="(still 0 and 1)")
+        mine.eval()
+        ref.eval()
+        x = torch.randn(x_shape, dtype=torch.float64, device=device) * 2 + 3
+        given = f"{name} in eval mode after 2 training steps, on x {shape_of(x)}"
+        expect_close(mine(x.clone()), ref(x).detach(), given=given)
+
+
+@pytest.mark.parity
+def test_num_batches_tracked_stays_zero(kata, device):
+    """num_batches_tracked stays 0: torch's instance norm never counts batches
+
+    The buffer exists so that the state_dict matches torch's (it comes from their shared
+    _NormBase), but F.instance_norm never increments it, whatever the momentum.
+
+    Register it as a 0-dim long (int64) tensor holding 0, and never add to it.
+    """
+    for cls, x_shape in SHAPES:
+        for momentum in (0.1, None):
+            kwargs = {"momentum": momentum, "track_running_stats": True}
+            mine = getattr(kata, cls)(3, **kwargs).to(device)
+            given = describe_call(cls, 3, **kwargs)
+            for _ in range(3):
+                mine(torch.randn(x_shape, device=device))
+            count = stat(mine, "num_batches_tracked", given=given)
+            if int(count) != 0:
+                fail(
+                    f"{given}: num_batches_tracked after 3 training steps is {int(count)}, "
+                    "expected 0 as torch leaves it."
+                )
+
+
+@pytest.mark.parity
+def test_wrong_rank_raises(kata, device):
+    """an input of the wrong rank raises ValueError, as torch does
+
+    InstanceNorm1d takes (C, L) or (N, C, L), InstanceNorm2d (C, H, W) or (N, C, H, W);
+    without a check a 4D input to InstanceNorm1d would be normalized over two dims.
+
+    Check the number of dimensions first, InstanceNorm2d accepting 3 or 4 and InstanceNorm1d
+    2 or 3, and fail with a ValueError that names the expected ranks and the one given.
+    """
+    cases = [("InstanceNorm1d", (2, 3, 4, 5)), ("InstanceNorm1d", (3,)),
+             ("InstanceNorm2d", (2, 3, 4, 5, 2)), ("InstanceNorm2d", (3, 4))]  # fmt: skip
+    for cls, x_shape in cases:
+        for training in (True, False):
+            layer = getattr(kata, cls)(3).to(device).train(training)
+            x = torch.randn(x_shape, device=device)
+            mode = "training" if training else "eval"
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                expect_raises(
+                    ValueError,
+                    lambda layer=layer, x=x: layer(x),
+                    given=f"{cls}(3) in {mode} mode on x {shape_of(x)}",
+                )
+
+
+@pytest.mark.parity
+def test_single_spatial_element_raises(kata, device):
+    """one position per channel raises ValueError when the input's statistics are needed
+
+    The variance of a single value is 0, so normalizing with it would give all zeros. Eval
+    with running statistics does not need the input's statistics, and works.
+
+    When the input's statistics are needed (training, or no running statistics) and each
+    channel holds one position (L = 1, or H·W = 1), fail with a ValueError that says more than
+    1 spatial element is expected and gives the input's size.
+    """
+    cases = [
+        ("InstanceNorm1d", (2, 3, 1), {}, True),
+        ("InstanceNorm1d", (3, 1), {}, True),
+        ("InstanceNorm2d", (2, 3, 1, 1), FULL, True),
+        ("InstanceNorm2d", (2, 3, 1, 1), {}, False),
+    ]
+    for cls, x_shape, kwargs, training in cases:
+        layer = getattr(kata, cls)(3, **kwargs).to(device).train(training)
+        x = torch.randn(x_shape, device=device)
+        mode = "training" if training else "eval"
+        expect_raises(
+            ValueError,
+            lambda layer=layer, x=x: layer(x),
+            given=f"{describe_call(cls, 3, **kwargs)} in {mode} mode on x {shape_of(x)}",
+        )
+    mine, ref = paired(kata, "InstanceNorm2d", 3, stats=True, **FULL)
+    mine, ref = mine.to(device).eval(), ref.to(device).eval()
+    x = torch.randn(2, 3, 1, 1, device=device)
+    given = f"{describe_call('InstanceNorm2d', 3, **FULL)} in eval mode on x {shape_of(x)}"
+    try:
+        out = mine(x)
+    except ValueError as e:
+        fail(f"{given} raised ValueError ({e}), but eval mode uses the running statistics.")
+    expect_close(out, ref(x).detach(), given=given)
+
+
+@pytest.mark.parity
+def test_num_features_mismatch(kata, device):
+    """num_features unlike the channel dim: ValueError with affine, a UserWarning without
+
+    With affine=True weight and bias cannot fit, so torch raises; with affine=False (and no
+    running statistics) num_features is never used, so torch only warns and normalizes.
+
+    When the channel dim's size differs from num_features, fail with a ValueError if the
+    layer is affine; otherwise warn (a UserWarning that the input's size at the channel dim
+    does not match num_features) and normalize as usual.
+    """
+    for cls, x_shape in (*SHAPES, *UNBATCHED):
+        x = torch.randn(x_shape, device=device)
+        layer = getattr(kata, cls)(4, affine=True).to(device)
+        given = f"{cls}(4, affine=True) on x {shape_of(x)} with 3 channels"
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            expect_raises(ValueError, lambda layer=layer, x=x: layer(x), given=given)
+        given = f"{cls}(4) on x {shape_of(x)} with 3 channels"
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try:
+                out = getattr(kata, cls)(4).to(device)(x)
+            except Exception as e:
+                fail(f"{given} raised {type(e).__name__} ({e}); torch only warns and normalizes.")
+        if not any(issubclass(w.category, UserWarning) for w in caught):
+            fail(f"{given} gave no UserWarning; torch warns that num_features does not match.")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            expected = getattr(nn, cls)(4).to(device)(x)
+        expect_close(out, expected, given=given)
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16], ids=["float16", "bfloat16"])
+def test_half_precision(kata, device, dtype):
+    """half-precision inputs work, in a half layer and in a float32 one (as under autocast)
+
+    Under mixed precision a float32 InstanceNorm receives float16 activations and must hand
+    the same dtype on. float16 keeps 11 significant bits and bfloat16 8: on x = 384 + randn a
+    channel mean rounded to float16 is off by up to an eighth of the spread, and every x̂ with
+    it, so the statistics are computed in float32, as torch's float32 layer does.
+
+    Compute the statistics and x̂ on a float32 copy of x, then cast the result back to x's dtype
+    before it leaves forward.
+    """
+    name = str(dtype).removeprefix("torch.")
+    # A few roundings in the input dtype: float16 has 11 significant bits, bfloat16 only 8.
+    tol = 2e-2 if dtype == torch.float16 else 5e-2
+    x = torch.randn(2, 8, 5, 5, device=device).to(dtype)
+    for layer in ("float32", name):
+        mine, ref = paired(kata, "InstanceNorm2d", 8, stats=True, **FULL)
+        mine, ref = mine.to(device), ref.to(device)
+        if layer != "float32":
+            mine = mine.to(dtype)
+        for mode in ("training", "eval"):
+            mine.train(mode == "training")
+            ref.train(mode == "training")
+            expected = ref(x.float()).detach().to(dtype)
+            given = (
+                f"{describe_call('InstanceNorm2d', 8, **FULL)} in {layer}, {mode} mode, "
+                f"on x {shape_of(x)}"
+            )
+            expect_close(mine(x.clone()), expected, given=given, rtol=tol, atol=tol)
+    # Far from zero, in a float32 layer with the initial weight and bias (exact, so that only
+    # the statistics show): the float64 formula rounded once, which float32 statistics rounded
+    # once meet within an ulp, as nn.InstanceNorm1d/2d does (under 0.35 of the bound, 40 seeds).
+    # 2 ulps is the bound; statistics in half precision miss it by 38 times or more in float16,
+    # by 4.8 or more in bfloat16 (the least over 40 seeds).
+    offset = HALF_OFFSET[dtype]
+    for cls, x_shape in (("InstanceNorm1d", (2, 8, 64)), ("InstanceNorm2d", (2, 8, 8, 8))):
+        mine, ref = getattr(kata, cls)(8, affine=True), getattr(nn, cls)(8, affine=True)
+        load_torch_state(mine, ref, given=f"{cls}(8, affine=True)")
+        mine = mine.to(device)
+        x = (offset + torch.randn(x_shape, device=device)).to(dtype)
+        given = f"{cls}(8, affine=True) in float32 on x = {offset:g} + randn {shape_of(x)}"
+        tol = 2 * torch.finfo(dtype).eps
+        expect_close(
+            mine(x.clone()), normalized(x.double()).to(dtype), given=given, rtol=tol, atol=tol
+        )
+
+
+def perf_case(kata, device):
+    """What --perf times: your InstanceNorm2d and nn.InstanceNorm2d on a batch of feature maps."""
+    shape = (16, 64, 128, 128) if device.type == "cuda" else (8, 32, 32, 32)
+    mine, ref = paired(kata, "InstanceNorm2d", shape[1], affine=True)
+    mine, ref = mine.to(device), ref.to(device)
+    x = torch.randn(shape, device=device, requires_grad=True)
+    return PerfCase(
+        given=f"InstanceNorm2d({shape[1]}, affine=True) in training on x {shape_of(x)}",
+        mine=lambda: mine(x), builtin=lambda: ref(x), builtin_name="nn.InstanceNorm2d",
+        inputs=(x,), bytes_moved=2 * x.nbytes,
+    )  # fmt: skip

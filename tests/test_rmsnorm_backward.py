@@ -1,0 +1,378 @@
+"""Hidden checks for the RMSNorm-backward kata, compared with autograd through F.rms_norm.
+
+The checks are the backward katas' template (checks.FunctionKata), declared below with RMSNorm's
+dims and no bias. Most call the learner's forward and backward directly, with a recording ctx
+(checks.call_forward / call_backward): what forward saved can be inspected, and backward runs
+where the grader can watch it for autograd. Special gradients isolate the parts of dL/dx: one
+orthogonal to x̂ along each row has no component for the projection term to remove, so it
+shows the weight alone; one proportional to x̂ is removed by it entirely. Interview core first,
+then torch parity (@pytest.mark.parity): the eps=None default, float64 computed in float64, a
+non-contiguous grad_out and half precision. Which dtype the function computes in is dtype
+policy: the core compares float64 values at float32's tolerance, and gradcheck, which needs
+float64 arithmetic, skips a forward that computes in float32.
+
+Half precision is compared with the formula in float64 on the same half inputs, rounded once to
+their dtype: what float32 arithmetic gives, within an ulp.
+
+Each property in every mode where it applies (eps=0.05 where eps must show):
+
+    property              with weight                          without (weight None)
+    forward               forward_matches_torch                without_weight
+    grad_x                grad_x_through_the_weight, _rms      without_weight
+    grad_weight           grad_weight                          without_weight (None)
+    eps inside the sqrt   forward_matches_torch, backward_...  without_weight
+    eps=None default      default_eps                          default_eps
+    the RMSNorm module    module                               module
+"""
+
+import pytest
+import torch
+import torch.nn.functional as F
+
+from norm_katas.grader.checks import (
+    BUILTIN_NORMS,
+    FunctionKata,
+    call_backward,
+    call_forward,
+    describe_call,
+    expect_attributes,
+    expect_backward_shapes,
+    expect_close,
+    expect_grads_close,
+    expect_same_grads,
+    expect_tensor,
+    fail,
+    paired,
+    shape_of,
+)
+
+RMS_NORM = FunctionKata(
+    function="RMSNormFunction",
+    wrapper="rms_norm",
+    builtin=lambda x, w, b, eps: F.rms_norm(x, x.shape[-1:], w, eps),
+    builtin_name="F.rms_norm",
+    feature_dim=-1,  # the weight runs along the last dim
+    per_feature=False,  # one mean square per row, over the last dim
+    constant="along each row",
+    forbidden=BUILTIN_NORMS | {
+        "_fused_rms_norm_backward", "native_layer_norm_backward", "layer_norm_backward",
+        "native_batch_norm_backward", "native_group_norm_backward",
+    },
+    bias=False,
+)  # fmt: skip
+
+
+def test_is_an_autograd_function(kata, device):
+    """RMSNormFunction is a torch.autograd.Function, and rms_norm goes through it
+
+    The gradient must come from your backward: rms_norm has to call RMSNormFunction.apply,
+    so that autograd records your Function in the graph.
+
+    Subclass torch.autograd.Function, with forward and backward as static methods that take
+    ctx first; rms_norm hands x, weight and eps to the Function's apply method and gives back
+    its result, never calling forward itself.
+    """
+    RMS_NORM.is_an_autograd_function(kata, device, (2, 3, 8))
+
+
+def test_backward_returns_a_grad_per_input(kata, device):
+    """backward returns (grad_x, grad_weight, None): shapes of x and (D,)
+
+    autograd expects one gradient per input of forward, in order, each shaped like its input;
+    eps is a float and takes none.
+
+    Three values in forward's input order: grad_x, grad_weight, then None for eps.
+    """
+    RMS_NORM.backward_returns_a_grad_per_input(kata, device, (4, 8))
+
+
+def test_input_unmodified(kata, device):
+    """forward leaves x unmodified, and backward leaves grad_out unmodified
+
+    The caller still owns both: autograd may hand the same grad_out to other functions.
+
+    Build new tensors: x times its 1/rms into a fresh tensor, never a multiplication in place,
+    and grad_out times the weight into another, never an in-place method (those ending in "_").
+    """
+    RMS_NORM.input_unmodified(kata, device, (3, 8))
+
+
+def test_from_scratch(kata, device):
+    """implemented from tensor operations, not the built-in rms norm
+
+    The exercise is the derivation: F.rms_norm, torch.ops.aten._fused_rms_norm and its backward
+    are off limits, in forward and in backward.
+
+    mean, sum, rsqrt, multiplication and broadcasting are all you need.
+    """
+    RMS_NORM.from_scratch(kata, device, (3, 8))
+
+
+def test_vectorized(kata, device):
+    """vectorized: no Python loop over rows or elements, in forward or backward
+
+    Every reduction runs over the last dim of all rows at once, and the weight's gradient over
+    all rows at once.
+
+    The mean square is one reduction over the last dim in forward; mean(g · x̂) in backward, and
+    a sum over every row for the weight; no loop.
+    """
+    RMS_NORM.vectorized(kata, device, (2, 3, 8), (16, 12, 32))
+
+
+def test_backward_by_hand(kata, device):
+    """backward computes the gradients itself: no autograd inside it
+
+    Call neither autograd's grad function nor a tensor's backward method, and do not re-run
+    forward under enable_grad. The exercise is to derive dL/dx and dL/dw and to write them as
+    tensor operations.
+
+    From grad_out and the saved x̂ and rstd: a sum for the weight, the projection formula for x.
+    """
+    RMS_NORM.backward_by_hand(kata, device, (3, 8))
+
+
+def test_saves_only_what_backward_needs(kata, device):
+    """forward saves only what backward needs: no autograd history, one tensor the size of x
+
+    Saved tensors live until backward: keeping the input's autograd graph (x stored as a plain
+    attribute of ctx, when it requires grad) or two x-sized tensors costs memory for nothing.
+
+    Hand x̂, rstd and the weight to ctx's save_for_backward (or x, rstd and the weight): one
+    tensor the size of x, plus a number per row and per feature.
+    """
+    RMS_NORM.saves_only_what_backward_needs(kata, device, (4, 6, 8))
+
+
+def test_forward_matches_torch(kata, device):
+    """forward normalizes like F.rms_norm: the mean of squares, eps inside the square root
+
+    Each row is divided by its root mean square √(mean(x²) + ε), with no mean subtracted, then
+    scaled by the weight.
+
+    y = x / √(mean(x²) + ε) · w, the mean over the last dim.
+    """
+    RMS_NORM.forward_matches_torch(kata, device, ((4, 8), (2, 3, 16)), ((4, 8),))
+
+
+def test_grad_weight(kata, device):
+    """grad_weight sums grad_out · x̂ over every row: all dims but the last
+
+    Each weight scales x̂ at every position of every sample: its gradient is the sum of
+    grad_out times x̂ there (x̂, not x: the weight multiplies the normalized value), over the
+    batch and sequence dims, not only dim 0.
+
+    ∂L/∂w = Σ dy · x̂ over every row (all dims but the last).
+    """
+    RMS_NORM.gradient_of(kata, device, "weight", (3, 4, 8))
+
+
+def test_grad_x_through_the_weight(kata, device):
+    """grad_x goes through the weight: the gradient reaching x̂ is grad_out · weight
+
+    y is x̂ times the weight, so the gradient reaching x̂ is grad_out scaled by the weight, feature
+    by feature. Here grad_out · weight is orthogonal to x̂ along each row, so the projection term
+    vanishes and dL/dx is that gradient times 1/rms.
+
+    With g = dy · w: ∂L/∂x = r · (g − x̂ · mean(g · x̂)), r = 1/√(mean(x²) + ε).
+    """
+    x, w, b = RMS_NORM.inputs(4, 8, device=device)
+    x_hat = F.rms_norm(x, (8,), None, 1e-10)
+    v = torch.randn_like(x)
+    v = v - x_hat * (v * x_hat).mean(-1, keepdim=True) / x_hat.square().mean(-1, keepdim=True)
+    given = f"{RMS_NORM.describe(x, 1e-10)} with grad_out · weight orthogonal to x̂ along each row"
+    RMS_NORM._grad_x(kata, x, w, b, 1e-10, v / w, given=given)
+
+
+def test_grad_x_through_the_rms(kata, device):
+    """grad_x accounts for the rms: a gradient proportional to x̂ gives zero
+
+    Scaling a row scales its root mean square by the same factor and leaves x̂ unchanged. So a
+    gradient of x̂ proportional to x̂ must give (almost) zero: that is the projection term
+    −x̂ · mean(g · x̂), the path through the rms, which every element of the row moves.
+
+    ∂L/∂x = r · (g − x̂ · mean(g · x̂)) with g = dy · w and r = 1/√(mean(x²) + ε).
+    """
+    # eps=1e-10: a gradient along x̂ then gives zero to 1e-10, whatever the eps in backward
+    x, w, b = RMS_NORM.inputs(4, 8, device=device)
+    x_hat = F.rms_norm(x, (8,), None, 1e-10)
+    given = f"{RMS_NORM.describe(x, 1e-10)} with grad_out · weight equal to x̂"
+    RMS_NORM._grad_x(kata, x, w, b, 1e-10, x_hat / w, given=given)
+
+
+def test_backward_eps_inside_sqrt(kata, device):
+    """backward uses the same 1/sqrt(mean(x²) + eps) as forward
+
+    eps sits inside the square root in forward; a backward that recomputes the scale as
+    1 / (sqrt(mean(x²)) + eps) is off wherever eps is not negligible.
+
+    Save rstd = 1/√(mean(x²) + ε) in forward and reuse it in backward.
+    """
+    RMS_NORM.backward_eps_inside_sqrt(kata, device, (4, 8))
+
+
+def test_without_weight(kata, device):
+    """weight=None (elementwise_affine=False): y is x̂, and grad_weight is None
+
+    torch's RMSNorm has a weight only when elementwise_affine is true: without one forward
+    returns x̂ itself, and backward returns None for the weight, which was not a tensor.
+
+    y = x̂ = x / √(mean(x²) + ε); ∂L/∂x = r · (dy − x̂ · mean(dy · x̂)).
+    """
+    function = kata.RMSNormFunction
+    for eps in (1e-5, 0.05):
+        x, _, _ = RMS_NORM.inputs(3, 8, device=device, spread=2.0 if eps < 0.01 else 0.1)
+        grad_out = torch.randn_like(x)
+        given = f"RMSNormFunction on x {shape_of(x)} with weight=None (eps={eps:g})"
+        y, ctx = call_forward(function, x, None, eps)
+        want_y = F.rms_norm(x, (8,), None, eps)
+        expect_close(expect_tensor(y, "forward"), want_y, given=given)
+        result = call_backward(function, ctx, grad_out, given=given)
+        names = ("grad_x", "grad_weight", "the None for eps")
+        expect_backward_shapes(result, (x, None, eps), names=names, given=given)
+        xi = x.clone().requires_grad_()
+        F.rms_norm(xi, (8,), None, eps).backward(grad_out)
+        expect_grads_close({"input": result[0]}, {"input": xi.grad}, given=given)
+
+
+def test_module(kata, device):
+    """RMSNorm(normalized_shape, eps=None, elementwise_affine=True) is nn.RMSNorm, through rms_norm
+
+    The module is torch.nn.RMSNorm's drop-in: same arguments and attributes, a weight of ones
+    (or None without elementwise_affine), the same state_dict; its forward goes through your
+    Function, so that your backward computes the gradients.
+
+    Keep normalized_shape as a tuple, register the weight as a parameter of ones (or register
+    None), and hand x, the module's weight and its eps to your Function.
+    """
+    for kwargs in ({}, {"elementwise_affine": False}):
+        given = describe_call("RMSNorm", 8, **kwargs)
+        affine = kwargs.get("elementwise_affine", True)
+        fresh = kata.RMSNorm(8, **kwargs)
+        expect_attributes(fresh, given, normalized_shape=(8,), eps=None, elementwise_affine=affine)
+        if affine and not torch.equal(fresh.weight, torch.ones(8)):
+            fail(f"{given}.weight should start as ones, like torch.nn.RMSNorm's.")
+    for shape in ((8,), [8]):  # torch.nn.RMSNorm takes a sequence of sizes too
+        given = describe_call("RMSNorm", shape)
+        expect_attributes(kata.RMSNorm(shape), given, normalized_shape=(8,))
+    # eps given: the eps=None default is torch parity (test_default_eps)
+    for kwargs in ({"eps": 1e-5}, {"eps": 0.05}, {"eps": 1e-5, "elementwise_affine": False}):
+        given = describe_call("RMSNorm", 8, **kwargs)
+        mine, ref = paired(kata, "RMSNorm", 8, **kwargs)
+        mine, ref = mine.to(device), ref.to(device)
+        x = torch.randn(3, 4, 8, device=device) * 0.1 + 0.5
+        node = mine(x.clone().requires_grad_()).grad_fn
+        if type(node).__name__ != "RMSNormFunctionBackward":
+            fail(
+                f"{given}(x) produced an output whose grad_fn is {type(node).__name__}, not "
+                "RMSNormFunctionBackward: its forward must return rms_norm(x, self.weight, "
+                "self.eps), so that your backward computes the gradients."
+            )
+        expect_same_grads(mine, ref, x, torch.randn_like(x), given=f"{given} on x {shape_of(x)}")
+
+
+def test_follows_device(kata, device):
+    """runs on CUDA: forward and backward create nothing on the CPU
+
+    Every tensor forward or backward creates must live on the input's device.
+
+    Make each new tensor like an existing one (the zeros_like family) or on x's device, and keep
+    sizes and counts as Python numbers, not tensors made on the CPU.
+    """
+    RMS_NORM.follows_device(kata, device, (3, 8))
+
+
+@pytest.mark.broad
+def test_gradcheck(kata, device):
+    """torch.autograd.gradcheck passes in float64
+
+    gradcheck compares your backward against finite differences of your forward, element by
+    element: the analytic gradient must be the derivative of what forward computes.
+
+    Run autograd's gradcheck yourself on rms_norm, given a small float64 x and weight that
+    require grad. It needs a forward that keeps float64 in float64; a forward computing in
+    float32 is skipped here.
+    """
+    RMS_NORM.gradcheck(kata, device, (3, 5))
+
+
+@pytest.mark.broad
+def test_gradients_match_autograd(kata, device):
+    """the gradients of x and weight match autograd through F.rms_norm, float32 and float64
+
+    Your backward must give what autograd gives for the built-in, on any shape.
+
+    grad_x = rstd · (g − x̂ · mean(g · x̂)) with g = grad_out · w; grad_w = Σ grad_out · x̂.
+    """
+    RMS_NORM.gradients_match_autograd(kata, device, ((4, 8), (2, 3, 16)))
+
+
+@pytest.mark.parity
+def test_computes_in_float64(kata, device):
+    """float64 inputs are computed in float64, in forward and in backward, as torch does
+
+    torch computes in float32 only for float16 and bfloat16 inputs. Casting x or grad_out to
+    float32 whatever its dtype (as LLaMA's RMSNorm does) also rounds a float64 input or
+    gradient to float32's 7 significant digits.
+
+    The compute dtype is float32 for float16 and bfloat16 inputs and x's own dtype otherwise, in
+    forward and in backward alike.
+    """
+    RMS_NORM.computes_in_float64(kata, device, (4, 8))
+
+
+@pytest.mark.parity
+def test_noncontiguous_grad_out(kata, device):
+    """a non-contiguous grad_out works
+
+    autograd hands backward whatever layout the next operation produced, such as the transpose
+    of a contiguous tensor, and a view that changes its shape fails on that.
+
+    Flatten with reshape, which copies when it must, or reduce over the dims as they are; a view
+    of grad_out needs a contiguous layout.
+    """
+    RMS_NORM.noncontiguous_grad_out(kata, device, (2, 6, 8), dims=(0, 2, 1), how="transposed")
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16], ids=["float16", "bfloat16"])
+def test_half_precision(kata, device, dtype):
+    """half-precision inputs are computed in float32, the gradients returned in their dtype
+
+    float16 keeps 11 significant bits and bfloat16 8, and float16's largest value is 65504: on
+    x = 384 + randn (float16) the squares overflow, and on grad_out = 384 + randn the mean of
+    g · x̂, rounded to half, shifts every element of grad_x.
+
+    Upcast x, grad_out and the weight to float32, save float32 statistics, and round once at
+    the end: y to x's dtype, grad_x to grad_out's, the weight's gradient to its dtype.
+    """
+    RMS_NORM.half_precision(kata, device, dtype, (4, 64))
+
+
+@pytest.mark.parity
+def test_default_eps(kata, device):
+    """eps=None means the machine epsilon of the dtype computed in, as torch's RMSNorm
+
+    torch.nn.RMSNorm's default eps is None, which is torch.finfo of the computation dtype: about
+    1.2e-7 for float32 (and half inputs, computed in float32), 2.2e-16 for float64. It shows on
+    rows whose mean square is that small.
+
+    When eps is None, use the eps of float32 for float16, bfloat16 and float32 inputs and the
+    eps of float64 for float64 inputs.
+    """
+    for dtype, scale in ((torch.float32, 3e-4), (torch.float64, 1e-8)):
+        x = torch.randn(4, 8, dtype=dtype, device=device) * scale
+        w = torch.randn(8, dtype=dtype, device=device) + 1
+        given = f"rms_norm(x, weight) on {shape_of(x)} {dtype} x of scale {scale:g}"
+        y = expect_tensor(kata.rms_norm(x, w), "rms_norm")
+        expect_close(y, F.rms_norm(x, (8,), w, None), given=given)
+        mine, ref = paired(kata, "RMSNorm", 8)
+        mine, ref = mine.to(device, dtype), ref.to(device, dtype)
+        given = f"RMSNorm(8) on {shape_of(x)} {dtype} x of scale {scale:g}"
+        expect_close(expect_tensor(mine(x), "RMSNorm"), ref(x).detach(), given=given)
+
+
+def perf_case(kata, device):
+    """What --perf times: your rms_norm and F.rms_norm, forward and backward."""
+    shape = (8192, 4096) if device.type == "cuda" else (2048, 1024)
+    return RMS_NORM.perf_case(kata, device, shape)
