@@ -44,6 +44,9 @@ The contract (interview core)
   either (a second kernel sums the partial rows).
 * Every ``tl.load`` and ``tl.store`` stays inside its tensor: mask the spare lanes of a block
   (cols < N), and the rows past the end in a block of rows.
+* x and dy come as the caller made them: x's rows may lie further apart than N (a slice of a
+  wider tensor), and autograd may hand backward a transposed dy, or an expanded one (y.sum()
+  gives strides of 0). The kernels read them where they are, by their strides.
 * Any width N up to 8192 (the row in one block), float32, float16 and bfloat16 (y and dx in x's
   dtype, dweight and dbias in the weight's, the arithmetic in float32).
 * ``layer_norm`` and the ``LayerNorm`` module below are written for you: they apply your

@@ -73,7 +73,8 @@ LAYER_NORM = Oversight(
     overrun_advice="Mask every store, offset each tensor's rows by its own stride, and launch "
     "no more programs than there are rows (or partial rows, or column blocks).",
     copy_advice="Let the kernels read x and dy where they are, in their own dtype: pass the row "
-    "strides and cast after tl.load.",
+    "strides (and dy's column stride: autograd may hand a transposed or expanded dy) and cast "
+    "after tl.load.",
     work_advice="do the arithmetic and the casts in the kernels, the sum of the partial rows "
     "of dweight and dbias too (a second kernel); torch should only allocate and reshape.",
     launch_advice="Launch yours with kernel[grid](...): forward one program per row, backward a "
@@ -161,7 +162,8 @@ def expect_values(call: Call, grads, want, *, given, only=NAMES):
     for name, value in zip(NAMES, want, strict=True):
         if name in only:
             rtol = 2e-3 if value.dtype == torch.float16 else None
-            LAYER_NORM.expect_values(replace(call, out=got[name]), value, given=given, rtol=rtol)
+            call_of = replace(call, out=got[name])
+            LAYER_NORM.expect_values(call_of, value, given=given, rtol=rtol, what=name)
 
 
 # -- the checks -------------------------------------------------------------------------------
@@ -226,17 +228,22 @@ def test_forward_formula(kata, device):
     """float32 rows match F.layer_norm: y = (x − mean) / sqrt(var + eps) · weight + bias
 
     Each row is centred on its mean, divided by its standard deviation (the biased variance,
-    eps inside the square root), then scaled and shifted feature by feature.
+    eps inside the square root), then scaled and shifted feature by feature. x may be a slice
+    of a wider tensor, its rows further apart than N.
 
     Per row: μ = (1/N) Σ x, σ² = (1/N) Σ (x − μ)², rstd = 1/√(σ² + ε), y = (x − μ) · rstd · w + b,
-    with N the real width, not the block's.
+    with N the real width, not the block's; row i of x starts i times x's row stride in, and
+    row i of y i times y's.
     """
     for shape, eps, scale in (((4, 64), EPS, 2.0), ((3, 100), 0.1, 0.1)):
         x, weight, bias, _ = make(shape, device=device, scale=scale, shift=3 * scale)
         given = described(x, eps)
+        if shape[-1] == 100:
+            x = F.pad(x, (0, 28))[:, :100]  # the first 100 columns of 128: rows 128 apart
+            given += f" (rows {x.stride(0)} apart: a slice of a wider tensor)"
         call, _ = forward(kata, x, weight, bias, given=given, eps=eps)
         want = F.layer_norm(x, (shape[-1],), weight, bias, eps)
-        LAYER_NORM.expect_values(call, want, given=given)
+        LAYER_NORM.expect_values(call, want, given=given, what="y")
 
 
 def _saved_row_tensors(ctx, rows: int) -> list[tuple[str, torch.Tensor]]:
@@ -314,16 +321,22 @@ def test_grad_x_through_the_variance(kata, device):
 
 
 def test_grad_x(kata, device):
-    """float32 dx matches autograd through F.layer_norm, for any dy
+    """float32 dx matches autograd through F.layer_norm, for any dy, a transposed one too
 
     dx carries three terms: dy through the affine step, and back through each row's mean
-    and variance.
+    and variance. Autograd hands backward dy as the next layer made it: transposed, or
+    expanded (a loss that sums y gives a dy of ones, every stride 0), not always contiguous.
 
-    dx = rstd · (g − mean(g) − x̂ · mean(g · x̂)) with g = dy · w and x̂ = (x − μ) · rstd.
+    dx = rstd · (g − mean(g) − x̂ · mean(g · x̂)) with g = dy · w and x̂ = (x − μ) · rstd;
+    dy's element j of row i lies at i times its row stride plus j times its column stride.
     """
-    for shape in ((4, 64), (3, 100)):
+    for shape, transposed in (((4, 64), False), ((3, 100), False), ((4, 64), True)):
         x, weight, bias, dy = make(shape, device=device, scale=2.0, shift=1.0)
         given = described(x)
+        if transposed:
+            x = F.pad(x, (0, 64))[:, :64]  # and x a slice of a wider tensor: rows 128 apart
+            dy = dy.t().contiguous().t()  # same values, column stride 4
+            given += f" (rows {x.stride(0)} apart) and dy transposed (strides {dy.stride()})"
         call, grads = both(kata, x, weight, bias, dy, given=given)
         expect_values(call, grads, expected(x, weight, bias, dy), given=given, only=("dx",))
 
@@ -359,7 +372,7 @@ def test_reduction_keeps_every_row(kata, device):
     """
     for shape in ((1, 64), (33, 64)):
         x, weight, bias, dy = make(shape, device=device, scale=2.0, shift=1.0)
-        given = f"{described(x)} ({shape[0]} rows)"
+        given = f"{described(x)} ({shape[0]} row{'s' if shape[0] > 1 else ''})"
         call, grads = both(kata, x, weight, bias, dy, given=given)
         want = expected(x, weight, bias, dy)
         expect_values(call, grads, want, given=given, only=("dx", "dweight", "dbias"))

@@ -47,7 +47,7 @@ def _layer_norm_fwd(
 @triton.jit
 def _layer_norm_bwd_dx(
     X, DY, DX, W, Mean, Rstd, DW_partial, DB_partial, Lock,
-    stride_x, stride_dy, stride_dx, N, GROUP,
+    stride_x, stride_dy, stride_dy_col, stride_dx, N, GROUP,
     BLOCK_N: tl.constexpr,
 ):  # fmt: skip
     # As Triton's tutorial: program `row` adds its row into partial row row % GROUP.
@@ -55,7 +55,7 @@ def _layer_norm_bwd_dx(
     cols = tl.arange(0, BLOCK_N)
     mask = cols < N
     x = tl.load(X + row * stride_x + cols, mask=mask, other=0.0).to(tl.float32)
-    dy = tl.load(DY + row * stride_dy + cols, mask=mask, other=0.0).to(tl.float32)
+    dy = tl.load(DY + row * stride_dy + cols * stride_dy_col, mask=mask, other=0.0).to(tl.float32)
     w = tl.load(W + cols, mask=mask, other=0.0).to(tl.float32)
     mean = tl.load(Mean + row)
     rstd = tl.load(Rstd + row)
@@ -129,9 +129,7 @@ class LayerNormFunction(torch.autograd.Function):
     def backward(ctx, dy):  # type: ignore[no-untyped-def, override]
         x2d, weight, mean, rstd = ctx.saved_tensors
         m, n = x2d.shape
-        if dy.stride(-1) != 1:
-            dy = dy.contiguous()  # the kernel walks a row with unit steps
-        dy2d = dy.reshape(m, n)
+        dy2d = dy.reshape(m, n)  # a view: y.sum()'s dy is expanded (strides 0), still one view
         dx = torch.empty((m, n), dtype=dy.dtype, device=dy.device)
         p = min(m, GROUP)  # partial rows, each shared by the rows r with r % GROUP == p
         dw_partial = torch.zeros((p, n), dtype=torch.float32, device=dy.device)
@@ -140,7 +138,7 @@ class LayerNormFunction(torch.autograd.Function):
         block_n = triton.next_power_of_2(n)
         _layer_norm_bwd_dx[(m,)](
             x2d, dy2d, dx, weight, mean, rstd, dw_partial, db_partial, lock,
-            x2d.stride(0), dy2d.stride(0), dx.stride(0), n, p,
+            x2d.stride(0), *dy2d.stride(), dx.stride(0), n, p,
             BLOCK_N=block_n, num_warps=_warps(block_n),
         )  # fmt: skip
         dw = torch.empty_like(weight)

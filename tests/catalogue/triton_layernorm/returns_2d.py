@@ -10,7 +10,10 @@ EXPECT = "test_gradient_shapes"
 # Partial rows of dweight and dbias: enough programs to fill a GPU's SMs, few enough that the
 # second pass reads little (P x N floats against M x N for x).
 PARTIALS = 256
-BLOCK_P = 32  # partial rows summed per step of the second pass
+# Rows per program at least: with one partial row per row, the second pass would read as much
+# as dy itself (P x N floats against M x N).
+MIN_ROWS = 4
+BLOCK_P = 8  # partial rows summed per step of the second pass
 BLOCK_COLS = 128  # columns per program of the second pass
 
 
@@ -55,7 +58,8 @@ def _layer_norm_bwd_dx(
     DW_partial,  # (P, N) float32: row p is program p's sum over its rows
     DB_partial,
     stride_x,
-    stride_dy,
+    stride_dy,  # dy's rows, and its columns: autograd may hand an expanded or transposed dy
+    stride_dy_col,
     stride_dx,
     M,
     N,
@@ -72,7 +76,8 @@ def _layer_norm_bwd_dx(
     last = tl.minimum(first + rows_per_program, M)
     for row in range(first, last):
         x = tl.load(X + row * stride_x + cols, mask=mask, other=0.0).to(tl.float32)
-        dy = tl.load(DY + row * stride_dy + cols, mask=mask, other=0.0).to(tl.float32)
+        dy_at = DY + row * stride_dy + cols * stride_dy_col
+        dy = tl.load(dy_at, mask=mask, other=0.0).to(tl.float32)
         mean = tl.load(Mean + row)
         rstd = tl.load(Rstd + row)
         xhat = tl.where(mask, (x - mean) * rstd, 0.0)
@@ -140,18 +145,16 @@ class LayerNormFunction(torch.autograd.Function):
     def backward(ctx, dy):  # type: ignore[no-untyped-def, override]
         x2d, weight, mean, rstd = ctx.saved_tensors
         m, n = x2d.shape
-        if dy.stride(-1) != 1:
-            dy = dy.contiguous()  # the kernel walks a row with unit steps
-        dy2d = dy.reshape(m, n)
+        dy2d = dy.reshape(m, n)  # a view: y.sum()'s dy is expanded (strides 0), still one view
         dx = torch.empty((m, n), dtype=dy.dtype, device=dy.device)
-        rows_per_program = triton.cdiv(m, PARTIALS)
+        rows_per_program = max(triton.cdiv(m, PARTIALS), MIN_ROWS)
         p = triton.cdiv(m, rows_per_program)  # programs, one partial row each
         dw_partial = torch.empty((p, n), dtype=torch.float32, device=dy.device)
         db_partial = torch.empty((p, n), dtype=torch.float32, device=dy.device)
         block_n = triton.next_power_of_2(n)
         _layer_norm_bwd_dx[(p,)](
             x2d, dy2d, dx, weight, mean, rstd, dw_partial, db_partial,
-            x2d.stride(0), dy2d.stride(0), dx.stride(0), m, n, rows_per_program,
+            x2d.stride(0), *dy2d.stride(), dx.stride(0), m, n, rows_per_program,
             BLOCK_N=block_n, num_warps=_warps(block_n),
         )  # fmt: skip
         dw = torch.empty_like(weight)
