@@ -520,6 +520,7 @@ class _Audit:
     known: dict[int, _Region] | None = None  # storage address -> what the grader made there
     regions: list[_Region] | None = None  # those of the running launch
     strays: ClassVar[list[_Stray]] = []
+    races: "_Races | None" = None  # the running call's, where the suite asks for them
 
     @classmethod
     def allowed(cls, verb: str, ptrs, mask, itemsize: int):
@@ -543,10 +544,18 @@ class _Audit:
         return np.ascontiguousarray(active & inside)
 
     @classmethod
-    def launch(cls, arg_names, args, kwargs) -> None:
+    def record(cls, kind: int, ptrs, mask) -> None:
+        """An access by the running program, for the race analysis (if one is asked for)."""
+        if cls.races is not None and cls.regions is not None:
+            cls.races.record(kind, ptrs, mask)
+
+    @classmethod
+    def launch(cls, arg_names, args, kwargs, kernel: str = "the kernel") -> None:
         """A launch begins: its regions, one per storage its tensor arguments point into."""
         if cls.known is None:
             return
+        if cls.races is not None:
+            cls.races.begin(kernel)
         named = [*zip(arg_names, args, strict=False), *kwargs.items()]
         regions: dict[int, _Region] = {}
         while named:
@@ -580,21 +589,171 @@ class _AuditedMemory:
 
     def load(self, ptrs, mask, other, dtype, *rest):
         mask = _Audit.allowed("read", ptrs, mask, np.dtype(dtype).itemsize)
+        _Audit.record(_Races.LOAD, ptrs, mask)
         return self._real.load(ptrs, mask, other, dtype, *rest)
 
     def store(self, ptrs, values, mask, *rest):
         mask = _Audit.allowed("wrote", ptrs, mask, np.asarray(values).dtype.itemsize)
+        _Audit.record(_Races.STORE, ptrs, mask)
         return self._real.store(ptrs, values, mask, *rest)
 
     def atomic_rmw(self, op, ptrs, values, mask, *rest):
         mask = _Audit.allowed("wrote", ptrs, mask, np.asarray(values).dtype.itemsize)
+        _Audit.record(_Races.ATOMIC, ptrs, mask)
+        if _Audit.races is not None:
+            _Audit.races.released(ptrs, mask)
         return self._real.atomic_rmw(op, ptrs, values, mask, *rest)
 
     def atomic_cas(self, ptrs, cmp, values, *rest):
         everywhere = np.ones(np.shape(ptrs), dtype=bool)
         if not _Audit.allowed("wrote", ptrs, everywhere, np.asarray(values).dtype.itemsize).all():
             raise RuntimeError("atomic_cas outside the kernel's tensors (see the grader's report)")
-        return self._real.atomic_cas(ptrs, cmp, values, *rest)
+        _Audit.record(_Races.ATOMIC, ptrs, everywhere)
+        old = self._real.atomic_cas(ptrs, cmp, values, *rest)
+        if _Audit.races is not None:
+            _Audit.races.compared(ptrs, cmp, values, old)
+        return old
+
+
+def _program() -> tuple:
+    from triton.runtime.interpreter import interpreter_builder
+
+    return tuple(getattr(interpreter_builder, "grid_idx", None) or ())
+
+
+class _Races:
+    """Which program touched which address in one launch, to find the data races that the
+    interpreter cannot show in values: it runs programs one after another, so a plain load, add
+    and store into an element that several programs share comes out right there, while on a GPU
+    the programs run at the same time and updates are lost.
+
+    A race: two programs of one launch touch an element, at least one with a plain store (or
+    one with a plain load and another with an atomic), and not all of those accesses are made
+    holding the same lock. A lock is what Triton's LayerNorm tutorial uses: an element a
+    program sets with a successful tl.atomic_cas (a spin lock) and clears with an atomic
+    exchange; the accesses between are protected by it. Atomics among themselves never race.
+    """
+
+    LOAD, STORE, ATOMIC = 0, 1, 2
+    SPINS = 1000  # failed atomic_cas in a row on one element: in the interpreter, a deadlock
+
+    def __init__(self) -> None:
+        self.found: list[str] = []  # what each race or deadlock was, for the learner
+        self.kernel = "the kernel"
+        self.chunks: list[tuple[np.ndarray, int, int, int]] = []  # addresses, program, kind, lock
+        self.programs: dict[tuple, int] = {}
+        self.held: dict[int, list[int]] = {}  # program -> the lock elements it holds
+        self.spins: dict[tuple[int, int], int] = {}
+
+    def begin(self, kernel: str) -> None:
+        self.finish()
+        self.kernel = kernel
+        self.chunks, self.programs, self.held, self.spins = [], {}, {}, {}
+
+    def _current(self) -> int:
+        return self.programs.setdefault(_program(), len(self.programs))
+
+    def record(self, kind: int, ptrs, mask) -> None:
+        ptrs = np.asarray(ptrs, dtype=np.uint64)
+        active = np.broadcast_to(np.asarray(mask, dtype=bool), ptrs.shape)
+        program = self._current()
+        locks = self.held.get(program)
+        self.chunks.append((ptrs[active].ravel(), program, kind, locks[-1] if locks else 0))
+
+    def compared(self, ptrs, cmp, values, old) -> None:
+        """After an atomic_cas: a success that changed the element takes a lock on it."""
+        program = self._current()
+        ptrs, cmp, values, old = (np.ravel(np.asarray(a)) for a in (ptrs, cmp, values, old))
+        for address, c, v, o in zip(
+            ptrs.tolist(), *np.broadcast_arrays(cmp, values, old), strict=False
+        ):
+            if o == c and v != c:
+                self.held.setdefault(program, []).append(int(address))
+                self.spins.pop((program, int(address)), None)
+            elif o != c:
+                spun = self.spins.get((program, int(address)), 0) + 1
+                self.spins[(program, int(address))] = spun
+                if spun >= self.SPINS:
+                    self.found.append(
+                        f"in {self.kernel}, program {self._name(program)} spun {spun} times on "
+                        "a tl.atomic_cas that never succeeds: the lock it waits for is held by a "
+                        "program that has finished without releasing it (the interpreter runs "
+                        "programs one after another), which on a GPU is a deadlock"
+                    )
+                    raise RuntimeError("deadlock (see the grader's report)")
+
+    def released(self, ptrs, mask) -> None:
+        """After an atomic read-modify-write: on a lock the program holds, it lets go of it."""
+        program = self._current()
+        locks = self.held.get(program)
+        if not locks:
+            return
+        ptrs = np.asarray(ptrs, dtype=np.uint64)
+        active = np.broadcast_to(np.asarray(mask, dtype=bool), ptrs.shape)
+        for address in ptrs[active].ravel().tolist():
+            if address in locks:
+                locks.remove(address)
+
+    def _name(self, program: int) -> str:
+        index = next(k for k, v in self.programs.items() if v == program)
+        return str(index[0]) if len(index) and not any(index[1:]) else str(index)
+
+    def finish(self) -> None:
+        """The launch is over: find its first race, if any."""
+        chunks, self.chunks = self.chunks, []
+        if not chunks or self.found:
+            return
+        sizes = [len(a) for a, *_ in chunks]
+        addresses = np.concatenate([a for a, *_ in chunks])
+        if not len(addresses):
+            return
+
+        def spread(i: int) -> np.ndarray:
+            return np.repeat(np.array([c[i] for c in chunks], dtype=np.int64), sizes)
+
+        program, kind, lock = spread(1), spread(2), spread(3)
+        unique, where = np.unique(addresses, return_inverse=True)
+        n = len(unique)
+
+        def per_element(ufunc, values, start):
+            out = np.full(n, start, dtype=np.int64)
+            ufunc.at(out, where, values)
+            return out
+
+        shared = per_element(np.minimum, program, 2**62) != per_element(np.maximum, program, -1)
+        stored = per_element(np.maximum, (kind == self.STORE).astype(np.int64), 0) > 0
+        loaded = per_element(np.maximum, (kind == self.LOAD).astype(np.int64), 0) > 0
+        atomic = per_element(np.maximum, (kind == self.ATOMIC).astype(np.int64), 0) > 0
+        lowest = per_element(np.minimum, lock, 2**62)
+        unlocked = (lowest == 0) | (lowest != per_element(np.maximum, lock, -1))
+        racy = shared & (stored | (loaded & atomic)) & unlocked
+        if not racy.any():
+            return
+        address = int(unique[racy.nonzero()[0][0]])
+        involved = where == np.searchsorted(unique, address)
+        verbs: dict[int, set[str]] = {}
+        for p, k in zip(program[involved].tolist(), kind[involved].tolist(), strict=True):
+            verbs.setdefault(p, set()).add(("read", "wrote", "atomically updated")[k])
+        two = list(verbs)[:2]
+        said = " and ".join(
+            f"program {self._name(p)} {' and '.join(sorted(verbs[p], reverse=True))} it"
+            for p in two
+        )
+        region = next((r for r in _Audit.regions or () if r.start <= address < r.end), None)
+        if region is None:
+            what = "an element"
+        else:
+            itemsize = max((region.end - region.start) // max(region.elements, 1), 1)
+            what = (
+                f"element {(address - region.start) // itemsize} of {region.name} (passed as "
+                f"{', '.join(region.params)})"
+            )
+        self.found.append(
+            f"in {self.kernel}, {what} is shared by {len(verbs)} programs with no atomic and "
+            f"no lock: {said}. On a GPU they run at the same time, so one program's update can "
+            "be lost; the interpreter runs them one after another, which is why the values "
+            "here may still come out right"
+        )
 
 
 def _stray_message(given: str, advice: str) -> str:
@@ -731,8 +890,13 @@ def _counting_launches(counted: list[int]):
         def launched(self, *args, _original=original, **kwargs):
             counted[0] += 1
             if hasattr(self, "arg_names") and _Audit.known is not None:
-                _Audit.launch(self.arg_names, args, kwargs)
-            return _original(self, *args, **kwargs)
+                name = getattr(getattr(self, "fn", None), "__name__", "the kernel")
+                _Audit.launch(self.arg_names, args, kwargs, kernel=name)
+            try:
+                return _original(self, *args, **kwargs)
+            finally:
+                if _Audit.races is not None:
+                    _Audit.races.finish()
 
         setattr(cls, name, launched)
         patched.append((cls, name, original))
@@ -812,14 +976,25 @@ class Oversight:
     work_advice: str  # after other torch work on the activations
     launch_advice: str  # after a call that launched no kernel
     unwritten_advice: str  # after output elements no program wrote
-    activations: int = 1  # how many of the first inputs are activations (x; x and a residual)
+    # The inputs that are activations (by position: x; x and a residual; x and dy): torch work
+    # on them outside a kernel fails.
+    activations: tuple[int, ...] = (0,)
+    # The check named for data races between programs (interpreted only, see _Races), and what
+    # to do instead; None: not looked for.
+    race_free: str | None = None
+    race_advice: str = ""
 
-    def run(self, kata: Any, *tensors: torch.Tensor, given: str, **kwargs: Any) -> Call:
-        """The kata's function on fenced copies of the tensors, overseen (kwargs passed on).
+    def run(
+        self, kata: Any, *tensors: torch.Tensor, given: str, call: Any = None, **kwargs: Any
+    ) -> Call:
+        """The kata's function on fenced copies of the tensors, overseen (kwargs passed on);
+        or call(*fenced copies, **kwargs), overseen the same way, where the suite drives
+        several functions (an autograd Function's forward, then its backward).
 
         Fails if the kernel touched memory outside its tensors (every access, interpreted;
-        stores past the end of a new tensor, compiled), if torch worked on the activations
-        outside the kernel, or if no kernel was launched.
+        stores past the end of a new tensor, compiled), if two programs raced on an element
+        (interpreted, where race_free is set), if torch worked on the activations outside the
+        kernel, or if no kernel was launched.
         """
         x = tensors[0]
         fence = _span(x) + FENCE  # enough for a whole wrong row offset, or a 16384-wide block
@@ -829,25 +1004,31 @@ class Oversight:
             copy.copy_(t)
             fenced.append(copy)
             fences.append((storage, copy, fill))
-        watch = _Watch(fenced[: self.activations], fence, self.views)
+        watch = _Watch([fenced[i] for i in self.activations], fence, self.views)
         launches = [0, 0]
+        races = _Races() if INTERPRETED and self.race_free else None
         if INTERPRETED:
             named = zip(fenced, (name for name, _ in self.inputs), strict=True)
             _Audit.known = {_storage(t): _region(t, n) for t, n in named}
-            _Audit.strays, _Audit.regions = [], None
+            _Audit.strays, _Audit.regions, _Audit.races = [], None, races
+        function = call or getattr(kata, self.function)
         try:
             with _counting_launches(launches), _recording_ops() as ops, watch:
-                out = getattr(kata, self.function)(*fenced, **kwargs)
+                out = function(*fenced, **kwargs)
         except Exception as e:
             if _Audit.strays:
                 fail_for(self.in_bounds, _stray_message(given, self.stray_advice))
+            if races and races.found and self.race_free:
+                fail_for(self.race_free, f"{given}: {races.found[0]}. {self.race_advice}")
             if message := _annotations_trap(kata, e):
                 fail(message)
             raise
         finally:
-            _Audit.known = _Audit.regions = None
+            _Audit.known = _Audit.regions = _Audit.races = None
         if _Audit.strays:
             fail_for(self.in_bounds, _stray_message(given, self.stray_advice))
+        if races and races.found and self.race_free:
+            fail_for(self.race_free, f"{given}: {races.found[0]}. {self.race_advice}")
         allocated = f"a tensor {self.function} allocated"
         fills = [(s, t, SENTINEL, allocated) for s, t in watch.allocated]
         names = (name for name, _ in self.inputs)
