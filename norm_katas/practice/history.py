@@ -16,6 +16,7 @@ import os
 import re
 import sqlite3
 import sys
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -76,14 +77,33 @@ def db_path() -> Path:
     return data_dir() / "history.sqlite3"
 
 
+BUSY_S = 30.0  # how long a write waits for another process's
+
+
+def wal(conn: sqlite3.Connection) -> None:
+    """Turn on write-ahead logging (once per file: it stays on), so that a reader and a writer
+    work at once. Turning it on needs the file alone, and SQLite answers a second process doing
+    the same at that moment "database is locked" at once, without the busy timeout's wait: two
+    gradings recording into a new history together. So wait here, as the timeout would."""
+    deadline = time.monotonic() + BUSY_S
+    while True:
+        try:
+            conn.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as e:
+            if "locked" not in str(e) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.02)
+
+
 @contextmanager
 def connect() -> Iterator[sqlite3.Connection]:
     path = db_path()
     path.parent.mkdir(parents=True, exist_ok=True)
     # isolation_level=None: we issue BEGIN IMMEDIATE ourselves, taking the write lock up front.
-    conn = sqlite3.connect(path, timeout=30, isolation_level=None)
+    conn = sqlite3.connect(path, timeout=BUSY_S, isolation_level=None)
     try:
-        conn.execute("PRAGMA journal_mode=WAL")
+        wal(conn)
         conn.execute("PRAGMA synchronous=NORMAL")
         conn.executescript(SCHEMA)
         _allow_modes(conn)

@@ -700,3 +700,21 @@ def test_mock_minutes_must_be_a_budget(minutes: str) -> None:
     assert run.returncode == 2, run.stdout + run.stderr
     assert "--minutes" in run.stderr and "on the clock" not in run.stdout
     assert not history.events("dropout")  # nothing started, nothing recorded
+
+
+def test_history_waits_when_another_process_turns_on_its_log() -> None:
+    """Two gradings recording into a new history at once: SQLite answers the second one's
+    switch to write-ahead logging "database is locked" without waiting; it is retried."""
+
+    class Busy:
+        def __init__(self) -> None:
+            self.tries = 0
+
+        def execute(self, sql: str) -> None:
+            self.tries += 1
+            if self.tries < 3:
+                raise sqlite3.OperationalError("database is locked")
+
+    conn = Busy()
+    history.wal(conn)  # type: ignore[arg-type]
+    assert conn.tries == 3
