@@ -572,7 +572,7 @@ def render(request: Request, code: int, report: Any, said: str, cell: bool = Tru
     folded (expand one to see its message, and its hints when asked for). `said`: what the
     grading wrote, shown where it is the verdict (the grader failed, the child died). `cell`:
     a %%kata cell was graded; else norm_katas.check graded code, and its file is named."""
-    from norm_katas.grader.report import CORE, PARITY, TIER_TITLES, TODO, Outcome, untouched
+    from norm_katas.grader.report import CORE, PARITY, TIER_TITLES, Outcome
 
     kata = request.kata
     esc = html.escape
@@ -599,11 +599,7 @@ def render(request: Request, code: int, report: Any, said: str, cell: bool = Tru
             f'<p class="nk-bad"><b>Your {"cell" if cell else "code"} could not be loaded</b>, '
             "so no check ran:</p>" + pre(report.load_error)
         )
-    elif (
-        (failed := report.ranked_failures())
-        and all(c.kind == TODO for c in failed)
-        and (untouched(report))
-    ):
+    elif report.not_started:
         parts.append(
             f"<p><b>Not started yet?</b> This {'cell' if cell else 'code'} is the stub as handed "
             "out: it still raises NotImplementedError. Read its docstring, write the code it "

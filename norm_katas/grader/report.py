@@ -244,6 +244,13 @@ class Report:
         return sorted(self.failed, key=rank)
 
     @property
+    def not_started(self) -> bool:
+        """The graded file is the stub as handed out: every failure is its NotImplementedError.
+        The verdict says so instead of naming a headline, and offers no hint."""
+        failed = self.failed
+        return bool(failed) and all(c.kind == TODO for c in failed) and untouched(self)
+
+    @property
     def headline(self) -> Check | None:
         ranked = self.ranked_failures()
         return ranked[0] if ranked else None
@@ -583,7 +590,7 @@ class Printer:
             self.write(_indent(report.load_error, 2))
             self.write(f"\n{self.red}{self.bold}Not graded.{self.reset}")
             return
-        if failed and all(c.kind == TODO for c in failed) and untouched(report):
+        if report.not_started:
             self.write(
                 f"\n{self.bold}Not started yet?{self.reset} {report.file} still raises "
                 "NotImplementedError. Read its docstring, write the code it asks for, "
@@ -605,8 +612,8 @@ class Printer:
         headline = report.headline
         if report.strict_solved:
             self.write("Every check passes, the stretch goals included.")
-        elif self.in_mock:
-            pass  # no hints during a mock: the pitfalls come after it
+        elif self.in_mock or report.not_started:
+            pass  # no hints during a mock (the pitfalls come after it), nor before a start
         elif (
             self.hints < 2
             and headline is not None

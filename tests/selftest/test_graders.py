@@ -120,6 +120,7 @@ def test_untouched_stub_gets_the_friendly_report(name: str, grade, tmp_path: Pat
     report, output, code = grade(name, stub)
     assert code == 1, output
     assert "Not started yet?" in output, output
+    assert "Stuck?" not in output, output  # nothing was tried yet: no hint is offered
     assert report["passed"] == 0, summary(report)
 
 
