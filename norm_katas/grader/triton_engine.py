@@ -698,6 +698,21 @@ class _Races:
         index = next(k for k, v in self.programs.items() if v == program)
         return str(index[0]) if len(index) and not any(index[1:]) else str(index)
 
+    @staticmethod
+    def _first(addresses: list[int]) -> int:
+        """The race to report: the first element of the first tensor, in the kernel's order of
+        arguments, not the lowest address, which depends on where the allocator put each
+        tensor and would name another tensor from run to run."""
+        regions = list(_Audit.regions or ())
+
+        def key(address: int) -> tuple[int, int]:
+            for i, r in enumerate(regions):
+                if r.start <= address < r.end:
+                    return i, address - r.start
+            return len(regions), address
+
+        return int(min(addresses, key=key))
+
     def finish(self) -> None:
         """The launch is over: find its first race, if any."""
         chunks, self.chunks = self.chunks, []
@@ -729,7 +744,7 @@ class _Races:
         racy = shared & (stored | (loaded & atomic)) & unlocked
         if not racy.any():
             return
-        address = int(unique[racy.nonzero()[0][0]])
+        address = self._first(unique[racy.nonzero()[0]].tolist())
         involved = where == np.searchsorted(unique, address)
         verbs: dict[int, set[str]] = {}
         for p, k in zip(program[involved].tolist(), kind[involved].tolist(), strict=True):
