@@ -48,6 +48,7 @@ Oversight.does_the_work for torch work), which the report ranks it as: whichever
 into a mistake first, the headline names it.
 """
 
+import inspect
 import os
 import sys
 from contextlib import contextmanager
@@ -351,6 +352,7 @@ def start(device: torch.device) -> None:
         cannot_grade(problem)
     if INTERPRETED:
         _index_loop_bounds()
+        _scan_builtins_once()
         _watch_interpreter()
     if problem := _probe(device):
         cannot_grade(problem)
@@ -402,6 +404,42 @@ def _library_mode_problem() -> str | None:
 
         JITFunction.__call__ = call
     return None
+
+
+def _scan_builtins_once() -> None:
+    """Patch the same attributes as the interpreter, without listing whole modules each time.
+
+    Before every launch, and before every call of a jit function from a kernel (each tl.sum,
+    tl.max, ...), the interpreter lists every member of triton.language, its tensor class and
+    tl.math with inspect.getmembers, to wrap those that are Triton builtins. That listing was a
+    third of grading an interpreted kernel. The builtins among a module's members are the same
+    every time: list them once, while nothing is patched, then patch exactly those that are
+    still builtins, as the interpreter would.
+    """
+    from triton.runtime import interpreter
+
+    patch_builtin = interpreter._patch_builtin
+    if getattr(patch_builtin, "norm_katas_scanned", False):
+        return
+    names: dict[int, tuple[str, ...]] = {}
+
+    def builtins(pkg) -> tuple[str, ...]:
+        if id(pkg) not in names:
+            names[id(pkg)] = tuple(n for n, m in inspect.getmembers(pkg) if tl.core.is_builtin(m))
+        return names[id(pkg)]
+
+    def scan_once(pkg, *args, **kwargs):
+        for name in builtins(pkg):
+            member = getattr(pkg, name)
+            if tl.core.is_builtin(member):
+                interpreter._patch_attr(pkg, name, member, *args, **kwargs)
+
+    # Listed now, before any kernel ran in this process: nothing is patched yet.
+    for pkg in (tl, tl.core, tl.tensor, tl.math, getattr(tl.core, "tensor_descriptor_base", None)):
+        if pkg is not None:
+            builtins(pkg)
+    scan_once.norm_katas_scanned = True
+    interpreter._patch_builtin = scan_once
 
 
 # -- watching the interpreter: the operations a kernel runs, the memory it touches -----------
