@@ -152,6 +152,11 @@ def warm_up(katas: list[registry.Kata], *, long_lived: bool = False) -> None:
         for name in default_plugins:
             with contextlib.suppress(ImportError):
                 importlib.import_module(f"_pytest.{name}")
+        if any(r.startswith("triton") for kata in katas for r in kata.requires):
+            # Triton's first kernel launch imports its gluon package (a tenth of a second, in
+            # every child of a kernel kata otherwise), whichever mode the kernel runs in.
+            with contextlib.suppress(Exception):
+                importlib.import_module("triton.experimental.gluon.nvidia.hopper")
     if torch.cuda.is_initialized():  # a fork would leave the child with a broken CUDA context
         raise GraderError(grader_failed("CUDA was initialised before grading started."))
     # Everything imported so far lives as long as the process: keep it out of the collector's
@@ -317,6 +322,12 @@ def exit_process(code: int) -> NoReturn:
     os._exit(code)
 
 
+UNUSED_PYTEST_PLUGINS = (
+    "doctest", "junitxml", "pastebin", "setuponly", "setupplan", "stepwise", "legacypath",
+    "tmpdir", "recwarn", "unittest", "subtests",
+)  # fmt: skip
+
+
 def child_main(request: Request, scratch: Path) -> int:
     """What runs in the child: the kata's suite with the checklist. Returns pytest's code.
 
@@ -344,8 +355,11 @@ def child_main(request: Request, scratch: Path) -> int:
     os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
     # No logging plugin either: the checklist never shows captured logs, and it re-attaches its
     # handler to every logger torch creates, for each phase of each check.
+    # Nor pytest's plugins for what no suite uses (doctests, JUnit XML, temporary folders...):
+    # registering and scanning each costs every grading, and the self-tests grade thousands.
+    unused = [f"-pno:{name}" for name in UNUSED_PYTEST_PLUGINS]
     command = [
-        str(request.kata.suite), "-p", "pytest_timeout", "-p", "no:logging",
+        str(request.kata.suite), "-p", "pytest_timeout", "-p", "no:logging", *unused,
         "--rootdir", str(registry.ROOT), *request.pytest_argv(),
     ]  # fmt: skip
     return int(pytest.main(command, plugins=[HandedIn(request)]))
