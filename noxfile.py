@@ -53,7 +53,7 @@ TORCH_RANGE = "torch>=2.4,<3"
 OLDEST_TORCH = "2.4.1"  # the oldest supported release: `nox -s compat` proves it by default
 TORCH = os.environ.get("NORM_KATAS_TORCH", TORCH_RANGE)
 TORCH_INDEX = os.environ.get("NORM_KATAS_TORCH_INDEX", "")
-DEPS = ["numpy", "pytest>=8", "pytest-timeout>=2.3", "pytest-xdist>=3", "pexpect>=4.8"]
+DEPS = ["numpy", "pytest>=8", "pytest-timeout>=2.3", "pytest-xdist>=3.2", "pexpect>=4.8"]
 # What the self-tests need beyond DEPS: a real Jupyter kernel runs the %kata magics
 # (tests/selftest/test_notebook.py). Installed into the grading environment by `nox -s tests`
 # only, once, as a kata's extras are: a learner's grading never needs them.
@@ -332,7 +332,13 @@ def new_kata(session: nox.Session) -> None:
 
 
 def _selftests(session: nox.Session, python: str, args: list[str]) -> None:
-    workers = [] if any(a.startswith("-n") for a in args) else ["-n", "auto"]
+    workers = []
+    if not any(a.startswith(("-n", "--numprocesses")) for a in args):
+        # A worker more than there are cores, each taking the next test when it is free: many
+        # self-tests wait (for a kernel to start, a terminal, a file's new mtime), and the
+        # spare worker computes meanwhile. On 2 cores that took a sixth off the run.
+        cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+        workers = ["-n", str((cores or 1) + 1), "--dist", "worksteal"]
     # NORM_KATAS_NOX: the Python that runs nox, for the self-test that runs nox in a clone.
     session.run(
         python, "-m", "pytest", "tests/selftest", *workers, *args, external=True,
