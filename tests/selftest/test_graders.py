@@ -431,7 +431,7 @@ def test_a_rank_that_hangs_is_stopped_and_leaves_no_process(tmp_path: Path) -> N
         "syncbatchnorm",
         "--impl",
         str(loop),
-        env={**os.environ, "NORM_KATAS_SELFTEST": mark, "NORM_KATAS_RANK_WAIT_S": "1"},
+        env={**os.environ, "NORM_KATAS_SELFTEST": mark, "NORM_KATAS_RANK_WAIT_S": "0.5"},
     )
     assert run.returncode == 1, run.stdout + run.stderr
     assert "rank 1 did not finish" in run.stdout, run.stdout
