@@ -463,17 +463,29 @@ def _recording_ops():
         _Ops.seen = None
 
 
+_SCALAR_NAMES: dict[Any, str] = {}  # a Triton scalar dtype -> its name, e.g. "fp32"
+
+
+def _scalar_name(dtype) -> str:
+    scalar = dtype.scalar
+    try:
+        name = _SCALAR_NAMES.get(scalar)
+    except TypeError:  # pointer types are not hashable
+        return str(scalar)
+    if name is None:
+        name = _SCALAR_NAMES[scalar] = str(scalar)
+    return name
+
+
 def _operand_types(args) -> tuple[str, ...]:
     from triton.runtime.interpreter import TensorHandle
 
     types = []
     for a in args:
-        if isinstance(a, TensorHandle):
-            types.append(str(a.dtype.scalar))
+        if isinstance(a, (TensorHandle, tl.tensor)):
+            types.append(_scalar_name(a.dtype))
         elif isinstance(a, tl.dtype):
-            types.append(str(a.scalar))
-        elif isinstance(a, tl.tensor):
-            types.append(str(a.dtype.scalar))
+            types.append(_scalar_name(a))
     return tuple(types)
 
 
