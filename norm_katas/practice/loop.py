@@ -14,8 +14,11 @@ import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-POLL_S = 0.1
-SETTLE_S = 0.15  # editors write a file in steps: wait for it to settle before grading
+POLL_S = 0.05  # a stat() of one file: cheap, and half the poll is on every save's verdict
+# Editors write a file in steps (truncate, write; or write a copy, then rename it over): grade
+# once the file has not changed for SETTLE_S, and at most MAX_SETTLE_S after the save was seen.
+SETTLE_S = 0.04
+MAX_SETTLE_S = 1.0
 QUIT = ("q", "quit", "exit")
 
 
@@ -104,6 +107,17 @@ class WatchedFile:
     def mark_graded(self) -> None:
         self.graded = self.version()
 
+    def settle(self) -> None:
+        """Wait until the file exists and has not changed for SETTLE_S (MAX_SETTLE_S at most)."""
+        give_up = time.monotonic() + MAX_SETTLE_S
+        seen = self.version()
+        while time.monotonic() < give_up:
+            time.sleep(SETTLE_S)
+            now = self.version()
+            if now is not None and now == seen:
+                return
+            seen = now
+
 
 def stops_grading(watched: WatchedFile, keys: Keys) -> Callable[[], bool]:
     """A cancel hook for runner.grade(): a new save stops the grading in progress (the loop
@@ -142,7 +156,7 @@ def run(
             return "you stopped"
         saved = watched.saved()
         if saved:
-            time.sleep(SETTLE_S)
+            watched.settle()
         if key == "\n" or saved:
             watched.mark_graded()
             if (why := grade()) is not None:
