@@ -124,7 +124,8 @@ def main(argv: list[str]) -> int:
         seconds = save_to_verdict(mock, mine, wrong.read_text(), args.runs, data)
         rows.append(("save → verdict, nox -s mock", seconds, "≤ 1.0 s"))
         if not args.quick:
-            workers = str(len(os.sched_getaffinity(0)) + 1)  # as nox -s tests runs them
+            cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else None
+            workers = str((cores or os.cpu_count() or 1) + 1)  # as nox -s tests runs them
             tests = [sys.executable, "-m", "pytest", "tests/selftest", "-q", "-n", workers]
             tests += ["--dist", "worksteal"]
             seconds = timed(command(*tests, env=env), 1)
