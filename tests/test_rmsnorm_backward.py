@@ -354,8 +354,9 @@ def test_default_eps(kata, device):
     """eps=None means the machine epsilon of the dtype computed in, as torch's RMSNorm
 
     torch.nn.RMSNorm's default eps is None, which is torch.finfo of the computation dtype: about
-    1.2e-7 for float32 (and half inputs, computed in float32), 2.2e-16 for float64. It shows on
-    rows whose mean square is that small.
+    1.2e-7 for float32 and for half inputs, which are computed in float32, and 2.2e-16 for
+    float64. It shows on rows whose mean square is that small. (torch before 2.7 took the half
+    dtype's own eps; the contract follows torch since.)
 
     When eps is None, use the eps of float32 for float16, bfloat16 and float32 inputs and the
     eps of float64 for float64 inputs.
@@ -370,6 +371,19 @@ def test_default_eps(kata, device):
         mine, ref = mine.to(device, dtype), ref.to(device, dtype)
         given = f"RMSNorm(8) on {shape_of(x)} {dtype} x of scale {scale:g}"
         expect_close(expect_tensor(mine(x), "RMSNorm"), ref(x).detach(), given=given)
+    # Half inputs: compared with the formula, not F.rms_norm, whose default differs by release.
+    eps = torch.finfo(torch.float32).eps
+    for dtype in (torch.float16, torch.bfloat16):
+        x = (torch.randn(4, 8, device=device) * 3e-4).to(dtype)
+        w = (torch.randn(8, device=device) + 1).to(dtype)
+        x64 = x.double()
+        x_hat = x64 * torch.rsqrt(x64.square().mean(-1, keepdim=True) + eps)
+        given = f"rms_norm(x, weight) on {shape_of(x)} x of scale 3e-4"
+        y = expect_tensor(kata.rms_norm(x, w), "rms_norm")
+        expect_close(y, (x_hat * w.double()).to(dtype), given=given)
+        mine = kata.RMSNorm(8).to(device, dtype)
+        given = f"RMSNorm(8) on {shape_of(x)} x of scale 3e-4"
+        expect_close(expect_tensor(mine(x), "RMSNorm"), x_hat.to(dtype), given=given)
 
 
 def perf_case(kata, device):
