@@ -610,7 +610,13 @@ class Printer:
             )
         self._score(report)
         headline = report.headline
-        if report.strict_solved:
+        if report.strict_solved and report.skipped:  # not "every": a skip is no pass
+            were = "was" if report.skipped == 1 else "were"
+            self.write(
+                f"Every check that ran passes, the stretch goals included; {report.skipped} "
+                f"{were} skipped, as said above."
+            )
+        elif report.strict_solved:
             self.write("Every check passes, the stretch goals included.")
         elif self.in_mock or report.not_started:
             pass  # no hints during a mock (the pitfalls come after it), nor before a start

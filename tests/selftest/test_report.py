@@ -102,6 +102,14 @@ def test_a_tier_with_nothing_counted_is_neither_passed_nor_failed() -> None:
     assert "torch parity 0/0 –" in text and "✗" not in text and "(3 skipped)" in text, text
 
 
+def test_a_skipped_check_is_not_called_passing() -> None:
+    skipped = check("p", "skipped", PARITY, message="the engine cannot run it")
+    text = verdict(make(check("a"), check("b", tier=PARITY), skipped))
+    assert "Every check passes" not in text, text
+    assert "Every check that ran passes, the stretch goals included; 1 was skipped" in text, text
+    assert "Every check passes, the stretch goals included." in verdict(make(check("a"))), text
+
+
 def test_an_information_report_is_listed_apart_and_never_counted() -> None:
     info = check("test_bandwidth", "skipped", INFO, message="on the CPU there is nothing")
     report = make(check("a"), check("b", tier=PARITY), info)
