@@ -250,6 +250,18 @@ class Fault:
 FAULTS: list[Fault] = []  # what the probe found wrong with the engine grading here
 
 
+def blamed(ops: frozenset, dtypes: set[torch.dtype]) -> Fault | None:
+    """The fault a call may have met, named for an operation the call itself ran: bfloat16 ×
+    and + share the interpreter's binary_op, so the one whose own create_fmul or create_fadd
+    ran is named, never the other."""
+    hits = [f for f in FAULTS if f.affects(ops, dtypes)]
+    for fault in hits:
+        shared = frozenset().union(*(f.ops for f in FAULTS if f is not fault))
+        if (fault.ops - shared) & ops:
+            return fault
+    return hits[0] if hits else None
+
+
 def _engine_name(device: torch.device) -> str:
     return (
         f"Triton {triton.__version__}'s interpreter"
@@ -1121,7 +1133,7 @@ class Oversight:
                 f"{given}: {self.function} launched no Triton kernel. {self.launch_advice}",
             )
         dtypes = {t.dtype for t in tensors}
-        fault = next((f for f in FAULTS if f.affects(frozenset(ops), dtypes)), None)
+        fault = blamed(frozenset(ops), dtypes)
         return Call(out, _fault_note(fault, x.device) if fault else None, tuple(fenced))
 
     def expect_values(

@@ -391,6 +391,26 @@ def test_an_engine_fault_skips_what_it_affects_never_fails_it(
     assert note in output and "(1 skipped)" in output, output
 
 
+def test_an_engine_fault_is_named_for_an_operation_the_kernel_ran(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # bfloat16 × and + both go through the interpreter's binary_op: a kernel that only adds
+    # must read that the engine gets + wrong, not ×, which it never ran.
+    import torch
+
+    from norm_katas.grader import triton_engine
+
+    shared, fmul, fadd = ("binary_op", "bf16", "bf16"), ("create_fmul",), ("create_fadd",)
+    mul = triton_engine.Fault("bfloat16 × bfloat16", "", torch.bfloat16, frozenset({shared, fmul}))
+    add = triton_engine.Fault("bfloat16 + bfloat16", "", torch.bfloat16, frozenset({shared, fadd}))
+    monkeypatch.setattr(triton_engine, "FAULTS", [mul, add])
+    bf16 = {torch.bfloat16}
+    assert triton_engine.blamed(frozenset({shared, fadd}), bf16) is add
+    assert triton_engine.blamed(frozenset({shared, fmul, fadd}), bf16) is mul
+    assert triton_engine.blamed(frozenset({shared}), bf16) is mul  # only the shared step: either
+    assert triton_engine.blamed(frozenset({("create_fadd", "fp32")}), bf16) is None
+
+
 # -- the command line, in fresh interpreters ------------------------------------------------
 
 
