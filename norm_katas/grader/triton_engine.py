@@ -573,6 +573,7 @@ class _Stray:
     count: int  # lanes outside every region, in this access
     program: tuple
     regions: list  # the launch's regions, to say where the address is
+    kernel: str  # the launched kernel's name, "" where it has none
 
 
 class _Audit:
@@ -581,6 +582,7 @@ class _Audit:
 
     known: dict[int, _Region] | None = None  # storage address -> what the grader made there
     regions: list[_Region] | None = None  # those of the running launch
+    kernel = ""  # the running launch's kernel, by name
     strays: ClassVar[list[_Stray]] = []
     races: "_Races | None" = None  # the running call's, where the suite asks for them
 
@@ -602,7 +604,8 @@ class _Audit:
 
         program = tuple(getattr(interpreter_builder, "grid_idx", None) or ())
         first = int(ptrs[stray].flat[0])
-        cls.strays.append(_Stray(verb, first, itemsize, int(stray.sum()), program, cls.regions))
+        count = int(stray.sum())
+        cls.strays.append(_Stray(verb, first, itemsize, count, program, cls.regions, cls.kernel))
         return np.ascontiguousarray(active & inside)
 
     @classmethod
@@ -618,6 +621,7 @@ class _Audit:
             return
         if cls.races is not None:
             cls.races.begin(kernel)
+        cls.kernel = kernel
         named = [*zip(arg_names, args, strict=False), *kwargs.items()]
         regions: dict[int, _Region] = {}
         while named:
@@ -852,8 +856,14 @@ def _stray_message(given: str, advice: str) -> str:
     verbs = " and ".join(dict.fromkeys(s.verb for s in strays))
     program = f"program {first.program[0]}" if first.program else "a program"
     total = sum(s.count for s in strays)
+    # Named, where a call launches several kernels (forward, dx, the sum of partial rows).
+    names = [n for n in dict.fromkeys(s.kernel for s in strays) if n and n != "the kernel"]
+    kernel, were = (f"the kernel {names[0]}" if names else "the kernel"), "it was"
+    if len(names) > 1:
+        kernel, were = "the kernels " + " and ".join(names), "they were"
+        program += f" of {first.kernel}"
     return (
-        f"{given}: the kernel {verbs} {total} element(s) outside the tensors it was given, the "
+        f"{given}: {kernel} {verbs} {total} element(s) outside the tensors {were} given, the "
         f"first ({program}) {where} {target}. On a GPU such an access reads garbage or "
         f"crashes, whatever the values there: the grader flags it by address. {advice}"
     )
