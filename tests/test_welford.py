@@ -161,7 +161,7 @@ def test_stream_of_batches(kata, device):
 
 
 def test_batch_of_one(kata, device):
-    """a batch of one row updates the statistics: its own variance is 0, not NaN
+    """a batch of one row updates the statistics: its own M2 (spread) is 0, not NaN
 
     A single row has a mean (itself) and a sum of squared deviations (0); only its unbiased
     variance, 0 / 0, is undefined. Merge its count, mean and M2.

@@ -271,6 +271,26 @@ def test_simulated_cuda_blames_the_learners_error_and_hides_torchs_log(grade) ->
     assert "simulated CUDA could not run" not in output, output
 
 
+def test_a_device_check_graded_on_the_cpu_says_it_ran_on_simulated_cuda(
+    grade, request: pytest.FixtureRequest
+) -> None:
+    # Every suite's device check is titled "runs on CUDA": on the CPU that would claim a run
+    # that never happened. The checklist says where it ran.
+    import torch
+
+    from norm_katas.grader.plugin import ON_CUDA, SIMULATED_CUDA
+
+    for kata in registry.load():
+        titles = re.findall(r'def test_follows_device.*?"""(.*?)\n', kata.suite.read_text(), re.S)
+        assert all(t.startswith(ON_CUDA) for t in titles), (kata.name, titles)
+    report, output, _ = grade("layernorm", "solutions", "-k", "follows_device")
+    [check] = report["checks"]
+    on_gpu = str(request.config.getoption("device")).startswith("cuda")
+    simulated = not (on_gpu and torch.cuda.is_available())
+    assert check["description"].startswith(SIMULATED_CUDA if simulated else ON_CUDA), check
+    assert f"✓ {check['description']}" in output, output
+
+
 def test_torchs_own_log_is_not_the_learners_output() -> None:
     import logging
 
