@@ -188,6 +188,10 @@ def test_kernels_do_the_work(kata, device):
     for shape in ((4, 64), (2, 2, 64)):
         x, weight, bias, dy = make(shape, device=device)
         both(kata, x, weight, bias, dy, given=described(x))  # fails on torch work, no launch
+    # Strided x and dy, as autograd may hand them: a .contiguous() to avoid the strides is a copy.
+    x, weight, bias, dy = make((4, 64), device=device)
+    x, dy = F.pad(x, (0, 64))[:, :64], dy.t().contiguous().t()
+    both(kata, x, weight, bias, dy, given=f"{described(x)} (rows 128 apart) and dy transposed")
 
 
 def test_gradient_shapes(kata, device):

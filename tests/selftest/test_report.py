@@ -291,6 +291,17 @@ def test_a_device_check_graded_on_the_cpu_says_it_ran_on_simulated_cuda(
     assert f"✓ {check['description']}" in output, output
 
 
+def test_a_mistake_met_by_another_check_gets_the_hint_of_the_check_named_for_it(grade) -> None:
+    # torch work outside a Triton kernel fails every check that calls it: the formula check's
+    # hint (the maths) would be about a mistake the file does not make.
+    path = registry.ROOT / "tests" / "catalogue" / "fused_add_rmsnorm" / "torch_add_outside.py"
+    report, output, code = grade("fused-add-rmsnorm", path, "-k", "test_formula", "--hints")
+    [check] = report["checks"]
+    assert code == 1 and check["belongs"] == "test_kernel_does_the_work", check
+    assert check["hints"] and "The point of fusing is one pass" in check["hints"][0], check
+    assert "Hint (idea): The point of fusing is one pass" in output, output
+
+
 def test_torchs_own_log_is_not_the_learners_output() -> None:
     import logging
 
