@@ -292,6 +292,11 @@ def checklist(
     return report, checks
 
 
+def _unread_repr(excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
+    """pytest's record of a failed check, where nothing prints it: the exception, no traceback."""
+    return excinfo.exconly()
+
+
 def grader_error(call: pytest.CallInfo[Any]) -> str | None:
     """The grader's own failure in a check (it cannot grade here, or it is too slow): never
     the learner's."""
@@ -404,7 +409,8 @@ class Grading:
         report_json = handed.report_json if handed else config.getoption("report_json")
         hints = handed.hints if handed else config.getoption("hints")
         self.json = JsonReport(None if report_json is None else Path(report_json), hints)
-        if handed.checklist if handed else config.getoption("checklist"):
+        self.muted = bool(handed.checklist if handed else config.getoption("checklist"))
+        if self.muted:
             reporter = config.pluginmanager.get_plugin("terminalreporter")
             if reporter is not None:
                 # pytest-timeout writes through the terminal reporter, so mute it, not remove it.
@@ -467,6 +473,12 @@ class Grading:
             items.sort(key=lambda item: rank.get(item.name, len(rank)))
         self.report.grader_errors = self.grader_errors
         self.pitfalls = _pitfalls(request.kata)
+        if self.muted:
+            # The checklist says each failure in its own words (report.explain). pytest's
+            # traceback, which parses the suite's source again for each failing check (most of
+            # a stub's grading), would be printed nowhere.
+            for item in items:
+                item.repr_failure = _unread_repr  # type: ignore[method-assign]
         self.timer.grading = True
         self.json.write(self.report, self.grader_errors)  # unfinished: tells the runner it began
         if not request.checklist:
