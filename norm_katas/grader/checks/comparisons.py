@@ -103,8 +103,10 @@ def expect_close(
     if not bad.any():
         return
     first = tuple(int(i) for i in bad.nonzero()[0])
-    diff = (g - e).abs().nan_to_num(nan=float("inf"))
-    worst = tuple(int(i) for i in torch.unravel_index(diff.argmax(), diff.shape))
+    diff = (g - e).abs()
+    # A NaN is the worst difference of all, and is said as NaN, never as inf.
+    ranked = diff.nan_to_num(nan=float("inf"), posinf=torch.finfo(diff.dtype).max)
+    worst = tuple(int(i) for i in torch.unravel_index(ranked.argmax(), ranked.shape))
     nan_note = " It contains NaN." if g.isnan().any() and not e.isnan().any() else ""
     fail(
         f"{given}: {what} differs from the expected value at {list(first)}: "
