@@ -302,6 +302,23 @@ def test_a_mistake_met_by_another_check_gets_the_hint_of_the_check_named_for_it(
     assert "Hint (idea): The point of fusing is one pass" in output, output
 
 
+@pytest.mark.parametrize(
+    ("got", "said"),
+    [(float("nan"), "the largest difference is nan at [1]"),
+     (float("inf"), "the largest difference is inf at [1]"),
+     (2.5, "the largest difference is 0.5 at [1]")],
+)  # fmt: skip
+def test_a_value_message_says_the_difference_it_found(got: float, said: str) -> None:
+    # A NaN is the worst of differences and is said as NaN: "inf" would be a value not there.
+    import torch
+
+    from norm_katas.grader.checks import expect_close
+
+    with pytest.raises(pytest.fail.Exception) as failed:
+        expect_close(torch.tensor([1.0, got, 3.0]), torch.tensor([1.0, 2.0, 3.0]), given="x")
+    assert said in str(failed.value), failed.value
+
+
 def test_torchs_own_log_is_not_the_learners_output() -> None:
     import logging
 
