@@ -407,7 +407,7 @@ def test_matches_var_mean(kata, device):
 @pytest.mark.parity
 @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16], ids=dtype_name)
 def test_half_batches(kata, device, dtype):
-    """float16 and bfloat16 batches are accumulated in the state's float32
+    """float16 and bfloat16 batches are accumulated in the state's dtype (float32 by default)
 
     A half-precision batch mean near 384 is rounded to steps of 0.25 (float16) or 2
     (bfloat16): cast each batch to the state's dtype before any arithmetic, as torch's

@@ -235,4 +235,13 @@ def expect_gradcheck(
     try:
         torch.autograd.gradcheck(fn, inputs)
     except GradcheckError as e:
-        fail(f"{given} failed: {str(e).splitlines()[0]}")
+        # Its first line names the output and input ("... with respect to input 0,"); the
+        # matrices that follow are too long for a report.
+        first = str(e).strip().splitlines()[0].rstrip(",:; ")
+        why = (
+            " (inputs count from 0 in the order the function takes them): the gradient your "
+            "backward returns for that input is not the derivative of your forward"
+            if first.startswith("Jacobian mismatch")
+            else ""
+        )
+        fail(f"{given} failed: {first}{why}.")
