@@ -314,6 +314,11 @@ def test_headline_folds_failures_and_all_expands_them(grade) -> None:
     assert "Every other failure" in expanded and len(expanded) > len(output), expanded
 
 
+# One kata for each way a perf_case calls the learner's code, where an unfinished stub raises:
+# a module, an autograd Function, an object with methods, ranks, a Triton kernel.
+PERF_OF_A_STUB = ("layernorm", "layernorm-backward", "welford", "syncbatchnorm", "triton-rmsnorm")
+
+
 @pytest.mark.parametrize("name", KATAS)
 def test_perf_reports_without_grading(name: str, grade, tmp_path: Path) -> None:
     report, output, code = grade(name, "solutions", "--perf")
@@ -321,6 +326,8 @@ def test_perf_reports_without_grading(name: str, grade, tmp_path: Path) -> None:
     perf = report.get("perf") or {}
     assert "error" not in perf and perf["mine"]["forward_s"] > 0, perf
     assert "(reported, never graded)" in output and "forward" in output
+    if name not in PERF_OF_A_STUB:
+        return
     stub = tmp_path / KATAS[name].file
     stub.write_text(workspace.pristine_stub(KATAS[name]))
     report, output, code = grade(name, stub, "--perf")
