@@ -26,7 +26,7 @@ Shapes
 ------
     x        : (*, N)   rows may be strided; the last dim is contiguous
     residual : x's shape and dtype, contiguous
-    weight   : (N,)
+    weight   : (N,)     in x's dtype, as a model's parameters are; used in float32
 
 The contract (interview core)
 -----------------------------
