@@ -460,9 +460,10 @@ def test_a_rank_that_hangs_is_stopped_and_leaves_no_process(tmp_path: Path) -> N
         str(loop),
         env={**os.environ, "NORM_KATAS_SELFTEST": mark, "NORM_KATAS_RANK_WAIT_S": "0.5"},
     )
-    assert run.returncode == 1, run.stdout + run.stderr
-    assert "rank 1 did not finish" in run.stdout, run.stdout
-    assert "Stopped early" in run.stdout, run.stdout
+    said = f"{run.stdout}\n--- stderr ---\n{run.stderr}"
+    assert run.returncode == 1, said
+    assert "rank 1 did not finish" in run.stdout, said
+    assert "Stopped early" in run.stdout, said
     assert not any(m in run.stdout + run.stderr for m in INTERNAL)
     left = []
     for proc in Path("/proc").glob("[0-9]*"):
