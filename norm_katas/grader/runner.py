@@ -16,6 +16,7 @@ import importlib.util
 import json
 import os
 import platform
+import select
 import shutil
 import signal
 import subprocess
@@ -219,9 +220,13 @@ def grade(
             except OSError as e:
                 print(f"The verdict was not written to {request.report_json}: {e}", file=out)
     if hasattr(signal, "SIGPIPE") and status == -signal.SIGPIPE:
-        # Whoever read the checklist stopped reading (`| head`): nothing to say, and an
-        # unfinished report that is no attempt to record.
-        return Outcome(NOT_SOLVED, None)
+        if _reader_gone(out):
+            # Whoever read the checklist stopped reading (`| head`): nothing to say, and an
+            # unfinished report that is no attempt to record.
+            return Outcome(NOT_SOLVED, None)
+        cause = "its process wrote to a pipe that nobody reads (SIGPIPE) and was stopped."
+        print(grader_failed(cause, details), file=out, flush=True)
+        return Outcome(GRADER_FAILED, None)
     return Outcome(_verdict(status, report, request, details, out), report)
 
 
@@ -371,6 +376,20 @@ def fork_is_safe() -> bool:
         return False  # macOS frameworks and Windows do not survive fork without exec
     torch = sys.modules.get("torch")
     return torch is None or not torch.cuda.is_initialized()
+
+
+def _reader_gone(out: TextIO) -> bool:
+    """Whether the child's output is a pipe whose reader has closed it: its SIGPIPE came from
+    there, not from some other pipe, which would be the grader's failure. The child writes to
+    `out`, or to this process's stdout and stderr when `out` is one of them (_run_child)."""
+    streams = (sys.stdout, sys.stderr) if out in (sys.stdout, sys.stderr) else (out,)
+    try:
+        poller = select.poll()
+        for stream in streams:
+            poller.register(stream.fileno(), select.POLLOUT)
+        return any(event & (select.POLLERR | select.POLLHUP) for _, event in poller.poll(0))
+    except (AttributeError, OSError, ValueError):  # no poll, or no file descriptor
+        return True  # cannot tell: taken for the reader's doing, as `| head` is the usual one
 
 
 def _run_child(

@@ -448,6 +448,42 @@ def test_command_line_strict_asks_for_parity_too() -> None:
     assert not any(m in run.stdout + run.stderr for m in INTERNAL)
 
 
+def test_a_rank_that_died_does_not_take_the_grading_with_it() -> None:
+    # The grading process keeps SIGPIPE's default (for `| head`). A message to a rank that has
+    # died must not stop it by SIGPIPE: that cut a CI run's checklist short, exit 1, no word.
+    import multiprocessing
+    import signal
+
+    from norm_katas.grader.distributed.rank import send
+
+    mine, theirs = multiprocessing.Pipe()
+    theirs.close()  # the rank is gone
+    pid = os.fork()
+    if pid == 0:
+        code = 1
+        try:
+            signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+            send(mine, ("run", "tag", None, None))
+            code = 0
+        finally:
+            os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0, f"the sender ended with {status}"
+
+
+def test_a_sigpipe_with_the_reader_still_there_is_the_graders_failure(tmp_path: Path) -> None:
+    # A grading stopped by SIGPIPE ends quietly only where its output has no reader (`| head`).
+    from norm_katas.grader.runner import _reader_gone
+
+    read, write = os.pipe()
+    with os.fdopen(write, "w") as out:
+        assert not _reader_gone(out)
+        os.close(read)
+        assert _reader_gone(out)
+    with open(tmp_path / "out.txt", "w") as out:
+        assert not _reader_gone(out)
+
+
 def test_a_rank_that_hangs_is_stopped_and_leaves_no_process(tmp_path: Path) -> None:
     # One rank loops forever in forward: the check says so, the run stops after two such
     # checks, and every rank is gone when the grader exits (none left holding a port).
