@@ -351,7 +351,7 @@ def test_half_precision(kata, device, dtype):
 
 @pytest.mark.parity
 def test_default_eps(kata, device):
-    """eps=None means the machine epsilon of the dtype computed in, as torch's RMSNorm
+    """eps=None means the machine epsilon of the dtype computed in: float32's for half inputs
 
     torch.nn.RMSNorm's default eps is None, which is torch.finfo of the computation dtype: about
     1.2e-7 for float32 and for half inputs, which are computed in float32, and 2.2e-16 for
