@@ -238,8 +238,12 @@ def _run(
 def grade_logged(request: Request, mode: str, **mock: object) -> tuple[Graded, str]:
     """Grade and record the request's file; returns the outcome and what the grading wrote
     (the terminal's report), kept beside the file in grading.log."""
+    from norm_katas.grader import runner
     from norm_katas.practice import grading
 
+    # A kernel grades cell after cell: what each grading's child imported afresh (torch,
+    # torch._dynamo, pytest, seconds each time) is imported here once, before the first.
+    runner.preload(request.kata)
     log = request.file.parent / "grading.log"
     with open(log, "w+", encoding="utf-8") as out, _streams(out):
         outcome = grading.grade(request, mode=mode, out=out, **mock)

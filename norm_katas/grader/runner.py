@@ -166,6 +166,26 @@ def warm_up(katas: list[registry.Kata], *, long_lived: bool = False) -> None:
     gc.freeze()
 
 
+def preload(kata: registry.Kata) -> None:
+    """Import into this process what each grading's child would otherwise import afresh:
+    torch, torch._dynamo, pytest and the grader (two to three seconds a grading).
+
+    For a process that grades now and then and is the learner's own, a notebook's kernel or a
+    script calling norm_katas.check, so without warm_up's other effects: its objects stay
+    collectable, its import path and environment stay as they are, and whatever fails to
+    import is left for the grading's child to meet and report.
+    """
+    names = [
+        "torch", "torch._dynamo", "pytest", "pytest_timeout", "norm_katas.grader.checks",
+        "norm_katas.grader.fake_cuda", "norm_katas.grader.plugin",
+    ]  # fmt: skip
+    if any(r.startswith("triton") for r in kata.requires):
+        names.append("triton.experimental.gluon.nvidia.hopper")  # as warm_up does
+    for name in names:
+        with contextlib.suppress(Exception):
+            importlib.import_module(name)
+
+
 def missing_requirements(kata: registry.Kata, where: str = door.TERMINAL) -> str | None:
     """The learner-facing message when a package this kata needs is not installed."""
     for requirement in kata.requires:

@@ -32,6 +32,8 @@ nbclient = pytest.importorskip("nbclient", reason="the notebook self-test needs 
 pytest.importorskip("ipykernel", reason="the notebook self-test needs ipykernel (a kernel)")
 
 KATA = registry.get("layernorm")
+# Imported into the kernel by its first grading (runner.preload), for the gradings after it.
+WARM = ("torch._dynamo", "pytest", "norm_katas.grader.plugin")
 WRONG = KATA.catalogue / "eps_outside_sqrt.py"
 EXITS = """
 import os
@@ -88,6 +90,7 @@ def test_a_generated_notebook_in_a_kernel(tmp_path: Path, monkeypatch: pytest.Mo
         code(f"%%kata {KATA.name} --nonsense\npass"),
         code(f"%%kata {KATA.name}\nimport torch\n\ndef broken(:\n    pass\n"),
         code("%kata_progress"),
+        code(f"import sys\nprint('warm:', all(m in sys.modules for m in {WARM!r}))"),
     ]
     # The kernel starts in the notebook's folder, as JupyterLab and VS Code start it: its first
     # cell finds the clone there (the child of a grading too), and installs nothing.
@@ -98,7 +101,7 @@ def test_a_generated_notebook_in_a_kernel(tmp_path: Path, monkeypatch: pytest.Mo
         nbformat.write(nb, keep)
     by_id = {cell.get("id"): cell for cell in nb.cells[:generated]}
     loaded, stub = by_id["setup"], by_id["kata"]
-    start, right, defined, wrong, exits, alive, usage, broken, progress = nb.cells[generated:]
+    start, right, defined, wrong, exits, alive, usage, broken, progress, warm = nb.cells[generated:]
     assert "pip" not in _text(loaded), "the clone's copy is used, nothing installed"
 
     assert not [o for o in loaded.outputs if o["output_type"] == "error"], loaded.outputs
@@ -130,6 +133,9 @@ def test_a_generated_notebook_in_a_kernel(tmp_path: Path, monkeypatch: pytest.Mo
     assert "checks wait for it" in page and "<details><summary><span" not in page  # said once
     assert not [o for o in broken.outputs if o["output_type"] == "error"], "not run in the kernel"
     assert "layernorm" in _html(progress)
+    # Each grading forks from the kernel: what its child needs is imported there once, not
+    # afresh by every grading (seconds each).
+    assert "warm: True" in _text(warm), warm.outputs
 
     # Every display has its text as well: the terminal report's, where HTML cannot be shown.
     shown = [o for c in nb.cells for o in c.get("outputs", []) if "data" in o]
