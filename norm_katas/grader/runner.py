@@ -13,6 +13,7 @@ import contextlib
 import gc
 import importlib
 import importlib.util
+import inspect
 import json
 import os
 import platform
@@ -27,7 +28,7 @@ import traceback
 import warnings
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, NoReturn, TextIO
+from typing import TYPE_CHECKING, Any, NoReturn, TextIO
 
 from norm_katas.grader import door, registry
 from norm_katas.grader.request import (  # noqa: F401 (the exit codes, named here too)
@@ -40,7 +41,7 @@ from norm_katas.grader.request import (  # noqa: F401 (the exit codes, named her
 )
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Iterator
 
     from norm_katas.grader.limits import Frame
     from norm_katas.grader.report import Report
@@ -153,6 +154,11 @@ def warm_up(katas: list[registry.Kata], *, long_lived: bool = False) -> None:
         for name in default_plugins:
             with contextlib.suppress(ImportError):
                 importlib.import_module(f"_pytest.{name}")
+        # And modules that pytest.main imports on first use (pdb for --pdb's plugin, ...).
+        for name in ("pdb", "_pytest._argcomplete", "encodings.unicode_escape"):
+            with contextlib.suppress(ImportError):
+                importlib.import_module(name)
+        _prepare_pytest()
         if any(r.startswith("triton") for kata in katas for r in kata.requires):
             # Triton's first kernel launch imports its gluon package (a tenth of a second, in
             # every child of a kernel kata otherwise), whichever mode the kernel runs in.
@@ -351,6 +357,56 @@ UNUSED_PYTEST_PLUGINS = (
     "doctest", "junitxml", "pastebin", "setuponly", "setupplan", "stepwise", "legacypath",
     "tmpdir", "recwarn", "unittest", "subtests",
 )  # fmt: skip
+# The plugins a grading's pytest runs without: -p no:NAME, before any other option.
+PYTEST_NO_PLUGINS = ("-p", "no:logging", *(f"-pno:{name}" for name in UNUSED_PYTEST_PLUGINS))
+# What pytest.main builds first in every grading, built once by a long-lived process (see
+# _prepare_pytest), or None. This process never uses it: each child starts from its own copy.
+_PREPARED: Any = None
+
+
+def _prepare_pytest() -> None:
+    """Build here, once, the start of every grading's pytest.main: its plugin manager, with
+    pytest's own plugins and pytest-timeout registered (a third of a short grading's time,
+    and the self-tests and `nox -s mutants` make thousands). A child forked from this process
+    starts from its copy (child_main); this process never touches it, so it stays as built.
+    Where pytest builds its configuration otherwise, each grading builds its own, as before."""
+    global _PREPARED
+    try:
+        import pytest_timeout
+        from _pytest.config import get_config
+
+        takes_prog = "prog" in inspect.signature(get_config).parameters  # pytest 9 on
+        prog = {"prog": "pytest.main()"} if takes_prog else {}
+        prepared = get_config(list(PYTEST_NO_PLUGINS), None, **prog)
+        prepared.pluginmanager.register(pytest_timeout, "pytest_timeout")  # what -p loads
+    except Exception:
+        return
+    _PREPARED = prepared
+
+
+@contextlib.contextmanager
+def _from_prepared() -> Iterator[None]:
+    """pytest.main's configuration starts from _PREPARED (this child's copy of it), where
+    there is one: pytest builds it with _pytest.config.get_config, in every release since 5."""
+    import _pytest.config
+
+    prepared, build = _PREPARED, _pytest.config.get_config
+    if prepared is None:
+        yield
+        return
+
+    def get_config(args=None, plugins=None, **_):  # pytest's signature
+        _pytest.config.get_config = build  # used once: another pytest.main builds afresh
+        params = _pytest.config.Config.InvocationParams  # as get_config makes them
+        prepared.invocation_params = params(args=args or (), plugins=plugins, dir=Path.cwd())
+        prepared.pluginmanager.consider_preparse(args or [], exclude_only=True)
+        return prepared
+
+    _pytest.config.get_config = get_config
+    try:
+        yield
+    finally:
+        _pytest.config.get_config = build
 
 
 def child_main(request: Request, scratch: Path) -> int:
@@ -382,12 +438,12 @@ def child_main(request: Request, scratch: Path) -> int:
     # handler to every logger torch creates, for each phase of each check.
     # Nor pytest's plugins for what no suite uses (doctests, JUnit XML, temporary folders...):
     # registering and scanning each costs every grading, and the self-tests grade thousands.
-    unused = [f"-pno:{name}" for name in UNUSED_PYTEST_PLUGINS]
     command = [
-        str(request.kata.suite), "-p", "pytest_timeout", "-p", "no:logging", *unused,
+        *PYTEST_NO_PLUGINS, str(request.kata.suite), "-p", "pytest_timeout",
         "--rootdir", str(registry.ROOT), *request.pytest_argv(),
     ]  # fmt: skip
-    return int(pytest.main(command, plugins=[HandedIn(request)]))
+    with _from_prepared():
+        return int(pytest.main(command, plugins=[HandedIn(request)]))
 
 
 def fork_is_safe() -> bool:
