@@ -13,6 +13,7 @@ only when complete. Choose the torch build with environment variables (see docs/
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import importlib.util
 import json
@@ -22,6 +23,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import time
 from datetime import datetime
 from pathlib import Path
 
@@ -376,14 +378,27 @@ def lint(session: nox.Session) -> None:
     session.install(RUFF)
     session.run("ruff", "check", ".")
     session.run("ruff", "format", "--check", ".")
+    not_checked = ".github/workflows/ci.yml was NOT checked by actionlint in this run"
+    # A failed install is remembered in the environment for a day: each try takes seconds
+    # and prints pip's whole build log, for the same failure.
+    failed = Path(session.virtualenv.location) / "actionlint-failed"
+    with contextlib.suppress(OSError):
+        if failed.read_text() == ACTIONLINT and time.time() - failed.stat().st_mtime < 86400:
+            session.warn(
+                f"{ACTIONLINT} could not be installed here within the last day (its build "
+                f"downloads actionlint from GitHub; delete {failed} to try now): {not_checked}"
+            )
+            return
     try:
         session.install(ACTIONLINT)
     except CommandFailed:  # no wheel: its build fetches actionlint from GitHub, unreachable here
+        failed.write_text(ACTIONLINT)
         session.warn(
             f"{ACTIONLINT} could not be installed (its build downloads actionlint from GitHub): "
-            ".github/workflows/ci.yml was NOT checked by actionlint in this run"
+            f"{not_checked}"
         )
         return
+    failed.unlink(missing_ok=True)
     session.run("actionlint", ".github/workflows/ci.yml")
 
 
