@@ -155,6 +155,13 @@ def _install(session: nox.Session, build: Path, wanted: dict) -> None:
             "NORM_KATAS_TORCH to let nox install torch into the grading environment"
         )
     venv = [sys.executable, "-m", "venv", str(build)]
+    if importlib.util.find_spec("virtualenv") is not None:  # nox's own dependency
+        # pip from the wheel virtualenv ships (a second, where venv's ensurepip takes four),
+        # and no update of that wheel downloaded in the background.
+        venv = [
+            sys.executable, "-m", "virtualenv", "-q", "--no-setuptools", "--no-periodic-update",
+            str(build),
+        ]  # fmt: skip
     session.run(*venv, *(["--system-site-packages"] if use_system else []), external=True)
     python = _python(build)
     pip = [str(python), "-m", "pip", "install", "--disable-pip-version-check"]
