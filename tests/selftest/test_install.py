@@ -22,7 +22,7 @@ from norm_katas.grader import registry, stubs
 pytestmark = pytest.mark.skipif(
     os.name == "nt", reason="the venv layout below is POSIX's (bin/); Windows installs alike"
 )
-PIP = ["-m", "pip", "--disable-pip-version-check", "install", "-q"]
+PIP = ["--disable-pip-version-check", "install", "-q"]
 
 
 def _run(command: list[str | Path], cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess:
@@ -49,18 +49,21 @@ def norm_katas(tmp_path_factory: pytest.TempPathFactory) -> Installed:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("NORM_KATAS_", "PYTHON"))}
     env["NORM_KATAS_DATA"] = str(base / "data")
     venv = base / "venv"
-    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, capture_output=True)
+    # No pip of its own (ensurepip takes seconds): this Python's pip installs into it.
+    made = [sys.executable, "-m", "venv", "--without-pip", str(venv)]
+    subprocess.run(made, check=True, capture_output=True)
     python = venv / "bin" / "python"
+    pip = [sys.executable, "-m", "pip", "--python", python, *PIP]
     site = _run([python, "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"], base, env)
     # Every site folder of ours, those a .pth file of ours adds too (a venv built on another).
     ours = [p for p in sys.path if Path(p).name in ("site-packages", "dist-packages")]
     borrowed = dict.fromkeys([sysconfig.get_path("purelib"), sysconfig.get_path("platlib"), *ours])
     Path(site.stdout.strip(), "_norm_katas_borrowed.pth").write_text("\n".join(borrowed) + "\n")
-    backend = _run([python, *PIP, "hatchling>=1.19"], base, env)
+    backend = _run([*pip, "hatchling>=1.19"], base, env)
     if backend.returncode:
         last = (backend.stderr.strip().splitlines() or ["no output"])[-1]
         pytest.skip(f"the build backend, hatchling, cannot be installed here: pip says {last}")
-    done = _run([python, *PIP, "--no-deps", "--no-build-isolation", registry.ROOT], base, env)
+    done = _run([*pip, "--no-deps", "--no-build-isolation", registry.ROOT], base, env)
     assert done.returncode == 0, done.stdout + done.stderr
     where = _run([python, "-c", "import norm_katas; print(norm_katas.__file__)"], home, env)
     assert Path(where.stdout.strip()).is_relative_to(venv), where.stdout + where.stderr
