@@ -452,6 +452,66 @@ def _scan_builtins_once() -> None:
             builtins(pkg)
     scan_once.norm_katas_scanned = True
     interpreter._patch_builtin = scan_once
+    _patch_lang_once()
+
+
+class _SkippedScope:
+    """What a patching of triton.language already in effect returns: nothing to undo."""
+
+    def restore(self) -> None:
+        pass
+
+
+def _patch_lang_once() -> None:
+    """Patch triton.language once per launch, not again at every jit call inside the kernel.
+
+    Each call of a jit function from an interpreted kernel (tl.sum, tl.max, ...) patches the
+    language modules in its globals again, as the launch did: a sixth of grading a kernel
+    that reduces in a loop. Within a launch, a patching of modules that this launch has
+    patched already is skipped. A launch begins with nothing taken as patched, and a scope
+    that is restored (Triton 3.2 on) takes its modules back out.
+    """
+    from triton.runtime import interpreter
+
+    patch_lang, executor = interpreter._patch_lang, interpreter.GridExecutor
+    if getattr(patch_lang, "norm_katas_once", False):
+        return
+    # The ids of the modules that the running launch has patched; None between launches.
+    launch: list[set[int] | None] = [None]
+
+    class _Scope:
+        def __init__(self, scope, mine: set[int]) -> None:
+            self.scope, self.mine = scope, mine
+
+        def restore(self) -> None:
+            if launch[0] is not None:
+                launch[0].difference_update(self.mine)
+            self.scope.restore()
+
+    def once(fn):
+        patched = launch[0]
+        if patched is None:  # outside a launch: as Triton does
+            return patch_lang(fn)
+        langs = {id(v) for v in fn.__globals__.values() if v is tl or v is tl.core}
+        if langs and langs <= patched:
+            return _SkippedScope()
+        scope = patch_lang(fn)
+        mine = langs - patched
+        patched.update(mine)
+        return scope if scope is None else _Scope(scope, mine)
+
+    run = executor.__call__
+
+    def launched(self, *args, **kwargs):
+        launch[0] = set()
+        try:
+            return run(self, *args, **kwargs)
+        finally:
+            launch[0] = None
+
+    once.norm_katas_once = True
+    interpreter._patch_lang = once
+    executor.__call__ = launched
 
 
 # -- watching the interpreter: the operations a kernel runs, the memory it touches -----------
