@@ -549,12 +549,12 @@ def _scalar_name(dtype) -> str:
     return name
 
 
-def _operand_types(args) -> tuple[str, ...]:
-    from triton.runtime.interpreter import TensorHandle
-
+def _operand_types(args, tensors: tuple[type, ...]) -> tuple[str, ...]:
+    """The scalar type of each operand that has one: `tensors` are the interpreter's tensor
+    classes (its TensorHandle and tl.tensor), looked up once, as this runs at every operation."""
     types = []
     for a in args:
-        if isinstance(a, (TensorHandle, tl.tensor)):
+        if isinstance(a, tensors):
             types.append(_scalar_name(a.dtype))
         elif isinstance(a, tl.dtype):
             types.append(_scalar_name(a))
@@ -562,9 +562,13 @@ def _operand_types(args) -> tuple[str, ...]:
 
 
 def _recorded(name: str, method):
+    from triton.runtime.interpreter import TensorHandle
+
+    tensors = (TensorHandle, tl.tensor)
+
     def record(*args, **kwargs):
         if _Ops.seen is not None:
-            _Ops.seen.add((name, *_operand_types(args)))
+            _Ops.seen.add((name, *_operand_types(args, tensors)))
         return method(*args, **kwargs)
 
     record.norm_katas_recorded = True
