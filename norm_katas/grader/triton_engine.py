@@ -277,6 +277,7 @@ def _probe(device: torch.device) -> str | None:
     proven: set = set()
     failed: list[tuple[str, torch.dtype, str, frozenset]] = []
     FAULTS.clear()
+    _Ops.wanted = None  # the probe compares every operation its cases ran
     for what, dtype, case in _probe_cases(device):
         with _recording_ops() as ops:
             try:
@@ -311,6 +312,7 @@ def _probe(device: torch.device) -> str | None:
     # Blame only what a failing case ran and no passing case did: the broken operation itself,
     # not the loads and stores around it.
     FAULTS.extend(Fault(what, detail, d, ops - proven) for what, d, detail, ops in failed)
+    _Ops.wanted = frozenset(op[0] for fault in FAULTS for op in fault.ops)
     return None
 
 
@@ -523,6 +525,9 @@ def _patch_lang_once() -> None:
 
 class _Ops:
     seen: set | None = None  # (operation, operand types) run since recording began
+    # The operations worth recording: after the probe, only those of a fault it found (what
+    # blamed() compares with), the rest being tens of thousands per grading; None: every one.
+    wanted: frozenset[str] | None = None
 
 
 @contextmanager
@@ -567,7 +572,7 @@ def _recorded(name: str, method):
     tensors = (TensorHandle, tl.tensor)
 
     def record(*args, **kwargs):
-        if _Ops.seen is not None:
+        if _Ops.seen is not None and (_Ops.wanted is None or name in _Ops.wanted):
             _Ops.seen.add((name, *_operand_types(args, tensors)))
         return method(*args, **kwargs)
 
