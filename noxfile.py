@@ -156,12 +156,10 @@ def _install(session: nox.Session, build: Path, wanted: dict) -> None:
         )
     venv = [sys.executable, "-m", "venv", str(build)]
     if importlib.util.find_spec("virtualenv") is not None:  # nox's own dependency
-        # pip from the wheel virtualenv ships (a second, where venv's ensurepip takes four),
-        # and no update of that wheel downloaded in the background.
-        venv = [
-            sys.executable, "-m", "virtualenv", "-q", "--no-setuptools", "--no-periodic-update",
-            str(build),
-        ]  # fmt: skip
+        # pip (and, before Python 3.12, setuptools, as venv has them: Triton 3.0 imports it)
+        # from the wheels virtualenv ships: a second, where venv's ensurepip takes four. No
+        # update of those wheels is downloaded in the background.
+        venv = [sys.executable, "-m", "virtualenv", "-q", "--no-periodic-update", str(build)]
     session.run(*venv, *(["--system-site-packages"] if use_system else []), external=True)
     python = _python(build)
     pip = [str(python), "-m", "pip", "install", "--disable-pip-version-check"]
