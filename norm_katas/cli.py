@@ -63,6 +63,12 @@ def cmd_grade(argv: list[str]) -> int:
     except runner.GraderError as e:
         print(e, file=sys.stderr)
         return runner.GRADER_FAILED
+    except KeyboardInterrupt:  # while torch and the checks were being imported
+        print(
+            "\nInterrupted (Ctrl-C) before the grading began: no verdict, nothing recorded.",
+            file=sys.stderr,
+        )
+        return 130
     try:
         return grading.grade(request).code
     except grading.Interrupted:

@@ -23,6 +23,9 @@ def run(request: Request) -> int:
     except runner.GraderError as e:
         print(e, file=sys.stderr)
         return runner.GRADER_FAILED
+    except KeyboardInterrupt:
+        print("\nStopped (Ctrl-C) while the grader was starting: nothing was graded.")
+        return 130
     shown = loader.display_path(path)
     watched = loop.WatchedFile(path)
     keys = loop.Keys()

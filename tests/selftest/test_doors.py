@@ -204,6 +204,22 @@ def test_ctrl_c_during_a_grading_exits_130_and_records_nothing() -> None:
     assert "Traceback" not in child.before and history.events("layernorm") == []
 
 
+def test_ctrl_c_before_a_grading_begins_says_so_and_exits_130(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Ctrl-C while torch and the checks are imported, before any grading: said, never silent.
+    from norm_katas import cli
+
+    def interrupted(*args: object, **kwargs: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(runner, "warm_up", interrupted)
+    assert cli.main(["grade", "layernorm", "--impl", "solutions"]) == 130
+    said = capsys.readouterr().err
+    assert "Interrupted (Ctrl-C) before the grading began: no verdict, nothing recorded." in said
+    assert history.events("layernorm") == []
+
+
 def test_the_help_and_install_advice_name_the_door_in_use(monkeypatch: pytest.MonkeyPatch) -> None:
     """In a clone, nox; installed, norm-katas and pip (no nox, no katas/); in a notebook, %pip
     and no --impl (the cell is the file)."""

@@ -610,6 +610,19 @@ def test_watch_mode_leaves_cleanly_on_ctrl_c(tmp_path: Path) -> None:
     assert child.exitstatus == 0
 
 
+def test_watch_mode_stopped_while_starting_says_so(tmp_path: Path) -> None:
+    mine = tmp_path / "layernorm.py"
+    mine.write_text(workspace.pristine_stub(registry.get("layernorm")))
+    child = spawn("grade", "layernorm", "--watch", "--impl", str(mine))
+    child.expect("Starting the grader")  # then torch and the checks load, for seconds
+    child.sendcontrol("c")
+    child.expect("Stopped \\(Ctrl-C\\) while the grader was starting: nothing was graded.")
+    child.expect(pexpect.EOF)
+    assert "Traceback" not in (child.before or "")
+    child.close()
+    assert child.exitstatus == 130
+
+
 def test_mock_interview_solved_end_to_end() -> None:
     kata = registry.get("dropout")
     child = spawn_mock("--kata", "dropout", "--minutes", "5")
