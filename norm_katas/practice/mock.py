@@ -231,6 +231,9 @@ def run(kata_name: str | None, minutes: float | None, seed: int | None) -> int:
     except runner.GraderError as e:
         print(e, file=sys.stderr)
         return runner.GRADER_FAILED
+    except KeyboardInterrupt:
+        print("\nStopped (Ctrl-C) before the mock began: no clock ran, nothing was recorded.")
+        return 130
     path = workspace.scratch_copy(kata)
     print(f"Mock interview: {kata.title} ({kata.difficulty}), {clock(budget)} on the clock.")
     print(f"\nYour task: implement the classes in\n\n    {path}\n")

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from norm_katas import notebooks
-from norm_katas.grader import registry, stubs
+from norm_katas.grader import registry, runner, stubs
 from norm_katas.grader.report import FAIL, Check, Outcome, Report
 from norm_katas.practice import history, mock, progress, workspace
 
@@ -621,6 +621,19 @@ def test_watch_mode_stopped_while_starting_says_so(tmp_path: Path) -> None:
     assert "Traceback" not in (child.before or "")
     child.close()
     assert child.exitstatus == 130
+
+
+def test_a_mock_stopped_before_it_began_says_so(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def interrupted(*args: object, **kwargs: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(runner, "warm_up", interrupted)
+    assert mock.run("dropout", 5, None) == 130
+    said = capsys.readouterr().out
+    assert "Stopped (Ctrl-C) before the mock began: no clock ran, nothing was recorded." in said
+    assert history.events("dropout") == []
 
 
 def test_mock_interview_solved_end_to_end() -> None:
