@@ -18,6 +18,7 @@ import json
 import os
 import platform
 import select
+import shlex
 import shutil
 import signal
 import subprocess
@@ -286,10 +287,26 @@ def _verdict(
         return NOT_SOLVED
     if status == PYTEST_NO_TESTS or not report.checks:
         selection = request.selection
+        if status == PYTEST_USAGE_ERROR and selection:  # pytest could not read it, and said so
+            chosen = (("-k", request.keyword), ("-m", request.marker))
+            shown = " ".join(f"{flag} {shlex.quote(value)}" for flag, value in chosen if value)
+            say(
+                f"{shown} is not an expression pytest can read (its message is above): nothing "
+                "was graded. Join words with and, or, not and parentheses, as in "
+                '-k "affine and not cuda" or -m "not parity".'
+            )
+            return USAGE
         matched = f"No check matched {selection}" if selection else "No check ran"
+        picks = [
+            "-k picks the checks whose name or checklist line holds a word, any case (-k affine, "
+            "-k cuda)"
+        ]
+        if request.marker:
+            picks.append("-m the checks with a marker (-m parity: the torch-parity checks)")
+        without = "them" if len(picks) > 1 else "it"
         say(
-            f"{matched}: nothing was graded. -k picks the checks whose name or checklist line "
-            "holds a word, any case (-k affine, -k cuda); grade without it to see every check."
+            f"{matched}: nothing was graded. {'; '.join(picks)}; grade without {without} to "
+            "see every check."
         )
         return USAGE
     if status not in (SOLVED, NOT_SOLVED, PYTEST_INTERRUPTED):

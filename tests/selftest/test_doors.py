@@ -7,6 +7,7 @@ from __future__ import annotations
 import importlib.util
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -178,6 +179,21 @@ def test_a_selection_that_matches_no_check_is_a_usage_error_and_no_attempt(
     assert "-k picks the checks whose name or checklist line holds a word" in done.stderr
     assert "could not record" not in done.stderr, done.stderr
     assert history.events("layernorm") == []
+
+
+def test_a_selection_pytest_cannot_read_is_said_so_not_as_no_match(grade) -> None:
+    # An unclosed parenthesis, a dangling "and": pytest's own message says where; the
+    # grader's line must not then claim that no check matched.
+    for flag, expression in (("-k", "("), ("-m", "parity and")):
+        _, output, code = grade("layernorm", "solutions", flag, expression)
+        assert code == runner.USAGE, output
+        assert f"Wrong expression passed to '{flag}'" in output, output
+        shown = f"{flag} {shlex.quote(expression)}"  # as a shell would take it back
+        assert f"{shown} is not an expression pytest can read" in output, output
+        assert "No check matched" not in output, output
+    _, output, code = grade("layernorm", "solutions", "-m", "xyzzy")
+    assert code == runner.USAGE and "No check matched -m xyzzy" in output, output
+    assert "-m the checks with a marker (-m parity" in output, output
 
 
 def test_k_picks_checks_by_the_line_the_learner_reads(grade) -> None:
