@@ -47,6 +47,7 @@ if TYPE_CHECKING:
     from norm_katas.practice.mock import Mock
 
 MODE = "notebook"  # the history's mode for a cell's gradings
+_COLOUR = re.compile(r"\x1b\[[0-9;]*m")  # a terminal's colour escape sequence
 # Options of the grade command that make no sense for a cell: the cell is the file, and it is
 # graded when it runs.
 NOT_HERE = options.NOT_IN_A_CELL
@@ -249,7 +250,9 @@ def grade_logged(request: Request, mode: str, **mock: object) -> tuple[Graded, s
         outcome = grading.grade(request, mode=mode, out=out, **mock)
         out.flush()
         out.seek(0)
-        return outcome, out.read()
+        # Colour codes (pytest colours its own errors where the kernel's environment asks for
+        # colour) would show as stray characters in the cell's HTML and text.
+        return outcome, _COLOUR.sub("", out.read())
 
 
 @contextlib.contextmanager

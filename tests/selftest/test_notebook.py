@@ -89,6 +89,7 @@ def test_a_generated_notebook_in_a_kernel(tmp_path: Path, monkeypatch: pytest.Mo
         code("print('the kernel is alive:', 6 * 7)"),
         code(f"%%kata {KATA.name} --nonsense\npass"),
         code(f"%%kata {KATA.name}\nimport torch\n\ndef broken(:\n    pass\n"),
+        code(f"%%kata {KATA.name} -k (\n{solution}"),
         code("%kata_progress"),
         code(f"import sys\nprint('warm:', all(m in sys.modules for m in {WARM!r}))"),
     ]
@@ -101,7 +102,9 @@ def test_a_generated_notebook_in_a_kernel(tmp_path: Path, monkeypatch: pytest.Mo
         nbformat.write(nb, keep)
     by_id = {cell.get("id"): cell for cell in nb.cells[:generated]}
     loaded, stub = by_id["setup"], by_id["kata"]
-    start, right, defined, wrong, exits, alive, usage, broken, progress, warm = nb.cells[generated:]
+    start, right, defined, wrong, exits, alive, usage, broken, unread, progress, warm = nb.cells[
+        generated:
+    ]
     assert "pip" not in _text(loaded), "the clone's copy is used, nothing installed"
 
     assert not [o for o in loaded.outputs if o["output_type"] == "error"], loaded.outputs
@@ -133,6 +136,10 @@ def test_a_generated_notebook_in_a_kernel(tmp_path: Path, monkeypatch: pytest.Mo
     assert "checks wait for it" in page and "<details><summary><span" not in page  # said once
     assert not [o for o in broken.outputs if o["output_type"] == "error"], "not run in the kernel"
     assert "layernorm" in _html(progress)
+    # A selection pytest cannot read: its message, then ours, without a terminal's colour codes.
+    page = _html(unread)
+    assert "Wrong expression passed to" in page and "not an expression pytest can read" in page
+    assert "No check matched" not in page and "\x1b[" not in page + _plain(unread), page
     # Each grading forks from the kernel: what its child needs is imported there once, not
     # afresh by every grading (seconds each).
     assert "warm: True" in _text(warm), warm.outputs
