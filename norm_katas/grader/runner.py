@@ -147,30 +147,33 @@ def warm_up(katas: list[registry.Kata], *, long_lived: bool = False) -> None:
     if long_lived:
         import torch._dynamo
 
-        # pytest imports its built-in plugins (and through them pdb, xml.etree, ...) in every
-        # pytest.main; imported here once, each child finds them in sys.modules (a few
-        # percent of a short grading: nox -s mutants and the self-tests grade thousands).
-        from _pytest.config import default_plugins
-
-        for name in default_plugins:
-            with contextlib.suppress(ImportError):
-                importlib.import_module(f"_pytest.{name}")
-        # And modules that pytest.main imports on first use (pdb for --pdb's plugin, ...).
-        for name in ("pdb", "_pytest._argcomplete", "encodings.unicode_escape"):
-            with contextlib.suppress(ImportError):
-                importlib.import_module(name)
+        _import_what_children_use(katas)
         _prepare_pytest()
-        if any(r.startswith("triton") for kata in katas for r in kata.requires):
-            # Triton's first kernel launch imports its gluon package (a tenth of a second, in
-            # every child of a kernel kata otherwise), whichever mode the kernel runs in.
-            with contextlib.suppress(Exception):
-                importlib.import_module("triton.experimental.gluon.nvidia.hopper")
     if torch.cuda.is_initialized():  # a fork would leave the child with a broken CUDA context
         raise GraderError(grader_failed("CUDA was initialised before grading started."))
     # Everything imported so far lives as long as the process: keep it out of the collector's
     # sight, so that a child's gc.collect() (pytest runs two) does not walk torch's whole heap,
     # and its pages stay shared with the parent instead of being copied on write.
     gc.freeze()
+
+
+def _import_what_children_use(katas: list[registry.Kata]) -> None:
+    """Import here, once, what every grading's child would import on first use, so that each
+    child finds it in sys.modules (a few percent of a short grading: nox -s mutants and the
+    self-tests grade thousands). Each is optional: a child imports what is missing itself."""
+    # pytest imports its built-in plugins (and through them pdb, xml.etree, ...) in every
+    # pytest.main, and some modules on first use (pdb for --pdb's plugin, ...).
+    from _pytest.config import default_plugins
+
+    names = [f"_pytest.{name}" for name in default_plugins]
+    names += ["pdb", "_pytest._argcomplete", "encodings.unicode_escape"]
+    if any(r.startswith("triton") for kata in katas for r in kata.requires):
+        # Triton's first kernel launch imports its gluon package (a tenth of a second),
+        # whichever mode the kernel runs in.
+        names.append("triton.experimental.gluon.nvidia.hopper")
+    for name in names:
+        with contextlib.suppress(Exception):
+            importlib.import_module(name)
 
 
 def preload(kata: registry.Kata) -> None:
@@ -186,11 +189,11 @@ def preload(kata: registry.Kata) -> None:
         "torch", "torch._dynamo", "pytest", "pytest_timeout", "norm_katas.grader.checks",
         "norm_katas.grader.fake_cuda", "norm_katas.grader.plugin",
     ]  # fmt: skip
-    if any(r.startswith("triton") for r in kata.requires):
-        names.append("triton.experimental.gluon.nvidia.hopper")  # as warm_up does
     for name in names:
         with contextlib.suppress(Exception):
             importlib.import_module(name)
+    with contextlib.suppress(Exception):
+        _import_what_children_use([kata])
 
 
 def missing_requirements(kata: registry.Kata, where: str = door.TERMINAL) -> str | None:

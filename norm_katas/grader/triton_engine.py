@@ -367,6 +367,7 @@ def start(device: torch.device) -> None:
     if INTERPRETED:
         _index_loop_bounds()
         _scan_builtins_once()
+        _patch_lang_once()
         _watch_interpreter()
     if problem := _probe(device):
         cannot_grade(problem)
@@ -454,7 +455,6 @@ def _scan_builtins_once() -> None:
             builtins(pkg)
     scan_once.norm_katas_scanned = True
     interpreter._patch_builtin = scan_once
-    _patch_lang_once()
 
 
 class _SkippedScope:

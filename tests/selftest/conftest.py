@@ -92,3 +92,14 @@ def grade(warm_grader: server.Client, tmp_path: Path, request: pytest.FixtureReq
         return data, output, code
 
     return run
+
+
+@pytest.fixture
+def warm_up_interrupted(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Ctrl-C arrives while the grader starts (runner.warm_up: torch and the checks loading)."""
+    from norm_katas.grader import runner
+
+    def interrupted(*args: object, **kwargs: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(runner, "warm_up", interrupted)

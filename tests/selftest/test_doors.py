@@ -221,15 +221,11 @@ def test_ctrl_c_during_a_grading_exits_130_and_records_nothing() -> None:
 
 
 def test_ctrl_c_before_a_grading_begins_says_so_and_exits_130(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    warm_up_interrupted: None, capsys: pytest.CaptureFixture[str]
 ) -> None:
     # Ctrl-C while torch and the checks are imported, before any grading: said, never silent.
     from norm_katas import cli
 
-    def interrupted(*args: object, **kwargs: object) -> None:
-        raise KeyboardInterrupt
-
-    monkeypatch.setattr(runner, "warm_up", interrupted)
     assert cli.main(["grade", "layernorm", "--impl", "solutions"]) == 130
     said = capsys.readouterr().err
     assert "Interrupted (Ctrl-C) before the grading began: no verdict, nothing recorded." in said

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from norm_katas import notebooks
-from norm_katas.grader import registry, runner, stubs
+from norm_katas.grader import registry, stubs
 from norm_katas.grader.report import FAIL, Check, Outcome, Report
 from norm_katas.practice import history, mock, progress, workspace
 
@@ -597,39 +597,34 @@ def test_watch_mode_a_new_save_stops_a_hanging_grading(tmp_path: Path) -> None:
     assert [e.mode for e in events] == ["practice"] * 2 and events[-1].solved
 
 
-def test_watch_mode_leaves_cleanly_on_ctrl_c(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("after", "says", "status"),
+    [
+        ("Watching", "Left watch mode", 0),
+        # while torch and the checks load, for seconds: said, never silent
+        ("Starting the grader", "Stopped (Ctrl-C) while the grader was starting: nothing was "
+         "graded.", 130),
+    ],
+    ids=["watching", "starting"],
+)  # fmt: skip
+def test_watch_mode_leaves_cleanly_on_ctrl_c(
+    tmp_path: Path, after: str, says: str, status: int
+) -> None:
     mine = tmp_path / "layernorm.py"
     mine.write_text(workspace.pristine_stub(registry.get("layernorm")))
     child = spawn("grade", "layernorm", "--watch", "--impl", str(mine))
-    child.expect("Watching")
+    child.expect(after)
     child.sendcontrol("c")
-    child.expect("Left watch mode")
+    child.expect_exact(says)
     child.expect(pexpect.EOF)
     assert "Traceback" not in (child.before or "")
     child.close()
-    assert child.exitstatus == 0
-
-
-def test_watch_mode_stopped_while_starting_says_so(tmp_path: Path) -> None:
-    mine = tmp_path / "layernorm.py"
-    mine.write_text(workspace.pristine_stub(registry.get("layernorm")))
-    child = spawn("grade", "layernorm", "--watch", "--impl", str(mine))
-    child.expect("Starting the grader")  # then torch and the checks load, for seconds
-    child.sendcontrol("c")
-    child.expect("Stopped \\(Ctrl-C\\) while the grader was starting: nothing was graded.")
-    child.expect(pexpect.EOF)
-    assert "Traceback" not in (child.before or "")
-    child.close()
-    assert child.exitstatus == 130
+    assert child.exitstatus == status
 
 
 def test_a_mock_stopped_before_it_began_says_so(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    warm_up_interrupted: None, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    def interrupted(*args: object, **kwargs: object) -> None:
-        raise KeyboardInterrupt
-
-    monkeypatch.setattr(runner, "warm_up", interrupted)
     assert mock.run("dropout", 5, None) == 130
     said = capsys.readouterr().out
     assert "Stopped (Ctrl-C) before the mock began: no clock ran, nothing was recorded." in said
