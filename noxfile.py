@@ -167,27 +167,89 @@ def _install(session: nox.Session, build: Path, wanted: dict) -> None:
         probe = "import torch; print('using torch', torch.__version__, 'from', torch.__file__)"
         session.run(str(python), "-c", probe, external=True)
     else:
-        session.log(_torch_download(torch, index))  # then pip's own progress, not -q
+        # Then pip's own progress, not -q.
+        session.log(_torch_download(torch, index, _pip_sources(python)))
         session.run(*pip, torch, *(["--index-url", index] if index else []), external=True)
     session.run(*pip, "-q", *DEPS, external=True)
     (build / STAMP).write_text(json.dumps({**wanted, "extras": []}))
 
 
-def _torch_download(torch: str, index: str) -> str:
-    """What pip is about to download for torch, said before it starts."""
+def _pip_sources(python: Path) -> dict[str, list[str]]:
+    """Where pip looks for packages besides PyPI, as its configuration files and PIP_*
+    variables set it (`pip config list`): index-url, extra-index-url, find-links, no-index."""
+    try:
+        listed = subprocess.run(
+            [str(python), "-m", "pip", "config", "list"],
+            capture_output=True, text=True, timeout=60, check=False,
+        ).stdout  # fmt: skip
+    except (OSError, subprocess.SubprocessError):
+        return {}
+    rank = {"global": 0, "user": 1, "site": 2, ":env:": 3}  # pip's precedence, lowest first
+    chosen: dict[str, tuple[int, list[str]]] = {}
+    for line in listed.splitlines():  # global.find-links='/opt/wheels'
+        name, _, value = line.partition("=")
+        scope, _, key = name.rpartition(".")
+        if key in ("index-url", "extra-index-url", "find-links", "no-index"):
+            level = rank.get(scope, 0)
+            if key not in chosen or level >= chosen[key][0]:
+                chosen[key] = (level, value.strip().strip("'\"").split())
+    return {key: values for key, (_, values) in chosen.items()}
+
+
+def _local_torch(torch: str, folders: list[str]) -> Path | None:
+    """A wheel of the pinned torch for this Python and platform in a local find-links folder:
+    pip takes it before any index's copy of the same release."""
+    from packaging.tags import sys_tags  # nox's own dependency
+    from packaging.utils import parse_wheel_filename
+
+    version = torch.partition("==")[2].strip()
+    if not version:
+        return None
+    here = set(sys_tags())
+    for folder in folders:
+        path = Path(folder.removeprefix("file://"))
+        with contextlib.suppress(OSError):
+            for wheel in sorted(path.glob(f"torch-{version}[-+]*.whl")):
+                with contextlib.suppress(ValueError):  # not a wheel's name
+                    if parse_wheel_filename(wheel.name)[3] & here:
+                        return wheel
+    return None
+
+
+def _torch_download(torch: str, index: str, sources: dict[str, list[str]]) -> str:
+    """What pip is about to download for torch, said before it starts. `sources`: where pip's
+    own configuration makes it look (_pip_sources)."""
     if index:
         cpu = index.rstrip("/").endswith("/cpu")
         return f"Installing {torch} from {index}" + (
             ": the CPU-only build, about 200 MB to download." if cpu else "."
         )
+    if wheel := _local_torch(torch, sources.get("find-links", [])):
+        build = "the CPU-only build, " if "+cpu" in wheel.name else ""
+        return (
+            f"Installing {torch} from {wheel}, in the find-links folder of pip's configuration: "
+            f"{build}nothing to download."
+        )
+    no_index = sources.get("no-index", ["0"])[-1].lower() in ("1", "true", "yes", "on")
+    if sources.get("index-url") or no_index:
+        where = [*sources.get("find-links", [])] if no_index else [*sources["index-url"]]
+        where += [] if no_index else sources.get("extra-index-url", [])
+        if not where:
+            return f"Installing {torch}: pip's configuration turns its indexes off (no-index)."
+        return f"Installing {torch} from where pip's configuration points it: {', '.join(where)}."
+    also = sources.get("extra-index-url", []) + sources.get("find-links", [])
+    besides = f" pip also looks in {', '.join(also)} (its configuration)." if also else ""
     if sys.platform.startswith("linux"):
         return (
             f"Installing {torch} from PyPI, whose Linux build is the CUDA one: torch and about 16 "
             "nvidia-* packages, about 3 GB to download and 5.5 GB on disk (it runs on a CPU "
-            "too). For the CPU-only build, about 200 MB, stop now (Ctrl-C) and run again with "
-            f"NORM_KATAS_TORCH_INDEX={CPU_INDEX}"
+            f"too).{besides} For the CPU-only build, about 200 MB, stop now (Ctrl-C) and run "
+            f"again with NORM_KATAS_TORCH_INDEX={CPU_INDEX}"
         )
-    return f"Installing {torch} from PyPI: the CPU build here, at most about 250 MB to download."
+    return (
+        f"Installing {torch} from PyPI: the CPU build here, at most about 250 MB to download."
+        f"{besides}"
+    )
 
 
 def _swap_in(env: Path, build: Path) -> None:

@@ -18,6 +18,7 @@ import sysconfig
 from pathlib import Path
 
 import pytest
+from packaging.tags import sys_tags
 
 from norm_katas.grader import registry
 
@@ -25,12 +26,15 @@ NOX = shutil.which("nox")
 pytestmark = pytest.mark.skipif(NOX is None, reason="nox is not installed for this user")
 
 
-def nox_layernorm(env: Path, data: Path) -> subprocess.CompletedProcess[str]:
+def nox_layernorm(
+    env: Path, data: Path, pip: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     """`nox -s kata-layernorm -- --impl solutions`, with the environment at `env` to be built
-    for a torch that no index has. Each check may take two minutes: a cold grading on a busy
-    machine is slow, and this test is about the environment, not the clock."""
+    for a torch that no index has, `pip` its PIP_* variables. Each check may take two minutes:
+    a cold grading on a busy machine is slow, and this test is about the environment, not the
+    clock."""
     assert NOX is not None
-    variables = {"NORM_KATAS_ENV": str(env), "NORM_KATAS_TORCH": "torch==0.0.0"}
+    variables = {"NORM_KATAS_ENV": str(env), "NORM_KATAS_TORCH": "torch==0.0.0", **(pip or {})}
     return subprocess.run(
         [NOX, "-f", str(registry.ROOT / "noxfile.py"), "-s", "kata-layernorm", "--", "--impl",
          "solutions", "--timeout", "120"],
@@ -42,9 +46,18 @@ def nox_layernorm(env: Path, data: Path) -> subprocess.CompletedProcess[str]:
 def test_a_failed_build_leaves_nothing_and_keeps_the_old_environment(tmp_path: Path) -> None:
     envs = tmp_path / "envs"
     env = envs / "grader"
-    # The first build fails: the session says so, and leaves nothing half-built behind.
-    run = nox_layernorm(env, tmp_path / "data")
+    # The first build fails: the session says so, and leaves nothing half-built behind. pip
+    # finds that torch in a folder of its configuration (an empty file: no wheel), and the
+    # session says where it installs from, not "from PyPI".
+    wheels = tmp_path / "wheels"
+    wheels.mkdir()
+    tag = next(iter(sys_tags()))  # this Python's and this platform's, as nox's Python has
+    wheel = wheels / f"torch-0.0.0+cpu-{tag.interpreter}-{tag.abi}-{tag.platform}.whl"
+    wheel.touch()
+    run = nox_layernorm(env, tmp_path / "data", {"PIP_FIND_LINKS": str(wheels)})
     output = run.stdout + run.stderr
+    assert f"Installing torch==0.0.0 from {wheel}, in the find-links folder" in output, output
+    assert "from PyPI" not in output, output
     assert run.returncode == 3, output  # the grader's failure, never 1 ("not solved yet")
     assert "Building the grading environment failed" in output, output
     assert "Nothing is left behind" in output, output
