@@ -273,7 +273,8 @@ def test_computes_in_float64(kata, device):
     float32 whatever its dtype, as code written for mixed precision often does, also rounds a
     float64 input or gradient to float32's 7 significant digits.
 
-    compute dtype = float32 for float16/bfloat16 inputs, x.dtype otherwise, in both passes.
+    compute dtype = float32 for float16/bfloat16 inputs, x.dtype otherwise, in both passes and
+    for every gradient (grad_x, grad_weight, grad_bias).
     """
     BATCH_NORM.computes_in_float64(kata, device, (4, 3, 2, 2))
 

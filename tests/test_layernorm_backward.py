@@ -272,7 +272,7 @@ def test_computes_in_float64(kata, device):
     input or gradient to float32's 7 significant digits.
 
     The compute dtype is float32 for float16 and bfloat16 inputs and x's own dtype otherwise, in
-    forward and in backward alike.
+    forward and in backward alike, for every gradient (grad_x, grad_weight, grad_bias).
     """
     LAYER_NORM.computes_in_float64(kata, device, (4, 8))
 

@@ -326,11 +326,25 @@ class FunctionKata:
         def forward(v: torch.Tensor) -> torch.Tensor:
             return self.run(kata, v, w, b, 1e-5, grad_out, given=self.describe(v))[0]
 
-        def grad_x(v: torch.Tensor) -> Any:
-            return self.run(kata, v, w, b, 1e-5, grad_out, given=self.describe(v))[1][0]
+        given = self.describe(x)
+        expect_float64_arithmetic(forward, x, given=f"{given}: forward")
+        # Every gradient, not only grad_x: a backward may round one sum to float32 alone. Each
+        # is linear in grad_out, so a nudge of grad_out reaches all of them; a nudge of x
+        # reaches those computed from x's statistics (not the bias's, a sum of grad_out).
+        for i, name in enumerate(self.grad_names):
+            label = "grad_x" if name == "input" else f"grad_{name}"
 
-        expect_float64_arithmetic(forward, x, given=f"{self.describe(x)}: forward")
-        expect_float64_arithmetic(grad_x, x, given=f"{self.describe(x)}: grad_x")
+            def from_x(v: torch.Tensor, i: int = i) -> Any:
+                return self.run(kata, v, w, b, 1e-5, grad_out, given=self.describe(v))[1][i]
+
+            def from_grad_out(g: torch.Tensor, i: int = i) -> Any:
+                return self.run(kata, x, w, b, 1e-5, g, given=given)[1][i]
+
+            if name != "bias":
+                expect_float64_arithmetic(from_x, x, given=f"{given}: {label}")
+            expect_float64_arithmetic(
+                from_grad_out, grad_out, given=f"{given}: {label}", nudged="grad_out"
+            )
 
     def noncontiguous_grad_out(
         self, kata: Any, device: torch.device, shape: tuple, dims: tuple[int, ...], how: str

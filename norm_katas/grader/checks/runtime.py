@@ -193,23 +193,24 @@ def expect_follows_torch_seed(run: Callable[[], torch.Tensor], *, given: str) ->
 
 
 def expect_float64_arithmetic(
-    run: Callable[[torch.Tensor], Any], x: torch.Tensor, *, given: str
+    run: Callable[[torch.Tensor], Any], x: torch.Tensor, *, given: str, nudged: str = "x"
 ) -> None:
     """run(x) on a float64 x must compute in float64, not round to float32 on the way.
 
     Whatever the formula, a float64 computation answers a change of x by one part in 1e9;
     one that rounds to float32 inside (x.float(), a float32 constant tensor) cannot see it.
     Which dtype a layer computes in is dtype policy: use this in torch-parity checks only.
+    `nudged` names x in the message (grad_out, when run's argument is the gradient).
     """
     first, changed = _answer_to_nudge(run, x)
     if first.dtype != torch.float64:
         fail(f"{given}: the output is {_fmt(first.dtype)}, expected float64 like the input.")
     if changed < 0.5:
         fail(
-            f"{given}: changing x by one part in 1e9 left {1 - changed:.0%} of the output "
+            f"{given}: changing {nudged} by one part in 1e9 left {1 - changed:.0%} of the output "
             "unchanged, so it was computed in float32 (about 7 significant digits), not float64. "
-            "Upcast only float16/bfloat16 inputs (x.float() also rounds float64), and keep "
-            "tensors you create in x's dtype."
+            f"Upcast only float16/bfloat16 inputs ({nudged}.float() also rounds float64), and "
+            f"keep tensors you create in {nudged}'s dtype."
         )
 
 
