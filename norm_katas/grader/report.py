@@ -12,7 +12,7 @@ import os
 import re
 import shutil
 import sys
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from enum import Enum
 from pathlib import Path
 from typing import Any, TextIO
@@ -677,12 +677,18 @@ class Printer:
         if not others:
             return
         self.write(f"\n{self.bold}Every other failure{self.reset}")
-        said = {head.message}
+        said = [head.message]
         for check in others:
             if check.message in said:  # one error in forward fails many checks: say it once
                 self.write(f"\n  {self.red}✗{self.reset} {check.description} (same message)")
                 continue
-            said.add(check.message)
+            # One mistake met on other inputs: its evidence differs, its explanation and advice
+            # are the same sentences again. Those are said once.
+            cut = min(_shared_tail(check.message, earlier) for earlier in said)
+            said.append(check.message)
+            if cut < len(check.message):
+                shown = f"{check.message[:cut].rstrip()} (The rest of this message is as above.)"
+                check = replace(check, message=shown)
             self.write("")
             self._failure(check, indent=2)
 
@@ -716,6 +722,25 @@ def untouched(report: Report) -> bool:
         return stubs.untouched(registry.get(report.kata), content)
     except (KeyError, OSError, UnicodeDecodeError):
         return False
+
+
+# Where a sentence of a message ends: at . ! or ? before the capital that starts the next one.
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
+_TAIL_MIN = 60  # characters: shorter shared endings are said again, not referred to
+
+
+def _shared_tail(message: str, earlier: str) -> int:
+    """Where the longest run of whole sentences that ends `message` and ends `earlier` too
+    begins, never at the start (the first sentence is the evidence, said each time);
+    len(message) when they share no ending of _TAIL_MIN characters or more."""
+    for start in (m.end() for m in _SENTENCE_END.finditer(message)):
+        tail = message[start:]
+        if len(tail) < _TAIL_MIN:
+            break
+        before = earlier[: -len(tail)] if earlier.endswith(tail) else None
+        if before is not None and before[-1:].isspace() and before.rstrip()[-1:] in ".!?":
+            return start
+    return len(message)
 
 
 def _indent(text: str, n: int) -> str:

@@ -148,6 +148,24 @@ def test_only_failures_with_evidence_fold_under_the_headline() -> None:
     assert "probably" not in text
 
 
+def test_all_says_a_repeated_explanation_once() -> None:
+    """--all: one mistake met on other inputs gives messages that differ in their first
+    sentence (the input, the count) and end in the same explanation and advice. Each failure
+    keeps its evidence; the shared sentences are said once, and a short shared ending again."""
+    advice = (
+        "On a GPU such an access reads garbage or crashes, whatever the values there. Mask "
+        "every tl.load and tl.store, the weight's too."
+    )
+    head = check("a", "failed", CORE, FAIL, message=f"x (2, 100): read 28 outside. {advice}")
+    again = check("b", "failed", CORE, FAIL, message=f"x (4, 100): read 56 outside. {advice}")
+    short = check("c", "failed", CORE, FAIL, message="y was 3.0. Expected 2.0.")
+    other = check("d", "failed", CORE, FAIL, message="z was 5.0. Expected 2.0.")
+    text = verdict(make(head, again, short, other), expand=True)
+    assert text.count(advice) == 1, text  # the headline's
+    assert "x (4, 100): read 56 outside. (The rest of this message is as above.)" in text
+    assert "z was 5.0. Expected 2.0." in text, text  # too short to refer to
+
+
 def test_two_independent_mistakes_are_both_named() -> None:
     # Dropout: p = 1 giving NaN headlines, and a mask built on the CPU fails the device check.
     # Both fail with wrong values, nothing says they share a cause: the second is named.
