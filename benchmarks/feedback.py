@@ -133,9 +133,8 @@ def main(argv: list[str]) -> int:
     print(f"\n{'what':56} {'seconds':>8} {'× import torch':>15}   goal")
     for what, seconds, goal in rows:
         print(f"{what:56} {seconds:8.2f} {seconds / base:15.2f}   {goal}")
-    print(
-        f"\n{os.cpu_count()} cores; the best of {args.runs} runs per figure (the self-tests: one)."
-    )
+    once = "" if args.quick else " (the self-tests: one)"
+    print(f"\n{os.cpu_count()} cores; the best of {args.runs} runs per figure{once}.")
     return 0
 
 
