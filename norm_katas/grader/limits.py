@@ -356,10 +356,21 @@ class Budget:
             self.wall_limit += self.wall_s
             return None
         where = str(frames[0]) if frames else "an unknown place"
-        return GraderTooSlow(
+        spent = (
             f"the check {self.check} did not finish, and its time went to the grader's own "
             f"work, not to your code: {cpu:.1f} s of CPU time and {wall:.0f} s in all, last at "
-            f"{where}. The machine is too busy or too slow for the grader's limits: grade "
+            f"{where}."
+        )
+        from norm_katas.grader.request import CHECK_TIMEOUT_S
+
+        if self.cpu_s < CHECK_TIMEOUT_S:  # only --timeout lowers a check's limit
+            return GraderTooSlow(
+                f"{spent} --timeout {self.cpu_s:g} is less than the grader needs for its own "
+                f"work in this check: grade with a larger --timeout, or without it (the default "
+                f"is {CHECK_TIMEOUT_S:g} CPU seconds per check)."
+            )
+        return GraderTooSlow(
+            f"{spent} The machine is too busy or too slow for the grader's limits: grade "
             f"again when it is quieter, or allow more with --timeout {2 * self.cpu_s:g}."
         )
 

@@ -9,6 +9,8 @@ Importing this module imports neither torch nor pytest: a mistyped option is ans
 from __future__ import annotations
 
 import difflib
+import math
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -99,6 +101,8 @@ BY_FLAG = {flag: option for option in ALL for flag in option.flags}
 HELP = ("-h", "--help")
 # What a notebook's cell cannot be given, and why (the cell is the file; running it grades it).
 NOT_IN_A_CELL = {"--impl": "the cell is the file graded", "--watch": "running the cell grades it"}
+# A negative number after an option that takes one is its value, not an option: --timeout -1.
+_NUMBER = re.compile(r"-\d+(\.\d*)?(e-?\d+)?|-\.\d+")
 
 
 def add_to_pytest(group: Any) -> None:
@@ -196,7 +200,10 @@ def scan(args: list[str], prog: str = "") -> list[tuple[Option, str | None]]:
             continue
         if eq:
             value: str | None = attached
-        elif i < len(args) and not (args[i].startswith("-") and args[i] != "-"):
+        elif i < len(args) and (
+            not (args[i].startswith("-") and args[i] != "-")
+            or (option.kind is not str and _NUMBER.fullmatch(args[i]))  # --timeout -1
+        ):
             value, i = args[i], i + 1
         else:
             value = None
@@ -217,6 +224,13 @@ def scan(args: list[str], prog: str = "") -> list[tuple[Option, str | None]]:
             if name == "--hints" and number not in (1, 2):
                 raise OptionError(
                     f"--hints {value}: expected 1 (the idea) or 2 (the formula too){see}"
+                )
+            if name == "--timeout" and not 0 < number < math.inf:
+                # pytest-timeout takes 0 for no limit; a check here always has one.
+                raise OptionError(
+                    f"--timeout {value}: expected a positive number of CPU seconds per check "
+                    f"(default 10); every check has a limit, so that code that loops forever "
+                    f"is stopped{see}"
                 )
         found.append((option, value))
     return found

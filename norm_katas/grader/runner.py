@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn, TextIO
 
 from norm_katas.grader import door, registry
-from norm_katas.grader.request import (  # noqa: F401 (the exit codes, named here too)
+from norm_katas.grader.request import (
     CHECK_TIMEOUT_S,
     GRADER_FAILED,
     NOT_SOLVED,
@@ -84,11 +84,12 @@ def environment() -> str:
     return f"torch {version}, Python {python}, {platform.system()} {platform.machine()}"
 
 
-def grader_failed(cause: str, details: str = "") -> str:
-    """The message for a grader failure: the cause, the versions, and where to look."""
+def grader_failed(cause: str, details: str = "", whose: str = "") -> str:
+    """The message for a grader failure: the cause, the versions, and where to look. `whose`:
+    whose problem it may be, where that is not the grader's or its environment's alone."""
     lines = [
         f"norm-katas could not grade: {cause}",
-        "This is a problem with the grader or its environment, not with your code.",
+        whose or "This is a problem with the grader or its environment, not with your code.",
         f"  environment: {environment()} ({sys.executable})",
         "  where to look: 'When the grader itself fails' in docs/troubleshooting.md; "
         "report it with this message if that does not help.",
@@ -278,7 +279,14 @@ def _verdict(
         say(grader_failed(cause, details))
         return GRADER_FAILED
     if errors := report.grader_errors:
-        say(grader_failed("its checks could not run to the end.", "\n\n".join(errors)))
+        whose = ""
+        if request.timeout < CHECK_TIMEOUT_S:
+            whose = (
+                f"Not a problem with your code: the grader, its environment, or a --timeout of "
+                f"{request.timeout:g} CPU seconds, less than the default {CHECK_TIMEOUT_S:g}, "
+                "that leaves a check too little time (see below)."
+            )
+        say(grader_failed("its checks could not run to the end.", "\n\n".join(errors), whose))
         return GRADER_FAILED
     if not report.finished:
         say(

@@ -124,6 +124,7 @@ def test_a_mistyped_kata_gets_the_closest_name(args: tuple[str, ...]) -> None:
     [
         (["--hint"], "unknown option '--hint'; did you mean --hints?"),
         (["--timeout", "abc"], "--timeout abc: expected a number"),
+        (["--timeout", "-1"], "--timeout -1: expected a positive number"),  # not "needs a value"
         (["--impl"], "--impl needs a value"),
         (["--impl", "solutions", "--timeout-method", "thred"], "expected one of signal, thread"),
         (["solutions"], "unexpected argument 'solutions'"),
@@ -166,6 +167,15 @@ def test_a_report_json_that_cannot_be_written_is_answered_before_grading(
 )
 def test_the_options_a_learner_uses_are_accepted(args: list[str]) -> None:
     assert options.problem(args) is None
+
+
+@pytest.mark.parametrize("value", ["0", "-2.5", "nan", "inf"])
+def test_every_check_keeps_a_time_limit(value: str) -> None:
+    """--timeout takes positive CPU seconds: pytest-timeout's 0 (no limit) would leave code
+    that loops forever running until the whole grading's limit, minutes later."""
+    for args in (["--timeout", value], [f"--timeout={value}"]):
+        said = options.problem(args) or ""
+        assert said.startswith(f"--timeout {value}: expected a positive number"), said
 
 
 def test_a_selection_that_matches_no_check_is_a_usage_error_and_no_attempt(

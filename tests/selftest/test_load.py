@@ -24,6 +24,7 @@ and whose code a stack is in.
 
 from __future__ import annotations
 
+import io
 import os
 import subprocess
 import sys
@@ -215,3 +216,36 @@ def test_a_timeout_says_waiting_or_looping_by_the_cpu_it_used(
         for busy in kinds:
             plugin.Grading._count_timeout(grading, busy)  # type: ignore[arg-type]
         assert says in grading.report.stopped, grading.report.stopped
+
+
+def test_the_grader_overrunning_a_lowered_limit_names_the_limit(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The grader's own work overran a check's limit: a machine too busy at the default, the
+    learner's --timeout where it lowered the limit, never the learner's code."""
+    from norm_katas.grader.report import Report
+    from norm_katas.grader.request import CHECK_TIMEOUT_S, Request
+
+    said = {}
+    for cpu_s in (CHECK_TIMEOUT_S, 0.05):
+        budget = limits.Budget(cpu_s, "test_x", method="thread")  # no watchdog: never started
+        monkeypatch.setattr(budget, "_used", lambda cpu_s=cpu_s: (3 * cpu_s, 3 * cpu_s))
+        assert budget._verdict([]) is None  # nothing of the learner's: the grader's work, once
+        error = budget._verdict([])
+        assert isinstance(error, limits.GraderTooSlow), error
+        said[cpu_s] = str(error)
+    assert "The machine is too busy" in said[CHECK_TIMEOUT_S], said
+    assert "--timeout 0.05 is less than the grader needs" in said[0.05], said
+    assert "too busy" not in said[0.05], said
+
+    kata = registry.get("layernorm")
+    for timeout, whose in (
+        (CHECK_TIMEOUT_S, "This is a problem with the grader or its environment, not with your"),
+        (0.05, "Not a problem with your code: the grader, its environment, or a --timeout of 0.05"),
+    ):
+        report = Report(kata.name, kata.title, "mine.py", "cpu", [])
+        report.finished, report.grader_errors = True, [said[timeout]]
+        request = Request.parse(kata, ["--impl", "solutions", f"--timeout={timeout}"])
+        out = io.StringIO()
+        assert runner._verdict(1, report, request, "", out) == runner.GRADER_FAILED
+        assert whose in out.getvalue(), out.getvalue()
