@@ -203,9 +203,25 @@ def report(where: str = door.TERMINAL) -> str:
         + f"\nNext: {pick.kata.name} ({pick.kata.title}): {why}.\n"
         f"      {door.command('grade', pick.kata.name, where=where)}   or   "
         f"{door.command('mock', '--kata', pick.kata.name, where=where)}\n"
-        f"\nHistory: {place}  "
+        + _no_workspace(where)
+        + f"\nHistory: {place}  "
         f"({door.command('progress', '--history', where=where)} lists each attempt)"
     )
+
+
+def _no_workspace(where: str) -> str:
+    """Where the commands above are typed, when not here: an installed copy grades the kata
+    files of a workspace, and there is none here."""
+    if where != door.TERMINAL:
+        return ""
+    try:
+        registry.workspace()
+    except registry.NoWorkspace:
+        return (
+            "      (inside your workspace, and there is none here: norm-katas init [DIR] makes "
+            "one)\n"
+        )
+    return ""
 
 
 def parser(

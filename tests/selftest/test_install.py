@@ -105,6 +105,10 @@ def test_outside_a_workspace_says_how_to_make_one(norm_katas: Installed) -> None
     done = norm_katas("grade", "layernorm")
     assert done.returncode == 2, done.stdout + done.stderr
     assert "norm-katas init" in done.stderr
+    # progress's next step is typed in a workspace: it says so where there is none.
+    progress = norm_katas("progress")
+    assert progress.returncode == 0, progress.stdout + progress.stderr
+    assert "inside your workspace, and there is none here: norm-katas init" in progress.stdout
 
 
 def test_init_makes_a_workspace_of_stubs_that_grades_and_keeps_your_files(
@@ -122,6 +126,7 @@ def test_init_makes_a_workspace_of_stubs_that_grades_and_keeps_your_files(
     graded = norm_katas("grade", "layernorm", cwd=workspace)
     assert graded.returncode == 1, graded.stdout + graded.stderr
     assert "Not started yet?" in graded.stdout
+    assert "norm-katas init" not in norm_katas("progress", cwd=workspace).stdout
 
     # A learner's file is theirs: init again keeps it, and says so; reset backs it up first.
     mine = workspace / "layernorm.py"
