@@ -37,6 +37,8 @@ from typing import IO, Any
 
 import pytest
 
+from norm_katas.grader.request import CHECK_TIMEOUT_S
+
 # Wall-clock net: code that burns no CPU is stopped after this many times its CPU budget.
 WALL_FACTOR, MIN_WALL_S = 6, 60.0
 # The signal a grading process or a SyncBatchNorm rank answers with its stack (Unix only).
@@ -361,8 +363,6 @@ class Budget:
             f"work, not to your code: {cpu:.1f} s of CPU time and {wall:.0f} s in all, last at "
             f"{where}."
         )
-        from norm_katas.grader.request import CHECK_TIMEOUT_S
-
         if self.cpu_s < CHECK_TIMEOUT_S:  # only --timeout lowers a check's limit
             return GraderTooSlow(
                 f"{spent} --timeout {self.cpu_s:g} is less than the grader needs for its own "

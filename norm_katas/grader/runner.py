@@ -99,6 +99,13 @@ def grader_failed(cause: str, details: str = "", whose: str = "") -> str:
     return "\n".join(lines)
 
 
+# What every grading imports besides torch: pytest, its timeout plugin and the grader.
+GRADING_MODULES = (
+    "pytest", "pytest_timeout", "norm_katas.grader.checks", "norm_katas.grader.fake_cuda",
+    "norm_katas.grader.plugin",
+)  # fmt: skip
+
+
 def warm_up(katas: list[registry.Kata], *, long_lived: bool = False) -> None:
     """Import everything a grading needs into this process, or raise GraderError.
 
@@ -125,12 +132,8 @@ def warm_up(katas: list[registry.Kata], *, long_lived: bool = False) -> None:
                 name = package.split(">")[0]
                 how = door.install(package, "<name>", sys.executable)
                 raise GraderError(grader_failed(f"{name} is not installed for this Python. {how}"))
-        import pytest  # noqa: F401
-        import pytest_timeout  # noqa: F401
-
-        import norm_katas.grader.checks
-        import norm_katas.grader.fake_cuda
-        import norm_katas.grader.plugin  # noqa: F401
+        for name in GRADING_MODULES:
+            importlib.import_module(name)
     except GraderError:
         raise
     except Exception as e:
@@ -186,11 +189,7 @@ def preload(kata: registry.Kata) -> None:
     collectable, its import path and environment stay as they are, and whatever fails to
     import is left for the grading's child to meet and report.
     """
-    names = [
-        "torch", "torch._dynamo", "pytest", "pytest_timeout", "norm_katas.grader.checks",
-        "norm_katas.grader.fake_cuda", "norm_katas.grader.plugin",
-    ]  # fmt: skip
-    for name in names:
+    for name in ("torch", "torch._dynamo", *GRADING_MODULES):
         with contextlib.suppress(Exception):
             importlib.import_module(name)
     with contextlib.suppress(Exception):
