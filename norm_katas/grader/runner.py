@@ -106,12 +106,16 @@ GRADING_MODULES = (
 )  # fmt: skip
 
 
-def warm_up(katas: list[registry.Kata], *, long_lived: bool = False) -> None:
+def warm_up(
+    katas: list[registry.Kata], *, long_lived: bool = False, device: str | None = None
+) -> None:
     """Import everything a grading needs into this process, or raise GraderError.
 
     long_lived: this process will grade many times (watch mode, a mock, the self-tests), so
     also import what each child would otherwise import again on first use (torch._dynamo,
     loaded by torch's reference implementations on the meta and fake devices).
+    device: every grading of this process is on it (watch mode, a mock), so a Triton kata's
+    engine is proven here once, where that leaves CUDA alone (triton_engine.prepare).
     """
     # OpenMP threads that wait for work sleep instead of spinning. Spinning costs nothing on
     # an idle machine, but on a busy one a thread spins while the one it waits for is not even
@@ -153,12 +157,20 @@ def warm_up(katas: list[registry.Kata], *, long_lived: bool = False) -> None:
 
         _import_what_children_use(katas)
         _prepare_pytest()
+        if device is not None and any(_needs_triton(kata) for kata in katas):
+            from norm_katas.grader import triton_engine
+
+            triton_engine.prepare(torch.device(device))
     if torch.cuda.is_initialized():  # a fork would leave the child with a broken CUDA context
         raise GraderError(grader_failed("CUDA was initialised before grading started."))
     # Everything imported so far lives as long as the process: keep it out of the collector's
     # sight, so that a child's gc.collect() (pytest runs two) does not walk torch's whole heap,
     # and its pages stay shared with the parent instead of being copied on write.
     gc.freeze()
+
+
+def _needs_triton(kata: registry.Kata) -> bool:
+    return any(req.startswith("triton") for req in kata.requires)
 
 
 def _import_what_children_use(katas: list[registry.Kata]) -> None:
@@ -171,7 +183,7 @@ def _import_what_children_use(katas: list[registry.Kata]) -> None:
 
     names = [f"_pytest.{name}" for name in default_plugins]
     names += ["pdb", "_pytest._argcomplete", "encodings.unicode_escape"]
-    if any(r.startswith("triton") for kata in katas for r in kata.requires):
+    if any(_needs_triton(kata) for kata in katas):
         # Triton's first kernel launch imports its gluon package (a tenth of a second),
         # whichever mode the kernel runs in.
         names.append("triton.experimental.gluon.nvidia.hopper")

@@ -24,7 +24,10 @@ kernel's operations as methods of one builder object: each is recorded with its 
 and a fault is blamed on the operations only its failing case ran. A call that ran one gets a
 note (`Call.fault`) that names the engine and suggests --device cuda: its value checks skip
 with it, never fail, and do not count (report.py). Compiled, where operations cannot be seen,
-a fault would affect every call in its dtype.
+a fault would affect every call in its dtype. The proof depends on the installed engine alone:
+a long-lived parent that grades on the CPU (watch mode, a mock) proves it once (`prepare`) for
+every grading it forks. Anything else that goes wrong while the engine is set up is the
+grader's failure too (exit 3), never the learner's: their file has not even loaded yet.
 
 How every call is overseen (`Oversight.run`):
 - Memory. The function gets copies of its tensor inputs whose storage runs on past their last
@@ -51,7 +54,7 @@ into a mistake first, the headline names it.
 import inspect
 import os
 import sys
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
@@ -337,6 +340,12 @@ def _fault_note(fault: Fault, device: torch.device) -> str:
 # -- starting the engine ----------------------------------------------------------------------
 
 
+# Whether the engine was proven in this process (or in the parent it was forked from), by
+# mode (interpreted?): the problem found, or None when it can grade. The probe's verdict
+# depends on the installed engine alone, so a long-lived parent proves it once (`prepare`).
+_PROVEN: dict[bool, str | None] = {}
+
+
 def start(device: torch.device) -> None:
     """Import Triton, compiled on a GPU and interpreted elsewhere, and prove it; or stop the
     grading with cannot_grade (the grader's failure, never the learner's).
@@ -344,6 +353,28 @@ def start(device: torch.device) -> None:
     Call it from a module-scoped autouse fixture, so that it runs before the `kata` fixture
     imports the learner's file.
     """
+    interpreted = device.type != "cuda"
+    if interpreted not in _PROVEN:
+        try:
+            _PROVEN[interpreted] = _start(device)
+        except Exception as e:  # before the learner's file loads: the engine's or the grader's
+            first = (str(e).strip().splitlines() or [""])[0][:200]
+            _PROVEN[interpreted] = f"setting up Triton raised {type(e).__name__}: {first}"
+    if problem := _PROVEN[interpreted]:
+        cannot_grade(problem)
+
+
+def prepare(device: torch.device) -> None:
+    """Prove the engine once in a long-lived parent (watch mode, a mock), so that each grading
+    forked from it skips the probe: on the CPU only, since on a GPU the probe's tensors would
+    initialise the device, which a parent must not do. A failure is the grading's to report."""
+    if device.type == "cpu":
+        with suppress(Exception):
+            start(device)
+
+
+def _start(device: torch.device) -> str | None:
+    """start's work: why Triton cannot grade here, or None once it is imported and proven."""
     global triton, tl, INTERPRETED
     INTERPRETED = device.type != "cuda"
     if INTERPRETED:
@@ -354,23 +385,22 @@ def start(device: torch.device) -> None:
         import triton
         import triton.language as tl
     except Exception as e:  # an ImportError, or a broken install
-        cannot_grade(
+        return (
             f"This kata needs Triton (triton>=3.0), which is not installed for this Python "
             f"({sys.executable}; importing it raised {type(e).__name__}: {e}). Install it with "
             "pip install 'triton>=3.0' (Linux; no GPU needed: without one the grader runs your "
             "kernel in Triton's interpreter), then grade again."
         )
     if _version(triton.__version__) < (3, 0):
-        cannot_grade(f"This kata needs Triton 3.0 or later; this Python has {triton.__version__}.")
+        return f"This kata needs Triton 3.0 or later; this Python has {triton.__version__}."
     if problem := _library_mode_problem():
-        cannot_grade(problem)
+        return problem
     if INTERPRETED:
         _index_loop_bounds()
         _scan_builtins_once()
         _patch_lang_once()
         _watch_interpreter()
-    if problem := _probe(device):
-        cannot_grade(problem)
+    return _probe(device)
 
 
 def _index_loop_bounds() -> None:

@@ -227,7 +227,8 @@ def debrief(kata: registry.Kata, keys: loop.Keys) -> None:
 def run(kata_name: str | None, minutes: float | None, seed: int | None) -> int:
     kata, budget = pick(kata_name, minutes, seed)
     try:
-        runner.warm_up([kata], long_lived=True)  # before the clock starts
+        # Before the clock starts; a mock grades on the CPU (Request.create's default device).
+        runner.warm_up([kata], long_lived=True, device="cpu")
     except runner.GraderError as e:
         print(e, file=sys.stderr)
         return runner.GRADER_FAILED

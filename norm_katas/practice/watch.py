@@ -19,7 +19,7 @@ def run(request: Request) -> int:
     path = request.file
     print(f"Starting the grader for {request.kata.title}...", flush=True)
     try:
-        runner.warm_up([request.kata], long_lived=True)
+        runner.warm_up([request.kata], long_lived=True, device=request.device)
     except runner.GraderError as e:
         print(e, file=sys.stderr)
         return runner.GRADER_FAILED
