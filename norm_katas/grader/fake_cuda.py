@@ -59,12 +59,22 @@ def _classify(e: Exception) -> Exception:
     return Inconclusive(f"{type(e).__name__}: {first_line}")
 
 
+# What torch says, from C++ (so from the learner's own line), when code reads a meta tensor's
+# values: .tolist(), .cpu(), .numpy(), float(t). On a GPU each would copy the values back.
+_NO_DATA = (
+    "cannot copy out of meta tensor",
+    "can't convert meta device type tensor",
+    "cannot be called on meta tensors",
+)
+
+
 def _simulation_failed(e: Exception) -> bool:
     """Not the learner's own error: torch could not run the code on the simulated device."""
     return (
         _raised_inside_torch(e)
         or torch_compat.is_device_mismatch(e)
         or torch_compat.needs_real_cuda(e)
+        or any(text in str(e).lower() for text in _NO_DATA)
     )
 
 

@@ -48,8 +48,10 @@ def expect_from_scratch(
     module: nn.Module | None = None,
     forbidden_modules: tuple[type[nn.Module], ...] = (),
     advice: str = FROM_SCRATCH,
+    who: str = "forward",
 ) -> Any:
     """run() must not call any built-in named in `forbidden` (a function or ATen op name).
+    `who`: what run() runs of the learner's, as the message names it.
 
     Detected at run time at two levels (what the learner wrote, and what the dispatcher
     ran), so aliases and torch.ops calls are caught; `module` is also searched for
@@ -59,13 +61,24 @@ def expect_from_scratch(
         for name, sub in module.named_modules():
             if isinstance(sub, forbidden_modules):
                 where = f"self.{name}" if name else "the module itself"
-                builtin = next(c for c in forbidden_modules if isinstance(sub, c))
-                fail(f"{where} is a built-in {builtin.__module__}.{builtin.__name__}. {advice}")
+                fail(f"{where} {_builtin_kind(type(sub), forbidden_modules)}. {advice}")
     result, trace = tracing.record(run)
     culprit = trace.first_call_of(set(forbidden))
     if culprit is not None:
-        fail(f"forward calls the built-in {culprit}. {advice}")
+        fail(f"{who} calls the built-in {culprit}. {advice}")
     return result
+
+
+def _builtin_kind(cls: type, forbidden: tuple[type[nn.Module], ...]) -> str:
+    """'is a built-in torch.nn.X', or, for a class of the learner's, which of torch's classes
+    it subclasses: the nearest in its MRO, the one whose code it inherits."""
+    nearest = next(c for c in cls.__mro__ if issubclass(c, forbidden) and _is_torchs(c))
+    name = f"{nearest.__module__}.{nearest.__qualname__}"
+    return f"is a built-in {name}" if nearest is cls else f"subclasses the built-in {name}"
+
+
+def _is_torchs(cls: type) -> bool:
+    return cls.__module__ == "torch" or cls.__module__.startswith("torch.")
 
 
 def count_ops(run: Callable[[], Any]) -> int:
@@ -114,7 +127,8 @@ def expect_vectorized(
     if n_large > n_small + 2:  # slack for a size-dependent branch, far below any loop
         fail(
             f"{given}: your code ran {n_small} tensor operations on the small input but "
-            f"{n_large} on the large one. A Python loop over rows or elements? "
+            f"{n_large} on the large one. A Python loop over rows, channels, features or "
+            "elements? "
             "Use operations over whole dimensions (x.mean(dim=..., keepdim=True), ...)."
         )
     lines_small = count_python_lines(lambda: run(*small_args))
@@ -122,11 +136,12 @@ def expect_vectorized(
     if lines_large > lines_small + 4:  # a few lines of size-dependent branching, no loop
         fail(
             f"{given}: your code executed {lines_small} Python lines on the small input but "
-            f"{lines_large} on the large one: a Python loop over rows or elements (a list "
-            "comprehension counts), even if it calls no tensor operation per element. Build "
-            "the result with tensor operations over whole dimensions (torch.rand_like(x), "
-            "x.mean(dim=..., keepdim=True), ...). A loop over the dimensions themselves is "
-            "fine: it runs as often on both inputs, which have the same rank."
+            f"{lines_large} on the large one: a Python loop over rows, channels, features or "
+            "elements (a list comprehension counts), even if it calls no tensor operation per "
+            "element. Build the result with tensor operations over whole dimensions "
+            "(torch.rand_like(x), x.mean(dim=..., keepdim=True), ...). A loop over the "
+            "dimensions themselves is fine: it runs as often on both inputs, which have the "
+            "same rank."
         )
 
 
