@@ -56,6 +56,7 @@ import os
 import sys
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -400,7 +401,88 @@ def _start(device: torch.device) -> str | None:
         _scan_builtins_once()
         _patch_lang_once()
         _watch_interpreter()
+        _autotune_untimed()
+        _interpret_libdevice()
     return _probe(device)
+
+
+def _autotune_untimed() -> None:
+    """Let @triton.autotune choose among several configs in the interpreter.
+
+    With more than one config the autotuner times each with its benchmarker, which needs a GPU
+    driver ("0 active drivers"): a correct autotuned kernel failed every check on the CPU.
+    Interpreted, each config's launch runs once, every access audited as in any launch, and
+    all time the same, so the first config is kept, as on a GPU the fastest would be.
+    Triton 3.0 times with the autotuner module's do_bench; later releases ask the
+    Autotuner's do_bench property (a cached one in 3.9) for one.
+    """
+    from triton.runtime import autotuner
+
+    def once(kernel_call, *args, quantiles=None, **kwargs):
+        kernel_call()
+        return [1.0] * len(quantiles) if quantiles else 1.0
+
+    for name in ("do_bench", "do_bench_cudagraph"):
+        if callable(getattr(autotuner, name, None)):
+            setattr(autotuner, name, once)
+    if isinstance(autotuner.Autotuner.__dict__.get("do_bench"), property | cached_property):
+        autotuner.Autotuner.do_bench = property(lambda self: once)
+
+
+# libdevice functions that triton.language has under the same name: forwarded there when
+# interpreted. libdevice's own are extern calls into CUDA's library, which the interpreter
+# cannot make (Triton 3.9's module of stubs even returns None).
+_LIBDEVICE_AS_TL = {
+    "rsqrt": "rsqrt", "rsqrt_rn": "rsqrt", "sqrt": "sqrt", "sqrt_rn": "sqrt_rn", "exp": "exp",
+    "exp2": "exp2", "log": "log", "log2": "log2", "sin": "sin", "cos": "cos", "fabs": "abs",
+    "floor": "floor", "ceil": "ceil", "erf": "erf", "fma": "fma", "div_rn": "div_rn",
+    "fmax": "maximum", "fmin": "minimum",
+}  # fmt: skip
+LACKING: list[str] = []  # the libdevice functions a call used that the interpreter lacks
+
+
+def _interpret_libdevice() -> None:
+    """Run triton.language.extra.libdevice in the interpreter: a kernel after Liger-Kernel's
+    RMSNorm (libdevice.rsqrt) failed every check on the CPU. Functions that triton.language
+    also has are forwarded to it; any other is recorded in LACKING when called, so that the
+    grading says the engine cannot run it, never that the learner's code is wrong."""
+    import importlib
+
+    def forward_to(name: str, tl_name: str):
+        def call(*args, **kwargs):
+            kwargs.pop("_builder", None), kwargs.pop("_semantic", None)
+            return getattr(tl, tl_name)(*args, **kwargs)
+
+        call.__name__, call.__module__ = name, __name__
+        return call
+
+    def lacking(name: str):
+        def call(*args, **kwargs):
+            LACKING.append(name)
+            raise NotImplementedError(f"Triton's interpreter cannot run libdevice.{name}")
+
+        call.__name__, call.__module__ = name, __name__
+        return call
+
+    for module_name in ("triton.language.extra.libdevice", "triton.language.extra.cuda.libdevice"):
+        try:
+            module = importlib.import_module(module_name)
+        except Exception:  # not in this release
+            continue
+        for name, member in list(vars(module).items()):
+            if not inspect.isfunction(member) or member.__module__ != module_name:
+                continue  # what the module imports, or one forwarded already
+            tl_name = _LIBDEVICE_AS_TL.get(name)
+            setattr(module, name, forward_to(name, tl_name) if tl_name else lacking(name))
+
+
+def _lacking_message(name: str, device: torch.device) -> str:
+    return (
+        f"{_engine_name(device)} cannot run libdevice.{name}, which your kernel calls (it calls "
+        "into CUDA's own math library), so the grader cannot tell whether the kernel is right. "
+        "Use triton.language's own function where it has one (tl.rsqrt, tl.sqrt, tl.exp, ...), "
+        "or grade with --device cuda on an NVIDIA GPU, where Triton compiles the kernel."
+    )
 
 
 def _index_loop_bounds() -> None:
@@ -1198,10 +1280,13 @@ class Oversight:
             _Audit.known = {_storage(t): _region(t, n) for t, n in named}
             _Audit.strays, _Audit.regions, _Audit.races = [], None, races
         function = call or getattr(kata, self.function)
+        LACKING.clear()
         try:
             with _counting_launches(launches), _recording_ops() as ops, watch:
                 out = function(*fenced, **kwargs)
         except Exception as e:
+            if LACKING:
+                cannot_grade(_lacking_message(LACKING[0], x.device))
             if _Audit.strays:
                 fail_for(self.in_bounds, _stray_message(given, self.stray_advice))
             if races and races.found and self.race_free:

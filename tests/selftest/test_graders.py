@@ -401,6 +401,29 @@ def test_an_engine_fault_skips_what_it_affects_never_fails_it(
     assert note in output and "(1 skipped)" in output, output
 
 
+def test_a_libdevice_function_the_interpreter_lacks_is_the_graders_failure(
+    grade, request: pytest.FixtureRequest, tmp_path: Path
+) -> None:
+    # libdevice.pow calls into CUDA's math library, which Triton's interpreter cannot: on the
+    # CPU that says nothing about the kernel (right here), so it is the grader's failure, named.
+    import torch
+
+    if str(request.config.getoption("device")).startswith("cuda") and torch.cuda.is_available():
+        pytest.skip("compiled on the GPU, libdevice runs")
+    liger = (CATALOGUE / "triton_rmsnorm" / "ok_libdevice_rsqrt.py").read_text()
+    rsqrt = "rsqrt(tl.sum(x * x, axis=0) / N + eps)"
+    assert rsqrt in liger
+    pow_file = tmp_path / "pow.py"
+    pow_file.write_text(
+        liger.replace(rsqrt, "libdevice.pow(tl.sum(x * x, axis=0) / N + eps, -0.5)")
+        + "\nfrom triton.language.extra import libdevice\n"
+    )
+    report, output, code = grade("triton-rmsnorm", pow_file)
+    assert code == 3 and not report.get("solved"), output
+    assert "cannot run libdevice.pow, which your kernel calls" in output, output
+    assert "not with your code" in output and "--device cuda" in output, output
+
+
 def test_an_engine_fault_is_named_for_an_operation_the_kernel_ran(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
