@@ -5,6 +5,9 @@ momentum=None as torch treats it (running statistics frozen), num_batches_tracke
 torch's errors and warning, and half-precision inputs. Which dtype a layer computes in is dtype
 policy, so the core compares float64 outputs and running statistics at float32's tolerance.
 
+Every call of the learner's layer gets a copy of x (or runs after torch's): a layer that writes
+into its input must not change what it is compared with, nor the shape a message states.
+
 Each core property in every mode where it applies (default layers: no affine, no tracking):
 
     property                        training                         eval
@@ -242,7 +245,7 @@ def test_output_like_input(kata, device):
                 mine = mine.to(device, dtype).train(mode == "training")
                 x = torch.randn(x_shape, device=device, dtype=dtype)
                 given = f"{describe_call(cls, 3, **kwargs)} in {mode} mode on x {shape_of(x)}"
-                expect_like(mine(x), x, given=given)
+                expect_like(mine(x.clone()), x, given=given)
 
 
 def test_biased_variance(kata, device):
@@ -428,15 +431,45 @@ def test_eval_leaves_running_stats_unchanged(kata, device):
             expect_close(have, want, given=given, what=f"{name} after two forwards", rtol=0, atol=0)
 
 
+def test_unbatched_input(kata, device):
+    """an unbatched sample, (C, L) or (C, H, W), is normalized as a batch of one
+
+    torch accepts one sample without its batch dim, and InstanceNorm1d's 2D input is such a
+    sample (C, L), not BatchNorm1d's (N, C): its channel dim is 0.
+
+    Add a batch dim of size 1 in front, normalize as usual, then remove it again; the running
+    statistics are updated as for a batch of one.
+    """
+    for cls, x_shape in UNBATCHED:
+        for kwargs in ({}, FULL):
+            mine, ref = paired(kata, cls, 3, stats=True, **kwargs)
+            mine, ref = mine.to(device, torch.float64), ref.to(device, torch.float64)
+            name = describe_call(cls, 3, **kwargs)
+            for mode in ("training", "eval"):
+                mine.train(mode == "training")
+                ref.train(mode == "training")
+                x = torch.randn(x_shape, device=device, dtype=torch.float64) * 2 + 1
+                given = f"{name} in {mode} mode on an unbatched x {shape_of(x)}"
+                expect_close(mine(x.clone()), ref(x), given=given)
+                if kwargs:
+                    expect_stats_match(mine, ref, given=given, when="afterwards")
+
+
 def test_input_unmodified(kata, device):
-    """the input tensor is left unmodified
+    """the input tensor is left unmodified, its shape and its values, batched or unbatched
 
     The caller still owns x: compute into new tensors instead of overwriting it.
 
     Write x − μ into a new tensor; an in-place subtraction (the -= operator, or a method whose
     name ends in an underscore) writes into the caller's x.
+
+    [changed the shape] An unbatched sample is the caller's tensor too: adding the batch dim
+    with an in-place method (one whose name ends in an underscore) reshapes it for good.
+
+    [changed the shape] Make the batch of one a new view of x, with the size-1 dim in front,
+    and leave x itself (C, L) or (C, H, W); remove the dim from the output only.
     """
-    for cls, x_shape in SHAPES:
+    for cls, x_shape in (*SHAPES, *UNBATCHED):
         for kwargs in ({}, FULL):
             for mode in ("training", "eval"):
                 mine, _ = paired(kata, cls, 3, stats=True, **kwargs)
@@ -444,10 +477,16 @@ def test_input_unmodified(kata, device):
                 x = torch.randn(x_shape, device=device)
                 before = x.clone()
                 mine(x)
+                given = f"{describe_call(cls, 3, **kwargs)} in {mode} mode on x {shape_of(before)}"
+                if x.shape != before.shape:
+                    fail(
+                        f"{given} changed the shape of its input x in place, to "
+                        f"{tuple(x.shape)}; the caller's tensor must stay as it was."
+                    )
                 if not torch.equal(x, before):
                     fail(
-                        f"{describe_call(cls, 3, **kwargs)} in {mode} mode changed its input x "
-                        "in place; the caller's tensor must stay as it was."
+                        f"{given} changed the values of its input x in place; the caller's "
+                        "tensor must stay as it was."
                     )
 
 
@@ -489,30 +528,6 @@ def test_running_stats_no_autograd_history(kata, device):
                 f"{given}: after two training steps, backward number {k} from an eval-mode "
                 f"output failed: {str(e).splitlines()[0]}"
             )
-
-
-def test_unbatched_input(kata, device):
-    """an unbatched sample, (C, L) or (C, H, W), is normalized as a batch of one
-
-    torch accepts one sample without its batch dim, and InstanceNorm1d's 2D input is such a
-    sample (C, L), not BatchNorm1d's (N, C): its channel dim is 0.
-
-    Add a batch dim of size 1 in front, normalize as usual, then remove it again; the running
-    statistics are updated as for a batch of one.
-    """
-    for cls, x_shape in UNBATCHED:
-        for kwargs in ({}, FULL):
-            mine, ref = paired(kata, cls, 3, stats=True, **kwargs)
-            mine, ref = mine.to(device, torch.float64), ref.to(device, torch.float64)
-            name = describe_call(cls, 3, **kwargs)
-            for mode in ("training", "eval"):
-                mine.train(mode == "training")
-                ref.train(mode == "training")
-                x = torch.randn(x_shape, device=device, dtype=torch.float64) * 2 + 1
-                given = f"{name} in {mode} mode on an unbatched x {shape_of(x)}"
-                expect_close(mine(x.clone()), ref(x), given=given)
-                if kwargs:
-                    expect_stats_match(mine, ref, given=given, when="afterwards")
 
 
 def test_from_scratch(kata, device):
@@ -815,7 +830,7 @@ def test_single_spatial_element_raises(kata, device):
     x = torch.randn(2, 3, 1, 1, device=device)
     given = f"{describe_call('InstanceNorm2d', 3, **FULL)} in eval mode on x {shape_of(x)}"
     try:
-        out = mine(x)
+        out = mine(x.clone())
     except ValueError as e:
         fail(f"{given} raised ValueError ({e}), but eval mode uses the running statistics.")
     expect_close(out, ref(x).detach(), given=given)
@@ -838,12 +853,12 @@ def test_num_features_mismatch(kata, device):
         given = f"{cls}(4, affine=True) on x {shape_of(x)} with 3 channels"
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            expect_raises(ValueError, lambda layer=layer, x=x: layer(x), given=given)
+            expect_raises(ValueError, lambda layer=layer, x=x: layer(x.clone()), given=given)
         given = f"{cls}(4) on x {shape_of(x)} with 3 channels"
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             try:
-                out = getattr(kata, cls)(4).to(device)(x)
+                out = getattr(kata, cls)(4).to(device)(x.clone())
             except Exception as e:
                 fail(f"{given} raised {type(e).__name__} ({e}); torch only warns and normalizes.")
         if not any(issubclass(w.category, UserWarning) for w in caught):
