@@ -58,6 +58,9 @@ CLASSES = ("InstanceNorm1d", "InstanceNorm2d")
 SHAPES = [("InstanceNorm1d", (4, 3, 6)), ("InstanceNorm2d", (2, 3, 4, 5))]
 # One unbatched sample: (C, L) and (C, H, W).
 UNBATCHED = [("InstanceNorm1d", (3, 7)), ("InstanceNorm2d", (3, 4, 5))]
+# Unbatched samples with a dim of size 1 of their own, which must survive the batch dim's
+# removal: (class, C, shape) with one channel, and with one row (still H·W = 4 positions).
+UNBATCHED_SIZE_ONE = [("InstanceNorm1d", 1, (1, 5)), ("InstanceNorm2d", 3, (3, 1, 4))]
 
 
 def spatial(x):
@@ -437,14 +440,16 @@ def test_unbatched_input(kata, device):
     torch accepts one sample without its batch dim, and InstanceNorm1d's 2D input is such a
     sample (C, L), not BatchNorm1d's (N, C): its channel dim is 0.
 
-    Add a batch dim of size 1 in front, normalize as usual, then remove it again; the running
-    statistics are updated as for a batch of one.
+    Add a batch dim of size 1 in front, normalize as usual, then remove that dim again, and
+    only that one: a sample's own dims of size 1 stay. The running statistics are updated as
+    for a batch of one.
     """
-    for cls, x_shape in UNBATCHED:
+    cases = [(cls, 3, x_shape) for cls, x_shape in UNBATCHED] + UNBATCHED_SIZE_ONE
+    for cls, channels, x_shape in cases:
         for kwargs in ({}, FULL):
-            mine, ref = paired(kata, cls, 3, stats=True, **kwargs)
+            mine, ref = paired(kata, cls, channels, stats=True, **kwargs)
             mine, ref = mine.to(device, torch.float64), ref.to(device, torch.float64)
-            name = describe_call(cls, 3, **kwargs)
+            name = describe_call(cls, channels, **kwargs)
             for mode in ("training", "eval"):
                 mine.train(mode == "training")
                 ref.train(mode == "training")
@@ -453,6 +458,14 @@ def test_unbatched_input(kata, device):
                 expect_close(mine(x.clone()), ref(x), given=given)
                 if kwargs:
                     expect_stats_match(mine, ref, given=given, when="afterwards")
+    # One position per channel, L = 1: eval with running statistics takes it (the input's own
+    # statistics would need two positions).
+    mine, ref = paired(kata, "InstanceNorm1d", 3, stats=True, **FULL)
+    mine, ref = mine.to(device, torch.float64).eval(), ref.to(device, torch.float64).eval()
+    x = torch.randn(3, 1, device=device, dtype=torch.float64) * 2 + 1
+    name = describe_call("InstanceNorm1d", 3, **FULL)
+    given = f"{name} in eval mode on an unbatched x {shape_of(x)}, one position per channel"
+    expect_close(mine(x.clone()), ref(x), given=given)
 
 
 def test_input_unmodified(kata, device):
