@@ -817,11 +817,13 @@ def test_single_spatial_element_raises(kata, device):
     """one position per channel raises ValueError when the input's statistics are needed
 
     The variance of a single value is 0, so normalizing with it would give all zeros. Eval
-    with running statistics does not need the input's statistics, and works.
+    with running statistics does not need the input's statistics, and works; so does an
+    (N, C, 4, 1) input, whose channels hold four positions each.
 
     When the input's statistics are needed (training, or no running statistics) and each
-    channel holds one position (L = 1, or H·W = 1), fail with a ValueError that says more than
-    1 spatial element is expected and gives the input's size.
+    channel holds one position (L = 1, or H·W = 1: the product of the spatial sizes, not the
+    last size alone), fail with a ValueError that says more than 1 spatial element is
+    expected and gives the input's size.
     """
     cases = [
         ("InstanceNorm1d", (2, 3, 1), {}, True),
@@ -847,6 +849,21 @@ def test_single_spatial_element_raises(kata, device):
     except ValueError as e:
         fail(f"{given} raised ValueError ({e}), but eval mode uses the running statistics.")
     expect_close(out, ref(x).detach(), given=given)
+    # A spatial dim of size 1 among others: H·W = 4 positions per channel, which torch
+    # normalizes (batched, and one unbatched sample, whose spatial dims start at dim 1).
+    for x_shape in ((2, 3, 4, 1), (2, 3, 1, 4), (3, 4, 1)):
+        mine, ref = paired(kata, "InstanceNorm2d", 3)
+        mine, ref = mine.to(device), ref.to(device)
+        x = torch.randn(x_shape, device=device)
+        given = f"InstanceNorm2d(3) in training mode on x {shape_of(x)}"
+        try:
+            out = mine(x.clone())
+        except ValueError as e:
+            fail(
+                f"{given} raised ValueError ({e}), but each channel holds H·W = 4 positions: "
+                "torch normalizes it."
+            )
+        expect_close(out, ref(x), given=given)
 
 
 @pytest.mark.parity
