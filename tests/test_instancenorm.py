@@ -94,6 +94,14 @@ def expect_stats_match(mine, ref, *, given, when):
         expect_close(have, getattr(ref, name), given=given, what=f"{name} {when}")
 
 
+def warnings_of(layer, x):
+    """The warnings layer(x) gives, each as 'Category: message', whatever the filters say."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        layer(x)
+    return [f"{w.category.__name__}: {w.message}" for w in caught]
+
+
 def one_step(kata, device, cls, x_shape, **kwargs):
     """The learner's tracking layer, with random running statistics in float64, after one
     training step on x whose samples' channel means differ around 3: (it, (running_mean,
@@ -897,6 +905,31 @@ def test_num_features_mismatch(kata, device):
             warnings.simplefilter("ignore")
             expected = getattr(nn, cls)(4).to(device)(x)
         expect_close(out, expected, given=given)
+
+
+@pytest.mark.parity
+def test_no_warning_when_channels_match(kata, device):
+    """a channel dim that matches num_features gives no warning, as in torch
+
+    torch warns about num_features only when the channel dim differs from it: a warning on
+    every forward would fill a training loop's log and bury the warnings that matter.
+
+    Compare the channel dim's size (dim 1, or dim 0 unbatched) with num_features, and warn only
+    when the two differ.
+    """
+    for cls, x_shape in (*SHAPES, *UNBATCHED):
+        for kwargs in ({}, TRACK):
+            for mode in ("training", "eval"):
+                x = torch.randn(x_shape, device=device)
+                given = f"{describe_call(cls, 3, **kwargs)} in {mode} mode on x {shape_of(x)}"
+                mine = getattr(kata, cls)(3, **kwargs).to(device).train(mode == "training")
+                ref = getattr(nn, cls)(3, **kwargs).to(device).train(mode == "training")
+                theirs, ours = warnings_of(ref, x), warnings_of(mine, x.clone())
+                if ours and not theirs:
+                    fail(
+                        f"{given} warned ({ours[0]}), though its 3 channels match num_features; "
+                        "torch's layer gives no warning there: it warns only when they differ."
+                    )
 
 
 @pytest.mark.parity
