@@ -32,6 +32,7 @@ from norm_katas.grader.checks import (
     HALF_OFFSET,
     PerfCase,
     describe_call,
+    dtype_name,
     expect_close,
     expect_float64_arithmetic,
     expect_follows_device,
@@ -792,6 +793,45 @@ def test_num_batches_tracked_stays_zero(kata, device):
                     f"{given}: num_batches_tracked after 3 training steps is {int(count)}, "
                     "expected 0 as torch leaves it."
                 )
+
+
+@pytest.mark.parity
+def test_running_stats_updated_in_place(kata, device):
+    """a training step updates the running statistics in place: same tensors, layer's dtype
+
+    torch writes the new averages into the buffers it registered. They stay the same tensors,
+    so a reference taken before (a state_dict, say) sees the update, and they keep the layer's
+    dtype: a float16 layer computes its statistics in float32 but stores them in float16.
+    Assigning a new tensor to the attribute loses both.
+
+    Update each buffer with in-place operations under no_grad (multiply and add in place, lerp
+    in place, or copy the new values in), so that it stays the tensor it was, in its dtype.
+    """
+    # Half layers first: there a new tensor also shows as a change of dtype.
+    for dtype in (torch.float16, torch.bfloat16, torch.float32):
+        for cls, x_shape in SHAPES:
+            mine = getattr(kata, cls)(3, **TRACK).to(device, dtype)
+            x = torch.randn(x_shape, device=device).to(dtype)
+            given = (
+                f"{describe_call(cls, 3, **TRACK)}.to({dtype_name(dtype)}) after a training "
+                f"step on x {shape_of(x)}"
+            )
+            before = {name: stat(mine, name, given=given) for name in STATS[:2]}
+            mine(x)
+            for name, old in before.items():
+                have = stat(mine, name, given=given)
+                if have is not old:
+                    now = f", {dtype_name(have.dtype)}" if have.dtype != dtype else ""
+                    fail(
+                        f"{given}: {name} is a new tensor{now}; torch updates the "
+                        f"{dtype_name(dtype)} buffer it registered in place, so that it stays "
+                        "the same tensor, in the layer's dtype."
+                    )
+                if have.dtype != dtype:
+                    fail(
+                        f"{given}: {name} is {dtype_name(have.dtype)}; torch keeps it in the "
+                        f"layer's dtype, {dtype_name(dtype)}."
+                    )
 
 
 @pytest.mark.parity
