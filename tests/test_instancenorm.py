@@ -62,6 +62,15 @@ UNBATCHED = [("InstanceNorm1d", (3, 7)), ("InstanceNorm2d", (3, 4, 5))]
 # Unbatched samples with a dim of size 1 of their own, which must survive the batch dim's
 # removal: (class, C, shape) with one channel, and with one row (still H·W = 4 positions).
 UNBATCHED_SIZE_ONE = [("InstanceNorm1d", 1, (1, 5)), ("InstanceNorm2d", 3, (3, 1, 4))]
+# Non-contiguous inputs as they arrive in models: (class, the shape made, how that tensor is
+# viewed as the input, what the message calls it). A view that merges dims refuses each:
+# x.view(N·C, L) the first, x.view(N, C, -1) (and x.view(N·C, -1)) the others.
+NONCONTIGUOUS = [
+    ("InstanceNorm1d", (4, 6, 3), lambda t: t.transpose(1, 2), "(N, L, C) transposed"),
+    ("InstanceNorm2d", (2, 3, 5, 4), lambda t: t.transpose(2, 3), "H and W transposed"),
+    ("InstanceNorm2d", (2, 3, 4, 7), lambda t: t[..., :5], "cropped from width 7"),
+    ("InstanceNorm2d", (3, 5, 4), lambda t: t.transpose(1, 2), "unbatched, H and W transposed"),
+]
 
 
 def spatial(x):
@@ -970,6 +979,40 @@ def test_no_warning_when_channels_match(kata, device):
                         f"{given} warned ({ours[0]}), though its 3 channels match num_features; "
                         "torch's layer gives no warning there: it warns only when they differ."
                     )
+
+
+@pytest.mark.parity
+def test_noncontiguous_input(kata, device):
+    """a non-contiguous input works: a transposed or cropped x is normalized as torch does
+
+    Inputs often arrive as views: a sequence model's (N, L, C) transposed to (N, C, L), an image
+    with its axes swapped, a crop. Their elements are not laid out one after the other, so a
+    view that merges or splits their dims fails; torch normalizes them like any other input.
+
+    Reduce over the spatial dims as they are, or flatten them with reshape, which copies when
+    it must: a view of x needs a contiguous layout.
+    """
+    for cls, made, as_input, how in NONCONTIGUOUS:
+        for kwargs in ({}, FULL):
+            for mode in ("training", "eval"):
+                mine, ref = paired(kata, cls, 3, stats=True, **kwargs)
+                mine, ref = mine.to(device), ref.to(device)
+                mine.train(mode == "training")
+                ref.train(mode == "training")
+                x = as_input(torch.randn(made, device=device))
+                given = (
+                    f"{describe_call(cls, 3, **kwargs)} in {mode} mode on x {shape_of(x)}, "
+                    f"{how} (non-contiguous)"
+                )
+                expected = ref(x).detach()  # before yours: x as it was made
+                try:
+                    out = mine(x)
+                except NotImplementedError:
+                    raise
+                except Exception as e:
+                    error = str(e).splitlines()[0] if str(e) else ""
+                    fail(f"{given} raised {type(e).__name__} ({error}); torch normalizes it.")
+                expect_close(out, expected, given=given)
 
 
 @pytest.mark.parity
