@@ -11,7 +11,7 @@ from solutions.instancenorm import InstanceNorm1d as Reference1d
 from solutions.instancenorm import InstanceNorm2d as Reference2d
 
 EXPECT = "test_half_precision"
-SAYS = "on x = 384 + randn"
+SAYS = "only on half-precision inputs"
 
 
 class Mistake:
