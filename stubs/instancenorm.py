@@ -49,7 +49,8 @@ The contract (interview core)
 * Training, or any mode without running statistics: normalize with each sample's own
   statistics; in training with running statistics, update them as above without autograd
   history. Eval with running statistics: normalize with them and leave them unchanged.
-* An unbatched input is normalized as a batch of one sample, and returned unbatched.
+* An unbatched input is normalized as a batch of one sample, and returned unbatched: only the
+  batch dim goes, a (1, L) sample stays (1, L). The caller's x keeps its shape and values.
 * The output has x's shape, dtype and device; gradients flow by plain autograd.
 
 Torch parity (stretch)
@@ -67,6 +68,11 @@ Torch parity (stretch)
   ``ValueError("expected input's size at dim=1 to match num_features (4), but got: 3.")``;
   with ``affine=False`` num_features is unused, so torch only warns (``warnings.warn``, a
   ``UserWarning``: "input's size at dim=1 does not match num_features. ...") and normalizes.
+  When the two match, torch neither raises nor warns.
+* A training step updates the running statistics in place: they stay the tensors registered,
+  in the layer's dtype (a float16 layer's stay float16, though computed in float32).
+* A non-contiguous input (a transposed or cropped view) is normalized like any other:
+  ``view`` needs a contiguous layout, ``reshape`` copies when it must.
 * A float16/bfloat16 input is computed in float32, its statistics too, and returned in its
   own dtype, in a half layer and in a float32 one (as under autocast).
 
@@ -90,7 +96,8 @@ Pitfalls interviewers probe
 Use tensor operations: mean, var, sum, square, rsqrt, view/reshape, in-place mul_/add_, ...
 Do not call the built-in layer or its functional form: ``F.instance_norm``,
 ``torch.instance_norm``, ``nn.InstanceNorm1d/2d``, nor ``F.batch_norm`` / ``F.group_norm`` /
-``F.layer_norm`` tricks. The grader detects such calls at run time.
+``F.layer_norm`` tricks, and do not subclass torch's norm classes (``nn.InstanceNorm1d/2d``,
+their base ``_NormBase``). The grader detects such calls and classes at run time.
 
 The layout, as torch's: ``_InstanceNorm`` holds everything shared, and the two public classes
 only say which ranks they take (``_check_input_dim``) and the rank of one unbatched sample

@@ -2,7 +2,8 @@
 
 Interview core first, then torch parity (@pytest.mark.parity): float64 computed in float64,
 momentum=None as torch treats it (running statistics frozen), num_batches_tracked left at 0,
-torch's errors and warning, and half-precision inputs. Which dtype a layer computes in is dtype
+running statistics updated in place, torch's errors and its warning (only on a mismatch),
+non-contiguous inputs, and half-precision inputs. Which dtype a layer computes in is dtype
 policy, so the core compares float64 outputs and running statistics at float32's tolerance.
 
 Every call of the learner's layer gets a copy of x (or runs after torch's): a layer that writes
