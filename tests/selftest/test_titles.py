@@ -98,7 +98,10 @@ PROOFS: dict[tuple[str, str, str], list[str]] = {
         "fp32_groupnorm_fairseq",
         "stats_in_float32",
     ],
-    ("instancenorm", "test_from_scratch", "the built-in instance norm"): ["calls_builtin"],
+    ("instancenorm", "test_from_scratch", "the built-in instance norm"): [
+        "calls_builtin",
+        "builds_on_normbase",
+    ],
     ("instancenorm", "test_no_parameters_by_default", "parameters"): ["affine_on_by_default"],
     ("instancenorm", "test_no_running_stats_by_default", "buffers"): ["tracks_by_default"],
     ("instancenorm", "test_num_batches_tracked_stays_zero", "counts batches"): [
