@@ -54,6 +54,7 @@ into a mistake first, the headline names it.
 import inspect
 import os
 import sys
+import types
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -766,6 +767,8 @@ class _Audit:
     kernel = ""  # the running launch's kernel, by name
     strays: ClassVar[list[_Stray]] = []
     races: "_Races | None" = None  # the running call's, where the suite asks for them
+    # The programs of each launch that run, by their first grid index; None: every one.
+    sample: frozenset[int] | None = None
 
     @classmethod
     def allowed(cls, verb: str, ptrs, mask, itemsize: int):
@@ -1145,7 +1148,7 @@ def _counting_launches(counted: list[int]):
 
         targets.append((GridExecutor, "__call__"))
     except ImportError:
-        pass
+        GridExecutor = type(None)  # no interpreter: nothing to sample
     from triton.runtime.jit import JITFunction
 
     targets.append((JITFunction, "run"))
@@ -1160,9 +1163,15 @@ def _counting_launches(counted: list[int]):
             if hasattr(self, "arg_names") and _Audit.known is not None:
                 name = getattr(getattr(self, "fn", None), "__name__", "the kernel")
                 _Audit.launch(self.arg_names, args, kwargs, kernel=name)
+            fn = getattr(self, "fn", None)
+            sampled = _Audit.sample is not None and isinstance(self, GridExecutor)
+            if sampled:
+                self.fn = _only(fn, _Audit.sample)
             try:
                 return _original(self, *args, **kwargs)
             finally:
+                if sampled:
+                    self.fn = fn
                 if _Audit.races is not None:
                     _Audit.races.finish()
 
@@ -1174,6 +1183,23 @@ def _counting_launches(counted: list[int]):
     finally:
         for cls, name, original in patched:
             setattr(cls, name, original)
+
+
+def _only(fn, programs: frozenset[int]):
+    """The kernel as the interpreter calls it for each program, running only `programs` (by the
+    first grid index): the others return at once. It keeps the kernel's globals and signature,
+    which the interpreter reads (the modules to patch, the arguments to bind)."""
+    program = _program
+
+    def run_program(*args, **kwargs):
+        if program()[0] in programs:
+            return fn(*args, **kwargs)
+        return None
+
+    code, cells = run_program.__code__, run_program.__closure__
+    only = types.FunctionType(code, fn.__globals__, fn.__name__, None, cells)
+    only.__signature__ = inspect.signature(fn)
+    return only
 
 
 def _annotations_trap(kata, error: Exception) -> str | None:
@@ -1253,11 +1279,21 @@ class Oversight:
     race_advice: str = ""
 
     def run(
-        self, kata: Any, *tensors: torch.Tensor, given: str, call: Any = None, **kwargs: Any
+        self,
+        kata: Any,
+        *tensors: torch.Tensor,
+        given: str,
+        call: Any = None,
+        programs: frozenset[int] | None = None,
+        **kwargs: Any,
     ) -> Call:
         """The kata's function on fenced copies of the tensors, overseen (kwargs passed on);
         or call(*fenced copies, **kwargs), overseen the same way, where the suite drives
         several functions (an autograd Function's forward, then its backward).
+
+        programs (interpreted only): run only these programs of each launch, by their first
+        grid index, to look for races among many rows at the cost of a few: the values of
+        such a call are not the function's, and must not be checked.
 
         Fails if the kernel touched memory outside its tensors (every access, interpreted;
         stores past the end of a new tensor, compiled), if two programs raced on an element
@@ -1281,6 +1317,7 @@ class Oversight:
             _Audit.strays, _Audit.regions, _Audit.races = [], None, races
         function = call or getattr(kata, self.function)
         LACKING.clear()
+        _Audit.sample = programs if INTERPRETED else None
         try:
             with _counting_launches(launches), _recording_ops() as ops, watch:
                 out = function(*fenced, **kwargs)
@@ -1295,7 +1332,7 @@ class Oversight:
                 fail(message)
             raise
         finally:
-            _Audit.known = _Audit.regions = _Audit.races = None
+            _Audit.known = _Audit.regions = _Audit.races = _Audit.sample = None
         if _Audit.strays:
             fail_for(self.in_bounds, _stray_message(given, self.stray_advice))
         if races and races.found and self.race_free:
