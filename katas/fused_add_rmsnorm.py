@@ -42,6 +42,9 @@ The contract (interview core)
   or of the residual (``.contiguous()``, ``.to()``, ``.clone()``).
 * Every ``tl.load`` and ``tl.store`` stays inside its tensor: spare lanes masked, the weight's
   load included.
+* No two programs update the same element with a plain load, add and store: on a GPU one of
+  the updates is lost. A row split across programs adds its partial sums of squares with
+  ``tl.atomic_add`` (or under a lock); one program per row needs neither.
 * Any width N up to 16384, powers of two or not, including rows wider than a block of 1024.
 * Strided rows of x: x may be a slice such as ``buffer[:, :N]``. The residual and y are
   contiguous: their rows are N apart.
@@ -69,7 +72,9 @@ Pitfalls interviewers probe
 The kernel does the work. On every call any check makes, the grader records the torch
 operations that ``fused_add_rms_norm`` runs outside the kernel on x and on the residual, checks
 that a Triton kernel was launched, and (in the interpreter) checks the address of every load
-and store against the tensors the kernel was given.
+and store against the tensors the kernel was given, and which program touched which element:
+two programs sharing an element without an atomic or a lock is a race. Compiled on a GPU
+(``--device cuda``) a race cannot be watched, and shows only if the values come out wrong.
 
 Triton without a GPU
 --------------------

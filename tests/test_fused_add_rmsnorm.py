@@ -10,6 +10,8 @@ What is checked, in which modes (float32 unless said; parity is the stretch tier
     property                              float32   float16   bfloat16   shapes
     launches the kernel, no torch work    yes       -         yes        every call, watched
     every access inside its tensor        yes       yes       yes        every call, watched
+    no two programs race on an element    yes       yes       yes        every call, interpreted;
+                                                                         (2, 16384)
     returns (y, residual) like x          yes       -         -          (8, 64), (2, 3, 64)
     residual = x + residual               yes       -         -          N = 64, 100
     residual in place, x untouched        -         yes       -          (4, 64)
@@ -25,8 +27,12 @@ Where the kernel runs, how the engine is proven, and how every call is overseen:
 Triton RMSNorm kata (see tests/test_triton_rmsnorm.py and norm_katas/grader/triton_engine.py).
 Here both x and the residual are activations: torch work on either outside the kernel fails,
 and the residual's storage is fenced (NaN after it) like x's, so that a store past its end is
-seen compiled too. bfloat16 checks are skipped with a note where Triton's interpreter computes
-an operation the kernel ran wrongly (it does bfloat16 + bfloat16 on the raw bits).
+seen compiled too. As for the Triton LayerNorm kata (tests/test_triton_layernorm.py), every
+element two programs of one launch share without an atomic or a lock is reported as a race
+(interpreted only): a row split across programs whose partial sums of squares meet in one
+buffer by a plain load and store, say. bfloat16 checks are skipped with a note where Triton's
+interpreter computes an operation the kernel ran wrongly (it does bfloat16 + bfloat16 on the raw
+bits).
 
 Where the expected values come from: the sum x + residual in float64 rounded to x's dtype (the
 residual), then F.rms_norm of it for float32, the formula in float64 for half dtypes.
@@ -61,6 +67,7 @@ FUSED = Oversight(
     views=VIEWS,
     in_bounds="test_masked_last_block",
     does_the_work="test_kernel_does_the_work",
+    race_free="test_race_free",
     stray_advice="Mask every tl.load and tl.store, the weight's too (mask = cols < N), and move "
     "each pointer only within its own tensor: x by its row stride, the residual and y by N (they "
     "are contiguous), the weight not at all.",
@@ -73,6 +80,10 @@ FUSED = Oversight(
     launch_advice="Launch yours with kernel[grid](...), one program per row.",
     unwritten_advice="Does every row get a program, and does each program cover all N columns "
     "of its row?",
+    race_advice="Give each row's sum of squares to one program (the whole row in one block, or "
+    "a loop over its blocks), or let the programs that share a row add their partial sums with "
+    "tl.atomic_add into a zeroed buffer (or under a lock: tl.atomic_cas / tl.atomic_xchg), then "
+    "scale in a second kernel.",
 )
 # float16 outputs get rtol 2e-3 (two ulps): rounding y before the weight, as vLLM does, is fine.
 RTOL = {torch.float16: 2e-3}
@@ -314,6 +325,28 @@ def test_wide_rows(kata, device):
     to scale it.
     """
     x, residual, weight = make((4, 10000), device=device)
+    given = described(x)
+    expect_both(run(kata, x, residual, weight, given=given), x, residual, weight, given=given)
+
+
+def test_race_free(kata, device):
+    """programs never update the same element at once: each row's sum by one program, or atomically
+
+    A row split across programs (a grid over rows and column blocks) has its sum of squares in
+    pieces, one per program: added into one buffer with a plain load, add and store, the
+    programs, which on a GPU run at the same time, lose each other's updates. Triton's
+    interpreter runs them one after another, so the values come out right there: the grader
+    watches which program touches which element instead. Every check's call is watched for
+    it; this one is named for it. Compiled on a GPU this cannot be watched; only wrong values
+    show.
+
+    Either one program owns each row (the whole row in one block, or a loop over its blocks),
+    or the programs that share a row add their partial sums into a zeroed buffer atomically
+    (tl.atomic_add) or under a lock (tl.atomic_cas to take it, tl.atomic_xchg to release), and
+    a second kernel scales the row by the total.
+    """
+    # Rows as wide as the contract goes: a kernel that splits rows at all splits these.
+    x, residual, weight = make((2, 16384), device=device)
     given = described(x)
     expect_both(run(kata, x, residual, weight, given=given), x, residual, weight, given=given)
 

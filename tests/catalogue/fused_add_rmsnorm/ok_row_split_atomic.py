@@ -1,0 +1,46 @@
+"""Correct, written differently: each row split across programs (a grid of rows by column
+blocks), whose partial sums of squares meet in a zeroed per-row buffer through tl.atomic_add;
+a second kernel scales the stored residual by the total."""
+
+import torch
+import triton
+import triton.language as tl
+
+EXPECT = "pass"
+
+BLOCK = 32  # columns per program: every row checked spans two programs or more
+
+
+@triton.jit
+def _add_and_square(X, R, SQUARES, stride_x, N, BLOCK: tl.constexpr):
+    row = tl.program_id(0).to(tl.int64)
+    cols = tl.program_id(1) * BLOCK + tl.arange(0, BLOCK)
+    mask = cols < N
+    x = tl.load(X + row * stride_x + cols, mask=mask, other=0.0).to(tl.float32)
+    r = tl.load(R + row * N + cols, mask=mask, other=0.0).to(tl.float32)
+    h = (x + r).to(R.dtype.element_ty)
+    tl.store(R + row * N + cols, h, mask=mask)
+    h = h.to(tl.float32)
+    tl.atomic_add(SQUARES + row, tl.sum(h * h, axis=0))
+
+
+@triton.jit
+def _scale(R, Y, W, SQUARES, N, eps, BLOCK: tl.constexpr):
+    row = tl.program_id(0).to(tl.int64)
+    cols = tl.program_id(1) * BLOCK + tl.arange(0, BLOCK)
+    mask = cols < N
+    rstd = tl.rsqrt(tl.load(SQUARES + row) / N + eps)
+    h = tl.load(R + row * N + cols, mask=mask, other=0.0).to(tl.float32)
+    w = tl.load(W + cols, mask=mask, other=0.0).to(tl.float32)
+    tl.store(Y + row * N + cols, (h * rstd * w).to(Y.dtype.element_ty), mask=mask)
+
+
+def fused_add_rms_norm(x, residual, weight, eps=1e-6):
+    n = x.shape[-1]
+    rows = x.reshape(-1, n)
+    y = torch.empty_like(residual)
+    squares = torch.zeros(rows.shape[0], dtype=torch.float32, device=x.device)
+    grid = (rows.shape[0], triton.cdiv(n, BLOCK))
+    _add_and_square[grid](rows, residual, squares, rows.stride(0), n, BLOCK=BLOCK)
+    _scale[grid](residual, y, weight, squares, n, eps, BLOCK=BLOCK)
+    return y, residual

@@ -1,0 +1,49 @@
+"""Mistake: splits each row across programs (a grid of rows by column blocks), and each program
+adds its partial sum of squares into a per-row buffer with a plain load and store, no atomic:
+on a GPU the programs of a row run at the same time and lose each other's updates. Triton's
+interpreter runs them one after another, so the values come out right there."""
+
+import torch
+import triton
+import triton.language as tl
+
+EXPECT = "test_race_free"
+SAYS = "(passed as SQUARES) is shared by"
+
+BLOCK = 32  # columns per program: every row checked spans two programs or more
+
+
+@triton.jit
+def _add_and_square(X, R, SQUARES, stride_x, N, BLOCK: tl.constexpr):
+    row = tl.program_id(0).to(tl.int64)
+    cols = tl.program_id(1) * BLOCK + tl.arange(0, BLOCK)
+    mask = cols < N
+    x = tl.load(X + row * stride_x + cols, mask=mask, other=0.0).to(tl.float32)
+    r = tl.load(R + row * N + cols, mask=mask, other=0.0).to(tl.float32)
+    h = (x + r).to(R.dtype.element_ty)
+    tl.store(R + row * N + cols, h, mask=mask)
+    h = h.to(tl.float32)
+    # The race: another program of this row may load the same total between this load and store.
+    tl.store(SQUARES + row, tl.load(SQUARES + row) + tl.sum(h * h, axis=0))
+
+
+@triton.jit
+def _scale(R, Y, W, SQUARES, N, eps, BLOCK: tl.constexpr):
+    row = tl.program_id(0).to(tl.int64)
+    cols = tl.program_id(1) * BLOCK + tl.arange(0, BLOCK)
+    mask = cols < N
+    rstd = tl.rsqrt(tl.load(SQUARES + row) / N + eps)
+    h = tl.load(R + row * N + cols, mask=mask, other=0.0).to(tl.float32)
+    w = tl.load(W + cols, mask=mask, other=0.0).to(tl.float32)
+    tl.store(Y + row * N + cols, (h * rstd * w).to(Y.dtype.element_ty), mask=mask)
+
+
+def fused_add_rms_norm(x, residual, weight, eps=1e-6):
+    n = x.shape[-1]
+    rows = x.reshape(-1, n)
+    y = torch.empty_like(residual)
+    squares = torch.zeros(rows.shape[0], dtype=torch.float32, device=x.device)
+    grid = (rows.shape[0], triton.cdiv(n, BLOCK))
+    _add_and_square[grid](rows, residual, squares, rows.stride(0), n, BLOCK=BLOCK)
+    _scale[grid](residual, y, weight, squares, n, eps, BLOCK=BLOCK)
+    return y, residual
