@@ -177,7 +177,8 @@ PROOFS: dict[tuple[str, str, str], list[str]] = {
     ("triton_rmsnorm", "test_fp32_accumulation", "overflow"): ["half_accumulation"],
     ("fused_add_rmsnorm", "test_fp32_accumulation", "overflow"): ["half_accumulation"],
     ("fused_add_rmsnorm", "test_residual_rounded_before_norm", "of the float32 sum"): [
-        "unrounded_sum"
+        "unrounded_sum",
+        "rstd_of_unrounded_sum",
     ],
     ("fused_add_rmsnorm", "test_race_free", "update the same element at once"): ["racy_row_split"],
     ("batchnorm", "test_vectorized", "Python loop over channels"): ["channel_loop"],
