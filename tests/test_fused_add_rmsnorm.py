@@ -12,7 +12,7 @@ What is checked, in which modes (float32 unless said; parity is the stretch tier
     every access inside its tensor        yes       yes       yes        every call, watched
     no two programs race on an element    yes       yes       yes        every call, interpreted;
                                                                          (2, 16384)
-    returns (y, residual) like x          yes       -         -          (8, 64), (2, 3, 64)
+    returns (y, residual), in that order  yes       -         -          (8, 64), (2, 3, 64)
     residual = x + residual               yes       -         -          N = 64, 100
     residual in place, x untouched        -         yes       -          (4, 64)
     y = rms_norm(residual) · weight, eps  yes       -         -          (8, 64)
@@ -48,7 +48,6 @@ from norm_katas.grader import triton_engine
 from norm_katas.grader.checks import (
     PerfCase,
     dtype_name,
-    expect_tensor,
     fail,
     shape_of,
 )
@@ -103,7 +102,7 @@ def run(kata, x, residual, weight, *, given, eps=None) -> Call:
 
 
 def pair(call: Call, given: str) -> tuple[torch.Tensor, torch.Tensor]:
-    """What the call returned, which must be a pair of tensors (y, residual)."""
+    """What the call returned, which must be a pair of tensors (y, residual), in that order."""
     out = call.out
     if not isinstance(out, (tuple, list)) or len(out) != 2:
         kind = f"a {type(out).__name__} of {len(out)}" if isinstance(out, (tuple, list)) else None
@@ -111,7 +110,26 @@ def pair(call: Call, given: str) -> tuple[torch.Tensor, torch.Tensor]:
             f"{given}: fused_add_rms_norm returned {kind or type(out).__name__}; it returns a "
             "pair (y, residual): the normalized output and the updated residual."
         )
-    return expect_tensor(out[0], "y"), expect_tensor(out[1], "the residual returned")
+    for place, name, got in (("first", "y", out[0]), ("second", "the residual", out[1])):
+        if not isinstance(got, torch.Tensor):
+            fail(
+                f"{given}: fused_add_rms_norm returned a pair whose {place} element, {name}, is "
+                f"{'None' if got is None else 'a ' + type(got).__name__}, not a tensor. It "
+                "returns (y, residual): y a new tensor, and the caller's residual tensor itself."
+            )
+    y, res = out
+    caller = call.inputs[1]  # the residual as the function was given it
+    if _storage(y) == _storage(caller) and _storage(res) != _storage(caller):
+        fail(
+            f"{given}: the first element of the pair fused_add_rms_norm returned is the "
+            "caller's residual tensor, where y belongs, and the second is another tensor. "
+            "Return them in the contract's order: (y, residual)."
+        )
+    return y, res
+
+
+def _storage(t: torch.Tensor) -> int:
+    return t.untyped_storage().data_ptr()
 
 
 def summed(x, residual):
@@ -179,6 +197,12 @@ def test_outputs_like_input(kata, device):
     residual for the next layer's add and y for the next layer's input.
 
     Allocate y empty in x's shape and dtype, and give back the pair (y, residual).
+
+    [where y belongs] Callers take the pair apart by position, y first: the other way round,
+    the next layer gets the residual stream as its input, and adds onto y.
+
+    [where y belongs] The pair is (y, residual): the new tensor y first, then the caller's own
+    residual tensor, which now holds the sum.
     """
     for shape in ((8, 64), (2, 3, 64)):
         x, residual, weight = make(shape, device=device)
