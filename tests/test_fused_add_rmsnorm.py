@@ -289,15 +289,16 @@ def test_residual_in_place(kata, device):
             "updated in place in the caller's tensor (a float32 copy would double its bytes)."
         )
     if res.data_ptr() != residual_given.data_ptr():
+        if torch.equal(residual_given, residual):
+            held = "still holds what it held"
+        elif torch.allclose(residual_given, summed(x, residual), rtol=RTOL[x.dtype], atol=0):
+            held = "holds the sum, but it is not the tensor returned"
+        else:
+            held = "holds neither the sum nor what it held"
         fail(
-            f"{given}: the residual returned is a new tensor, and the caller's residual "
-            + (
-                "still holds what it held"
-                if torch.equal(residual_given, residual)
-                else "does not hold the sum either"
-            )
-            + ". Update it in place: store x + residual through the residual's own pointer "
-            "and return that tensor."
+            f"{given}: the residual returned is another tensor than the caller's, and the "
+            f"caller's residual {held}. Update it in place: store x + residual through the "
+            "residual's own pointer, and return that tensor."
         )
     if not torch.equal(x_given, x):
         fail(

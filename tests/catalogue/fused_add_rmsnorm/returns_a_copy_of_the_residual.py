@@ -1,0 +1,36 @@
+"""Mistake: stores the sum both into the caller's residual and into a new tensor, and returns
+the new one: the caller's residual is updated, but the tensor returned is not it."""
+
+import torch
+import triton
+import triton.language as tl
+
+EXPECT = "test_residual_in_place"
+SAYS = "holds the sum, but it is not the tensor returned"
+
+
+@triton.jit
+def _fused_add_rms_norm_fwd(X, R, R_OUT, Y, W, stride_x, N, eps, BLOCK_N: tl.constexpr):
+    row = tl.program_id(0).to(tl.int64)
+    cols = tl.arange(0, BLOCK_N)
+    mask = cols < N
+    x = tl.load(X + row * stride_x + cols, mask=mask, other=0.0).to(tl.float32)
+    r = tl.load(R + row * N + cols, mask=mask, other=0.0).to(tl.float32)
+    h = (x + r).to(R.dtype.element_ty)
+    tl.store(R + row * N + cols, h, mask=mask)
+    tl.store(R_OUT + row * N + cols, h, mask=mask)  # a second copy, which is returned
+    h = h.to(tl.float32)
+    rstd = tl.rsqrt(tl.sum(h * h, axis=0) / N + eps)
+    w = tl.load(W + cols, mask=mask, other=0.0).to(tl.float32)
+    tl.store(Y + row * N + cols, (h * rstd * w).to(Y.dtype.element_ty), mask=mask)
+
+
+def fused_add_rms_norm(x, residual, weight, eps=1e-6):
+    n = x.shape[-1]
+    rows = x.reshape(-1, n)
+    y, out = torch.empty_like(residual), torch.empty_like(residual)
+    block_n = triton.next_power_of_2(n)
+    _fused_add_rms_norm_fwd[(rows.shape[0],)](
+        rows, residual, out, y, weight, rows.stride(0), n, eps, BLOCK_N=block_n
+    )
+    return y, out
