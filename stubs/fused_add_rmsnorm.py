@@ -41,7 +41,7 @@ The contract (interview core)
   Outside the kernel torch only allocates y and makes views: no ``x + residual``, no copy of x
   or of the residual (``.contiguous()``, ``.to()``, ``.clone()``).
 * Every ``tl.load`` and ``tl.store`` stays inside its tensor: spare lanes masked, the weight's
-  load included.
+  load included (and the rows past the last one, where a program takes several rows).
 * No two programs update the same element with a plain load, add and store: on a GPU one of
   the updates is lost. A row split across programs adds its partial sums of squares with
   ``tl.atomic_add`` (or under a lock); one program per row needs neither.

@@ -67,11 +67,13 @@ FUSED = Oversight(
     in_bounds="test_masked_last_block",
     does_the_work="test_kernel_does_the_work",
     race_free="test_race_free",
-    stray_advice="Mask every tl.load and tl.store, the weight's too (mask = cols < N), and move "
-    "each pointer only within its own tensor: x by its row stride, the residual and y by N (they "
-    "are contiguous), the weight not at all.",
-    overrun_advice="Mask the stores (tl.store(..., mask=cols < N)), offset each tensor's rows by "
-    "its own stride, and launch one program per row, no more.",
+    stray_advice="Mask every tl.load and tl.store, the weight's too (mask = cols < N, and "
+    "rows < M as well where a program takes several rows), and move each pointer only within "
+    "its own tensor: x by its row stride, the residual and y by N (they are contiguous), the "
+    "weight not at all.",
+    overrun_advice="Mask the stores (cols < N, and rows < M where a program takes several "
+    "rows), offset each tensor's rows by its own stride, and launch no more programs than the "
+    "rows need.",
     copy_advice="Let the kernel read x and the residual where they are, in their own dtype: pass "
     "x's row stride and cast after tl.load.",
     work_advice="load x and the residual in the kernel, add them there, store the sum back into "
@@ -221,11 +223,12 @@ def test_masked_last_block(kata, device):
 
     A block of 128 lanes covers a row of 100 with 28 to spare. Unmasked, those lanes read the
     next row (and past the end of x and of the residual in the last row), read past the end of
-    the weight in every row, and store past the end of the residual and of y. Every check's
-    call is watched for it; this one is named for it.
+    the weight in every row, and store past the end of the residual and of y. A program that
+    takes several rows has spare rows too, past the last one. Every check's call is watched for
+    it; this one is named for it.
 
-    Lane i of the block is real only when i < N: every load and every store uses that mask,
-    and spare lanes load as 0.
+    Lane i of the block is real only when i < N, and row r only when r < M (M rows in all):
+    every load and every store uses that mask, and spare lanes load as 0.
     """
     for shape in ((4, 100), (1, 1000)):
         x, residual, weight = make(shape, device=device)
@@ -239,8 +242,10 @@ def test_masked_last_block(kata, device):
                 row = int(got.isnan().nonzero()[0][0])
                 fail(
                     f"{given}: {name} has NaN in row {row} although the inputs are finite: the "
-                    "kernel read past the end of a row (the grader fills what lies past x and "
-                    "the residual with NaN). Load with mask=cols < N and other=0.0."
+                    "kernel used lanes N and beyond of its block, which read NaN here: a masked "
+                    "load without other= leaves them undefined (NaN here), and past the end of x "
+                    "and of the residual the grader fills it with NaN. Load with mask=cols < N "
+                    "and other=0.0, so that the spare lanes add zeros to the sum of squares."
                 )
 
 
