@@ -5,6 +5,7 @@ import triton
 import triton.language as tl
 
 EXPECT = "test_row_stride"
+SAYS = "The same values in a contiguous x come out right"
 
 
 @triton.jit
