@@ -47,7 +47,7 @@ The contract (interview core)
   ``tl.atomic_add`` (or under a lock); one program per row needs neither.
 * Any width N up to 16384, powers of two or not, including rows wider than a block of 1024.
 * Strided rows of x: x may be a slice such as ``buffer[:, :N]``. The residual and y are
-  contiguous: their rows are N apart.
+  contiguous: their rows are N apart (y too, whatever x's strides).
 * float32 accumulation: float16 inputs of magnitude 300 must not overflow.
 
 Torch parity (stretch)

@@ -17,7 +17,8 @@ What is checked, in which modes (float32 unless said; parity is the stretch tier
     residual in place, x untouched        -         yes       -          (4, 64)
     y = rms_norm(residual) · weight, eps  yes       -         -          (8, 64)
     widths past a power of two, wide rows yes       -         -          N = 77, 100, 1000, 10000
-    leading dims, strided rows of x       yes       -         -          (B, T, N), buffer[:, :N]
+    leading dims, strided rows of x,      yes       -         -          (B, T, N), buffer[:, :N]
+      y contiguous all the same
     float32 accumulation (|x| ~ 300)      -         yes       -          (8, 64)
     y and residual in x's dtype, values   -         yes       yes        (8, 100)
     norm of the residual rounded first    -         yes       -          (8, 64), within 0.6 ulp
@@ -398,14 +399,14 @@ def test_leading_dims(kata, device):
 
 
 def test_row_stride(kata, device):
-    """strided rows of x (x = buffer[:, :N]) are read at x's stride, the residual's at N
+    """strided rows of x (x = buffer[:, :N]) are read at x's stride; y and the residual at N
 
     x may be a slice of a wider buffer (the attention output inside a larger one) whose rows
     are more than N elements apart. The residual and y are contiguous: their rows are N apart,
     which is not x's stride.
 
     Hand the kernel x's row stride and address column c of row r at r · stride + c in x, at
-    r · N + c in the residual and in y.
+    r · N + c in the residual and in y, which is allocated contiguous whatever x's strides.
     """
     cases = (((8, 160), (slice(None), slice(0, 100))), ((2, 3, 80), (..., slice(0, 64))))
     for buffer_shape, index in cases:
@@ -419,7 +420,7 @@ def test_row_stride(kata, device):
             f"(x = buffer{list(buffer_shape)}[..., :{x.shape[-1]}])"
         )
         call = run(kata, x, residual, weight, given=given)
-        pair(call, given)  # a pair of tensors, or the failure says what it is instead
+        y, _ = pair(call, given)  # a pair of tensors, or the failure says what it is instead
         try:
             expect_both(call, x, residual, weight, given=given)
         except pytest.fail.Exception as e:
@@ -429,6 +430,12 @@ def test_row_stride(kata, device):
                 f"{str(e).strip()} The same values in a contiguous x come out right. The gaps "
                 "between x's rows hold NaN here: read row i of x at X + i * x.stride(0), and "
                 "the residual and y at i * N."
+            )
+        if not y.is_contiguous():
+            fail(
+                f"{given}: y has strides {tuple(y.stride())}, expected {tuple(residual.stride())}: "
+                "y is a new contiguous tensor, its rows N apart like the residual's, whatever "
+                "x's row stride."
             )
 
 
