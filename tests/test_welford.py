@@ -23,7 +23,9 @@ form Σ (x − old mean)(x − new mean) by about 1. At a mean of 1e6 no float32
 (correct files are off by 2 to 13%), so the check stays at 1e4.
 """
 
+import inspect
 import operator
+import types
 import warnings
 
 import pytest
@@ -31,12 +33,14 @@ import torch
 
 from norm_katas.grader.checks import (
     PerfCase,
+    count_ops,
+    count_python_lines,
     dtype_name,
     expect_close,
     expect_function_follows_device,
     expect_tensor,
-    expect_vectorized,
     fail,
+    shape_of,
     tensors_in,
 )
 
@@ -44,10 +48,36 @@ from norm_katas.grader.checks import (
 SIZES = (7, 1, 0, 13, 4, 32, 2, 9, 1, 64, 3)
 
 
+MISSING = object()  # an attribute that getattr_static does not find
+# What the contract names each member the checks read: a missing one is said so, by name.
+MEMBERS = {
+    "count": "the number of rows seen (an int)",
+    "mean": "the (F,) tensor of the running means",
+    "update": "the method that adds a batch",
+    "merge": "the method that adds another Welford's rows",
+    "var": "the method that gives the variance",
+}
+
+
 def welford(kata, features, device, dtype=None):
-    """The learner's Welford(features) on `device` (in `dtype`, else torch's default)."""
+    """The learner's Welford(features) on `device` (in `dtype`, else torch's default), with
+    every member the checks read."""
     kwargs = {"device": device} if dtype is None else {"device": device, "dtype": dtype}
-    return kata.Welford(features, **kwargs)
+    w = kata.Welford(features, **kwargs)
+    for name in MEMBERS:
+        member(w, name, given=f"Welford({features})", read=False)
+    return w
+
+
+def member(w, name, *, given, read=True):
+    """w.<name>, or a failure saying that w has no such attribute. A property is only run when
+    `read`: an AttributeError from inside it is the learner's own and is left to say so."""
+    found = inspect.getattr_static(w, name, MISSING)
+    # Not defined (only __getattr__ may answer), or a __slots__ entry that may be unset.
+    unsure = found is MISSING or isinstance(found, types.MemberDescriptorType)
+    if unsure and not hasattr(w, name):
+        fail(f"{given}: no attribute {name}. The contract reads {MEMBERS[name]} as w.{name}.")
+    return getattr(w, name) if read else None
 
 
 def feed(w, batches):
@@ -58,16 +88,34 @@ def feed(w, batches):
 
 
 def count_of(w, given):
-    """w.count as an int: a Python int or an integer tensor, never a float."""
-    count = getattr(w, "count", "missing")
+    """w.count as an int: a Python int or an integer tensor of one element, never a float."""
+    count = member(w, "count", given=given)
     try:
         return operator.index(count)
     except TypeError:
+        pass
+    if isinstance(count, float) or (isinstance(count, torch.Tensor) and count.is_floating_point()):
         fail(
-            f"{given}: count is {count!r}, expected an int. A count kept in floating point "
-            "stops counting exactly (float32 at 2**24 rows): keep a Python int, the sum of "
-            "the batches' x.shape[0]."
+            f"{given}: count is {count!r}, a float, expected an int. A count kept in floating "
+            "point stops counting exactly (float32 at 2**24 rows, float64 at 2**53): keep a "
+            "Python int, the sum of the batches' x.shape[0]."
         )
+    if isinstance(count, torch.Tensor):
+        fail(
+            f"{given}: count is a {shape_of(count)} tensor, expected one int: every row has a "
+            "value in every feature, so one count, the number of rows, serves them all."
+        )
+    fail(f"{given}: count is {count!r}, a {type(count).__name__}, expected an int: the rows seen.")
+
+
+def mean_of(w, given):
+    """w.mean, which must be a tensor: an attribute, or a property."""
+    mean = member(w, "mean", given=given)
+    if isinstance(mean, torch.Tensor):
+        return mean
+    if callable(mean):
+        fail(f"{given}: mean is a method, expected the (F,) tensor itself, read as w.mean.")
+    fail(f"{given}: mean is {mean!r}, a {type(mean).__name__}, expected a (F,) tensor.")
 
 
 def expect_stats(w, rows, *, given, rtol=None, atol=None, var_rtol=None):
@@ -88,8 +136,9 @@ def expect_stats(w, rows, *, given, rtol=None, atol=None, var_rtol=None):
             rtol=var_rtol or rtol, atol=atol,
         )  # fmt: skip
     expect_close(
-        w.mean, mean.to(dtype or rows.dtype), given=given, what="mean", rtol=rtol, atol=atol
-    )
+        mean_of(w, given), mean.to(dtype or rows.dtype), given=given, what="mean", rtol=rtol,
+        atol=atol,
+    )  # fmt: skip
 
 
 def data(rows, features, device, dtype=torch.float32, centre=1.0, spread=2.0):
@@ -113,7 +162,7 @@ def test_starts_empty(kata, device):
         if count_of(w, given) != 0:
             fail(f"{given}: count is {count_of(w, given)}, expected 0 before any update.")
         want = torch.zeros(5, device=device, dtype=dtype or torch.get_default_dtype())
-        expect_close(getattr(w, "mean", None), want, given=given, what="mean")
+        expect_close(mean_of(w, given), want, given=given, what="mean")
 
 
 def test_correction(kata, device):
@@ -324,17 +373,38 @@ def test_vectorized(kata, device):
 
     Reductions over dim 0 give (F,) tensors; δ, the mean and M2 are (F,) vectors.
     """
+    cases = {f: (welford(kata, f, device), data(4, f, device)) for f in (2, 64)}
 
-    def run(w, x):
+    def run(features):
+        w, x = cases[features]
         w.update(x)
-        other = welford(kata, x.shape[1], device)
+        other = welford(kata, features, device)
         other.update(x)
         w.merge(other)
         return w.var()
 
-    small = (welford(kata, 2, device), data(4, 2, device))
-    large = (welford(kata, 64, device), data(4, 64, device))
-    expect_vectorized(run, small, large, given="Welford(2) vs Welford(64): update, merge, var")
+    expect_same_work(run, given="Welford(2) vs Welford(64): update, merge and var on 4 rows")
+
+
+def expect_same_work(run, *, given):
+    """run(64) must do no more work than run(2): the counts of expect_vectorized (tensor
+    operations dispatched, Python lines run in the learner's code, each with its slack), in
+    messages that name what grows here, the features, the rows being 4 in both."""
+    ops = [count_ops(lambda f=f: run(f)) for f in (2, 64)]
+    if ops[1] > ops[0] + 2:
+        fail(
+            f"{given}: your code ran {ops[0]} tensor operations with 2 features but {ops[1]} "
+            "with 64, on the same number of rows: its work grows with the features (a loop "
+            "over them?). Compute every feature at once: a reduction over dim 0 gives them all."
+        )
+    lines = [count_python_lines(lambda f=f: run(f)) for f in (2, 64)]
+    if lines[1] > lines[0] + 4:
+        fail(
+            f"{given}: your code executed {lines[0]} Python lines with 2 features but "
+            f"{lines[1]} with 64, on the same number of rows: a Python loop over the features "
+            "(a list comprehension counts), even if it calls no tensor operation per feature. "
+            "Compute every feature at once: a reduction over dim 0 gives them all."
+        )
 
 
 def test_constant_memory(kata, device):
