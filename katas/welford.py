@@ -47,8 +47,10 @@ The contract (interview core)
   ``torch.var_mean`` over the concatenated rows, and stay accurate in float32 when the mean is
   large (1e4 with a spread of 1: the variance within 1%).
 * Memory stays O(num_features): the rows are not kept. Vectorized over the features (a loop
-  over the rows of a batch is allowed). A float64 state computes in float64; the device is
-  respected.
+  over the rows of a batch is allowed). The device is respected.
+* The state's dtype wins over a batch's, as an in-place ``mean.add_(...)`` keeps mean's dtype:
+  a float64 state computes in float64, float32 batches too (cast before the batch's mean, not
+  after), and float64 batches leave a float32 state float32 (half batches: see below).
 
 Torch parity (stretch)
 ----------------------

@@ -118,10 +118,11 @@ def mean_of(w, given):
     fail(f"{given}: mean is {mean!r}, a {type(mean).__name__}, expected a (F,) tensor.")
 
 
-def expect_stats(w, rows, *, given, rtol=None, atol=None, var_rtol=None):
+def expect_stats(w, rows, *, given, dtype=None, rtol=None, atol=None, var_rtol=None):
     """w's count, mean, var() and var(correction=0) must be those of `rows` (all rows seen):
-    torch.var_mean in float64, rounded once to the state's dtype."""
-    dtype = w.mean.dtype if isinstance(getattr(w, "mean", None), torch.Tensor) else None
+    torch.var_mean in float64, rounded once to the state's dtype (`dtype`, else torch's
+    default)."""
+    dtype = dtype or torch.get_default_dtype()
     have = count_of(w, given)
     if have != rows.shape[0]:
         fail(f"{given}: count is {have}, expected {rows.shape[0]} (the rows seen).")
@@ -131,14 +132,8 @@ def expect_stats(w, rows, *, given, rtol=None, atol=None, var_rtol=None):
             warnings.simplefilter("ignore")  # torch warns where count <= correction
             var, mean = torch.var_mean(rows64, 0, correction=correction)
             got = w.var() if correction == 1 else w.var(correction=0)
-        expect_close(
-            got, var.to(dtype or rows.dtype), given=given, what=call,
-            rtol=var_rtol or rtol, atol=atol,
-        )  # fmt: skip
-    expect_close(
-        mean_of(w, given), mean.to(dtype or rows.dtype), given=given, what="mean", rtol=rtol,
-        atol=atol,
-    )  # fmt: skip
+        expect_close(got, var.to(dtype), given=given, what=call, rtol=var_rtol or rtol, atol=atol)
+    expect_close(mean_of(w, given), mean.to(dtype), given=given, what="mean", rtol=rtol, atol=atol)
 
 
 def data(rows, features, device, dtype=torch.float32, centre=1.0, spread=2.0):
@@ -352,18 +347,40 @@ def test_large_mean_float32(kata, device):
 
 
 def test_computes_in_float64(kata, device):
-    """a float64 Welford computes in float64: var_mean's values to 1e-10
+    """a float64 Welford computes in float64, float32 batches too: var_mean's values to 1e-10
 
     Every tensor the state holds and every ratio of counts must stay in float64: a count or a
-    batch statistic rounded to float32 shows at the 8th digit.
+    batch statistic rounded to float32 shows at the 8th digit. A float32 batch is cast up to
+    the state's dtype before its mean is taken, not after.
 
-    Keep count an int (n_b / n is then a double), and cast batches only to the state's dtype.
+    Keep count an int (n_b / n is then a double), and cast each batch to the state's dtype,
+    float64, before any arithmetic.
     """
-    batches = [data(n, 5, device, torch.float64, centre=0.0, spread=1.0) for n in (3, 1, 7, 2)]
-    w = feed(welford(kata, 5, device, torch.float64), batches[:2])
-    w.merge(feed(welford(kata, 5, device, torch.float64), batches[2:]))
-    given = "Welford(5, dtype=float64) after updates and a merge, float64 batches"
-    expect_stats(w, torch.cat(batches), given=given, rtol=1e-10, atol=1e-12)
+    for batch_dtype in (torch.float64, torch.float32):
+        batches = [data(n, 5, device, batch_dtype, centre=0.0, spread=1.0) for n in (3, 1, 7, 2)]
+        w = feed(welford(kata, 5, device, torch.float64), batches[:2])
+        w.merge(feed(welford(kata, 5, device, torch.float64), batches[2:]))
+        name = dtype_name(batch_dtype)
+        given = f"Welford(5, dtype=float64) after updates and a merge, {name} batches"
+        expect_stats(
+            w, torch.cat(batches), given=given, dtype=torch.float64, rtol=1e-10, atol=1e-12
+        )
+
+
+def test_keeps_its_dtype(kata, device):
+    """a float32 Welford stays float32 when given float64 batches: the state's dtype wins
+
+    The state's dtype is chosen once, at construction: a batch in another dtype is cast to it,
+    as an in-place add into a tensor keeps that tensor's dtype, and mean, M2 and var() stay in
+    it instead of following the last batch.
+
+    x in the state's dtype first, then the usual batch mean, M2 and merge.
+    """
+    batches = [data(n, 5, device, torch.float64) for n in (3, 1, 7, 2)]
+    w = feed(welford(kata, 5, device, torch.float32), batches[:2])
+    w.merge(feed(welford(kata, 5, device, torch.float32), batches[2:]))
+    given = "Welford(5, dtype=float32) after updates and a merge, float64 batches"
+    expect_stats(w, torch.cat(batches).float(), given=given, dtype=torch.float32)
 
 
 def test_vectorized(kata, device):
@@ -465,13 +482,14 @@ def test_matches_var_mean(kata, device):
                 parts[i].merge(parts[i + 1])
                 merged.append(parts[i])
             parts = merged + parts[len(merged) * 2 :]
-        expect_stats(parts[0], rows, given=f"{name}: a tree of merges of 11 batches")
+        expect_stats(parts[0], rows, given=f"{name}: a tree of merges of 11 batches", dtype=dtype)
         chain = welford(kata, 6, device, dtype)
         for x in reversed(batches):  # merged into, in the other order
             single = feed(welford(kata, 6, device, dtype), [x])
             single.merge(chain)
             chain = single
-        expect_stats(chain, rows, given=f"{name}: each batch's accumulator merging the rest")
+        given = f"{name}: each batch's accumulator merging the rest"
+        expect_stats(chain, rows, given=given, dtype=dtype)
 
 
 @pytest.mark.parity
