@@ -143,11 +143,11 @@ def data(rows, features, device, dtype=torch.float32, centre=1.0, spread=2.0):
 
 
 def test_starts_empty(kata, device):
-    """a new Welford(F) has count 0 and a zero mean of shape (F,), in the dtype asked for
+    """a new Welford(F) has count 0 and a zero (F,) mean, in the dtype asked for or torch's default
 
     The accumulator has seen no rows yet: its count is the int 0, its mean F zeros, allocated
-    with the factory arguments (device, dtype) as torch's modules take them, the default dtype
-    when none is given.
+    with the factory arguments (device, dtype) as torch's modules take them: with none, in
+    torch's default dtype, whatever it is set to, not a fixed float32.
 
     count = 0; mean = zeros of shape (F,) with the given device and dtype; M2 likewise.
     """
@@ -158,6 +158,15 @@ def test_starts_empty(kata, device):
             fail(f"{given}: count is {count_of(w, given)}, expected 0 before any update.")
         want = torch.zeros(5, device=device, dtype=dtype or torch.get_default_dtype())
         expect_close(mean_of(w, given), want, given=given, what="mean")
+    default = torch.get_default_dtype()
+    torch.set_default_dtype(torch.float64)
+    try:
+        w = welford(kata, 5, device)
+    finally:
+        torch.set_default_dtype(default)
+    given = "Welford(5) made under torch.set_default_dtype(torch.float64)"
+    want = torch.zeros(5, device=device, dtype=torch.float64)
+    expect_close(mean_of(w, given), want, given=given, what="mean")
 
 
 def test_correction(kata, device):
