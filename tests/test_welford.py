@@ -332,6 +332,43 @@ def test_one_sample_unbiased(kata, device):
     expect_stats(w, x, given="Welford(3) after update(x (1, 3))")
 
 
+def test_var_of_no_rows(kata, device):
+    """var() of an empty accumulator (0 rows seen) is NaN for every correction, as torch.var's
+
+    With N = 0 every variance is 0 / 0: torch.var of no rows answers NaN (with a warning),
+    neither 0 nor an error. A new accumulator, one given an empty batch and two empty ones
+    merged have all seen no rows.
+
+    var(correction) = M2 / max(0, N − correction) as a tensor division: 0 / 0 gives NaN.
+    """
+    for dtype in (torch.float32, torch.float64):
+        name = f"Welford(4, dtype={dtype_name(dtype)})"
+        empty = welford(kata, 4, device, dtype)
+        empty.merge(welford(kata, 4, device, dtype))
+        ways = {
+            f"{name}, new": welford(kata, 4, device, dtype),
+            f"{name} after update(x (0, 4))": feed(
+                welford(kata, 4, device, dtype), [torch.empty(0, 4, device=device, dtype=dtype)]
+            ),
+            f"two empty {name} merged": empty,
+        }
+        nan = torch.full((4,), float("nan"), device=device, dtype=dtype)
+        for given, w in ways.items():
+            for call, correction in (("var()", 1), ("var(correction=0)", 0)):
+                try:
+                    with warnings.catch_warnings():
+                        warnings.simplefilter("ignore")
+                        got = w.var() if correction == 1 else w.var(correction=0)
+                except NotImplementedError:
+                    raise
+                except Exception as e:
+                    fail(
+                        f"{given}: {call} raised {type(e).__name__}: {e}. With no rows it is NaN "
+                        "(0 / 0), as torch.var's: a warning is allowed, an exception is not."
+                    )
+                expect_close(got, nan, given=given, what=call)
+
+
 def test_large_mean_float32(kata, device):
     """stays accurate in float32 when the mean is large (1e4): no E[x²] − E[x]² shortcut
 
@@ -523,8 +560,7 @@ def test_any_correction(kata, device):
     """var(correction=c) takes any c as torch.var: M2 / max(0, N − c), so inf or NaN past N
 
     torch.var accepts any non-negative correction, fractional too, and clamps the divisor at
-    0: with c ≥ N the variance is inf (or NaN where M2 is 0), never negative. With no rows
-    at all, every variance is 0 / 0: NaN.
+    0: with c ≥ N the variance is inf (or NaN where M2 is 0), never negative.
 
     var(c) = M2 / max(0, N − c).
     """
@@ -537,14 +573,6 @@ def test_any_correction(kata, device):
             got = w.var(correction=c)
         given = "Welford(4) after update(x (3, 4))"
         expect_close(got, want, given=given, what=f"var(correction={c})")
-    for dtype in (torch.float32, torch.float64):
-        nan = torch.full((4,), float("nan"), device=device, dtype=dtype)
-        given = f"Welford(4, dtype={dtype_name(dtype)}) before any update"
-        for c in (1, 0):
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                got = welford(kata, 4, device, dtype).var(correction=c)
-            expect_close(got, nan, given=given, what=f"var(correction={c})")
 
 
 def perf_case(kata, device):

@@ -1,10 +1,10 @@
-"""var divides by count − correction unclamped:
-a correction past the count gives a negative variance.
+"""var divides by count − correction unclamped: a correction past the count gives a negative
+variance, and with no rows var() is 0 / −1 = −0 where torch.var gives NaN.
 """
 
 import torch
 
-EXPECT = "test_any_correction"
+EXPECT = "test_var_of_no_rows"
 
 
 class Welford:
