@@ -491,17 +491,22 @@ def test_follows_device(kata, device):
     """runs on CUDA: update, merge and var create nothing on the CPU
 
     Every tensor of the state lives on the device Welford was made for, and every tensor made
-    while updating on the batch's device.
+    while updating on the batch's device; so does the variance of an accumulator that has seen
+    no rows, NaN as it is.
 
-    Pass device to torch.zeros in __init__; new tensors from operations on existing ones.
+    Pass device to torch.zeros in __init__; new tensors from operations on existing ones, the
+    empty case's NaN included (M2 / 0 is one).
     """
 
     def run(x, y):
         a, b = welford(kata, 4, x.device), welford(kata, 4, x.device)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            empty = welford(kata, 4, x.device).var()
         a.update(x)
         b.update(y)
         a.merge(b)
-        return a.mean, a.var(), a.var(correction=0)
+        return a.mean, a.var(), a.var(correction=0), empty
 
     expect_function_follows_device(
         run, data(5, 4, "cpu"), data(3, 4, "cpu"), device=device, given="Welford(4)"
