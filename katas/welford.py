@@ -37,7 +37,8 @@ The contract (interview core)
 * ``update(x)``: adds the rows of ``x`` of shape ``(B, num_features)``, any B >= 0: a batch
   of one row and an empty batch included (the empty one changes nothing).
 * ``merge(other)``: adds the rows another Welford has seen, in place on ``self``; ``other``
-  is left as it was and shares no tensor with ``self`` that a later update could change.
+  is left as it was and shares no tensor with ``self`` that a later update could change:
+  later updates and merges of either leave the other as it was.
   update and merge change ``self`` in place; what they return is not used.
 * ``var(correction=1)``: the variance of every row seen, as ``torch.var(rows, 0,
   correction=...)``: unbiased by default, ``correction=0`` biased. With one row, ``var()`` is
@@ -66,7 +67,8 @@ Pitfalls interviewers probe
 * Updating count or mean before the old value is used in the next line.
 * A batch of one: its unbiased variance is NaN, its M2 is 0. An empty batch: 0 / 0.
 * n − 1 with n = 1 in Python arithmetic raises ZeroDivisionError; a tensor division gives NaN.
-* Taking other's tensors as your own, then updating them in place.
+* Taking other's tensors as your own, then updating them in place; or keeping other itself,
+  to read later, when its rows may still change.
 
 "From scratch" rules
 --------------------

@@ -304,19 +304,49 @@ def test_merge_leaves_other_unmodified(kata, device):
     """merge leaves the other accumulator as it was, and shares no tensor with it
 
     Merging b into a changes a only: b may be merged again elsewhere (a tree of merges, another
-    rank's copy). Taking b's tensors as a's own and then updating a in place would change b.
+    rank's copy). Taking b's tensors as a's own and then changing a in place (the next merge,
+    the next update) would change b.
 
     Build a's new mean and M2 as new tensors (mean_a + δ · n_b / n), or copy b's.
     """
     x, y, z = data(4, 3, device), data(6, 3, device, centre=4.0), data(5, 3, device)
     for first in (None, x):
-        b = feed(welford(kata, 3, device), [y])
-        a = feed(welford(kata, 3, device), [] if first is None else [first])
-        a.merge(b)
-        a.update(z)
-        a.merge(feed(welford(kata, 3, device), [x]))
-        side = "an empty a" if first is None else "a (4 rows)"
-        expect_stats(b, y, given=f"b (6 rows) after {side}.merge(b) and more updates of a")
+        for then in ("a.update(z)", "a.merge(c)"):  # what changes a first after the merge
+            b = feed(welford(kata, 3, device), [y])
+            a = feed(welford(kata, 3, device), [] if first is None else [first])
+            a.merge(b)
+            if then == "a.update(z)":
+                feed(a, [z])
+            else:
+                a.merge(feed(welford(kata, 3, device), [z]))
+            a.merge(feed(welford(kata, 3, device), [x]))
+            side = "an empty a" if first is None else "a (4 rows)"
+            expect_stats(b, y, given=f"b (6 rows) after {side}.merge(b), {then}, a.merge(d)")
+
+
+def test_merge_takes_a_snapshot(kata, device):
+    """after a.merge(b), updating b or merging into b leaves a as it was
+
+    a takes the rows b has seen so far, as numbers: b goes on (more batches, more merges) on
+    its own. A reference to b kept for later, or b's tensors taken as a's own while b changes
+    them in place, lets b's later rows leak into a.
+
+    Combine b's count, mean and M2 into a's state at the merge, in new tensors (or copies).
+    """
+    x, y, z = data(4, 3, device), data(6, 3, device, centre=4.0), data(5, 3, device, centre=-3.0)
+    for first in (None, x):
+        for then in ("b.update(z)", "b.merge(c)"):  # what changes b first after the merge
+            a = feed(welford(kata, 3, device), [] if first is None else [first])
+            b = feed(welford(kata, 3, device), [y])
+            a.merge(b)
+            if then == "b.update(z)":
+                feed(b, [z])
+            else:
+                b.merge(feed(welford(kata, 3, device), [z]))
+            b.merge(feed(welford(kata, 3, device), [x]))
+            side = "an empty a" if first is None else "a (4 rows)"
+            given = f"{side}.merge(b (6 rows)), then {then} and b.merge(d)"
+            expect_stats(a, y if first is None else torch.cat([x, y]), given=given)
 
 
 def test_one_sample_unbiased(kata, device):

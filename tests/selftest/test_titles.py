@@ -230,7 +230,10 @@ PROOFS: dict[tuple[str, str, str], list[str]] = {
     ("welford", "test_empty_batch", "NaN from its 0 / 0 mean"): ["empty_batch_nan"],
     ("welford", "test_follows_device", "on the CPU"): ["state_on_the_cpu"],
     ("welford", "test_large_mean_float32", "E[x²] − E[x]² shortcut"): ["naive_sum_of_squares"],
-    ("welford", "test_merge_leaves_other_unmodified", "tensor with it"): ["merge_shares_tensors"],
+    ("welford", "test_merge_leaves_other_unmodified", "tensor with it"): [
+        "merge_shares_tensors",
+        "merge_adopts_then_merges_in_place",
+    ],
     ("welford", "test_merge_weights_by_counts", "the two sides equally"): [
         "merge_weights_by_batches"
     ],
