@@ -44,9 +44,9 @@ The contract (interview core)
   correction=...)``: unbiased by default, ``correction=0`` biased. With one row, ``var()`` is
   NaN (0 / 0) as torch's is; with none, every variance is NaN. A warning, as torch gives, is
   allowed but not required; an exception is wrong.
-* Whatever the batch sizes and the merge order, count, mean and var agree with
-  ``torch.var_mean`` over the concatenated rows, and stay accurate in float32 when the mean is
-  large (1e4 with a spread of 1: the variance within 1%).
+* Whatever the batch sizes and the merge order, count, mean and var, read at any point,
+  agree with ``torch.var_mean`` over the rows seen so far, and stay accurate in float32 when
+  the mean is large (1e4 with a spread of 1: the variance within 1%).
 * Memory stays O(num_features): the rows are not kept. Vectorized over the features (a loop
   over the rows of a batch is allowed). The device is respected.
 * The state's dtype wins over a batch's, as an in-place ``mean.add_(...)`` keeps mean's dtype:

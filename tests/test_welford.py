@@ -349,6 +349,40 @@ def test_merge_takes_a_snapshot(kata, device):
             expect_stats(a, y if first is None else torch.cat([x, y]), given=given)
 
 
+def test_statistics_follow_every_step(kata, device):
+    """count, mean and var() read between updates and merges follow each of them
+
+    Reading the statistics must not freeze them: a value computed on its first read and kept
+    (a cached property, or a cache that update or merge does not clear) is stale once the
+    next batch arrives.
+
+    mean and var(correction) from the current count, mean and M2 on every read, or a cache
+    cleared wherever count, mean or M2 change.
+    """
+    x, y, z, v = (
+        data(n, 4, device, centre=c) for n, c in ((5, 1.0), (3, 3.0), (4, -2.0), (2, 0.0))
+    )
+    w, rows, done = feed(welford(kata, 4, device), [x]), [x], ["update(x (5, 4))"]
+    for step, batch in (("update(y (3, 4))", y), ("merge(b (4 rows))", z), ("update(v (2, 4))", v)):
+        given = f"Welford(4) after {', '.join(done)}"
+        expect_stats(w, torch.cat(rows), given=given)
+        read = {"mean": mean_of(w, given).clone(), "var()": w.var().clone()}
+        if step.startswith("merge"):
+            w.merge(feed(welford(kata, 4, device), [batch]))
+        else:
+            feed(w, [batch])
+        rows.append(batch)
+        done.append(step)
+        given = f"Welford(4) after {', '.join(done)}, read after each"
+        for what, now in (("mean", mean_of(w, given)), ("var()", w.var())):
+            if torch.equal(now, read[what]):
+                fail(
+                    f"{given}: {what} is still the value read before {step}. Is it computed "
+                    "once, on the first read, and kept?"
+                )
+        expect_stats(w, torch.cat(rows), given=given)
+
+
 def test_one_sample_unbiased(kata, device):
     """var() of one row is NaN, as torch.var's (0 / 0); var(correction=0) is 0
 
