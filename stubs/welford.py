@@ -35,7 +35,8 @@ The contract (interview core)
 * ``count``: the number of rows seen, an int (a Python int; an integer tensor also passes,
   never a float). ``mean``: a ``(num_features,)`` tensor in the state's dtype.
 * ``update(x)``: adds the rows of ``x`` of shape ``(B, num_features)``, any B >= 0: a batch
-  of one row and an empty batch included (the empty one changes nothing).
+  of one row and an empty batch included (the empty one changes nothing). ``x`` itself, the
+  caller's, is left as it was.
 * ``merge(other)``: adds the rows another Welford has seen, in place on ``self``; ``other``
   is left as it was and shares no tensor with ``self`` that a later update could change:
   later updates and merges of either leave the other as it was.
@@ -69,6 +70,7 @@ Pitfalls interviewers probe
 * n − 1 with n = 1 in Python arithmetic raises ZeroDivisionError; a tensor division gives NaN.
 * Taking other's tensors as your own, then updating them in place; or keeping other itself,
   to read later, when its rows may still change.
+* Centring the caller's batch in place: a cast to the dtype it already has is no copy.
 
 "From scratch" rules
 --------------------

@@ -40,6 +40,7 @@ from norm_katas.grader.checks import (
     expect_function_follows_device,
     expect_tensor,
     fail,
+    fail_for,
     shape_of,
     tensors_in,
 )
@@ -81,10 +82,32 @@ def member(w, name, *, given, read=True):
 
 
 def feed(w, batches):
-    """Update w with each batch in turn; returns w."""
+    """Update w with each batch in turn, each of which must be left as it was; returns w."""
     for x in batches:
+        pristine = x.clone()
         w.update(x)
+        expect_unchanged(x, pristine)
     return w
+
+
+def expect_unchanged(x, pristine):
+    """The caller's batch after update(x) must equal its copy from before: a batch written in
+    place fails as test_update_leaves_its_input's mistake, before any value is compared with
+    statistics of the changed rows."""
+    if x.shape == pristine.shape and torch.equal(x, pristine):
+        return
+    call = f"update(x {shape_of(pristine)})"
+    if x.shape != pristine.shape:
+        fail_for(
+            "test_update_leaves_its_input", f"{call} changed x in place to shape {shape_of(x)}."
+        )
+    at = tuple(int(i) for i in (x != pristine).nonzero()[0])
+    fail_for(
+        "test_update_leaves_its_input",
+        f"{call} changed its input in place: x{list(at)} was {pristine[at].item():.6g}, is now "
+        f"{x[at].item():.6g}. The batch is the caller's: compute on new tensors (x − mean is "
+        "one), never in place on x; x.to(dtype) returns x itself when x already has that dtype.",
+    )
 
 
 def count_of(w, given):
@@ -197,6 +220,20 @@ def test_one_batch(kata, device):
     """
     x = data(6, 5, device)
     expect_stats(feed(welford(kata, 5, device), [x]), x, given="Welford(5) after update(x (6, 5))")
+
+
+def test_update_leaves_its_input(kata, device):
+    """update leaves the caller's batch as it was, in any dtype
+
+    The batch belongs to the caller, who may log it, train on it or hand it to another
+    accumulator: changing it in place (centring it, say) overwrites their data. A cast to the
+    dtype the batch already has makes no copy: it is the caller's tensor itself.
+
+    The batch's deviations x − mean_b are a new tensor; work in place only on tensors the update
+    made itself.
+    """
+    for dtype in (torch.float32, torch.float64):
+        feed(welford(kata, 4, device, dtype), [data(n, 4, device, dtype) for n in (5, 1, 3)])
 
 
 def test_stream_of_batches(kata, device):
