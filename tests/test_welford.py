@@ -10,9 +10,17 @@ Each core property, by how the rows arrive:
     count, mean, var          one_batch, stream_of_batches       merge_weights_by_counts,
                                                                  merge_spread_of_means
     batch of one / empty      batch_of_one, empty_batch          merge_with_empty
+    read between steps        statistics_follow_every_step       statistics_follow_every_step
+    nothing shared            update_leaves_its_input            merge_leaves_other_unmodified,
+                                                                 merge_takes_a_snapshot
     NaN with one sample       one_sample_unbiased                one_sample_unbiased
+    NaN with no rows          var_of_no_rows                     var_of_no_rows
     large mean in float32     large_mean_float32                 large_mean_float32
-    float64, device           computes_in_float64, follows_device (both ways in each)
+    dtype, device             computes_in_float64, keeps_its_dtype, follows_device (both ways)
+
+The memory check counts every value reachable from the accumulator (values_held: containers,
+attributes, slots, closures): it fails a state that grows with the rows, or one that holds more
+tensor elements than 8 per feature.
 
 The accuracy bound at a mean of 1e4 (float32 data of unit spread): the variance within 1e-2
 relative of float64's, the mean within float32's usual 1e-5. Measured over 100 seeds and
@@ -23,6 +31,7 @@ form Σ (x − old mean)(x − new mean) by about 1. At a mean of 1e6 no float32
 (correct files are off by 2 to 13%), so the check stays at 1e4.
 """
 
+import gc
 import inspect
 import operator
 import types
@@ -42,7 +51,6 @@ from norm_katas.grader.checks import (
     fail,
     fail_for,
     shape_of,
-    tensors_in,
 )
 
 # The batches of the stream checks: sizes that differ, a batch of one and an empty batch.
@@ -575,17 +583,80 @@ def test_constant_memory(kata, device):
     """its memory stays O(features) however many rows it sees: the rows are not kept
 
     A streaming statistic holds count, mean and M2 and nothing that grows with the data:
-    keeping the batches to call torch.var_mean on them at the end is not Welford.
+    keeping the batches (as tensors, lists of numbers, or inside objects of your own) to call
+    torch.var_mean on them at the end is not Welford.
 
     State: count (an int), mean and M2 (F values each).
     """
-    w = feed(welford(kata, 3, device), [data(20, 3, device) for _ in range(10)])
-    held = sum(t.numel() for t in tensors_in(list(vars(w).values())))
-    if held > 8 * 3:
+    w = welford(kata, 3, device)
+    held = []
+    for _ in range(2):  # 200 rows, then 400
+        feed(w, [data(20, 3, device) for _ in range(10)])
+        held.append(values_held(w))
+    (before, in_tensors, complete), (after, _, _) = held
+    given = f"Welford(3) holds {before} values after 200 rows and {after} after 400"
+    keep = "Keep only count, mean and M2 (3 values each), and fold each batch into them."
+    if not complete:
+        fail(f"Welford(3)'s state reaches more than {WALK_LIMIT} objects after 200 rows. {keep}")
+    if after - before >= 200 * 3:
         fail(
-            f"Welford(3) after 200 rows holds {held} tensor elements: it keeps the rows. Keep "
-            "only count, mean and M2 (3 values each), and fold each batch into them."
+            f"{given}: the 200 more rows added at least the 600 values they hold, so it keeps "
+            f"the rows, or as much data. {keep}"
         )
+    if after > before:
+        fail(f"{given}: its state grows with the data. {keep}")
+    if in_tensors > 8 * 3:
+        fail(
+            f"Welford(3) holds {in_tensors} tensor elements after 200 rows, where count, mean "
+            f"and M2 need 7 values. {keep}"
+        )
+
+
+# How many objects values_held visits at most: a state of count, mean and M2 is a handful.
+WALK_LIMIT = 100_000
+# Not the accumulator's state, though reachable from it: code, classes, modules and names.
+NOT_STATE = (type, types.ModuleType, types.CodeType, types.BuiltinFunctionType, str, torch.dtype)
+
+
+def values_held(root):
+    """(how many values root's state holds, how many of them in tensors, whether the walk saw
+    all of it): every tensor's elements and every number reachable from root, through
+    containers, attributes (__dict__, __slots__ of every class, dataclass fields), objects of
+    any kind and closures, each object once; modules, classes and functions' globals are not
+    state. A number counts at each place that holds it (600 zeros in a list are 600 values), a
+    buffer (an array) by its items. Objects it shares with the rest of the program (a logger,
+    say) count too, so only the tensors are held to a size; the whole may only not grow."""
+    seen, total, in_tensors, todo = set(), 0, 0, [root]
+    while todo:
+        obj = todo.pop()
+        if isinstance(obj, (bool, int, float, complex)):
+            total += 1
+            continue
+        if id(obj) in seen or isinstance(obj, NOT_STATE):
+            continue
+        if len(seen) >= WALK_LIMIT:
+            return total, in_tensors, False
+        seen.add(id(obj))
+        if isinstance(obj, torch.Tensor):
+            total += obj.numel()
+            in_tensors += obj.numel()
+        elif isinstance(obj, types.FunctionType):
+            todo += obj.__closure__ or ()  # its cells, never its module's globals
+        elif (items := buffer_items(obj)) is not None:
+            total += items
+        else:
+            todo += gc.get_referents(obj)  # items, keys and values, attributes, slots, a cell's
+    return total, in_tensors, True
+
+
+def buffer_items(obj):
+    """How many items obj holds in a buffer of its own (bytes, array.array, a NumPy array), or
+    None for an object without one."""
+    try:
+        view = memoryview(obj)
+    except TypeError:
+        return None
+    return view.nbytes // max(view.itemsize, 1)
 
 
 def test_follows_device(kata, device):
