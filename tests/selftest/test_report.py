@@ -337,6 +337,21 @@ def test_a_value_message_says_the_difference_it_found(got: float, said: str) -> 
     assert said in str(failed.value), failed.value
 
 
+def test_a_value_message_shows_the_digits_that_differ() -> None:
+    # A float64 value off by 1e-9 printed with 6 digits read "expected 0.706877, got 0.706877".
+    import torch
+
+    from norm_katas.grader.checks import expect_close
+
+    want = torch.tensor([0.7068771234], dtype=torch.float64)
+    with pytest.raises(pytest.fail.Exception) as failed:
+        expect_close(want + 1e-8, want, given="x", rtol=1e-12, atol=0)
+    assert "expected 0.70687712, got 0.70687713." in str(failed.value), failed.value
+    with pytest.raises(pytest.fail.Exception) as failed:
+        expect_close(want + 0.5, want, given="x")
+    assert "expected 0.706877, got 1.20688." in str(failed.value), failed.value
+
+
 def test_torchs_own_log_is_not_the_learners_output() -> None:
     import logging
 

@@ -108,12 +108,23 @@ def expect_close(
     ranked = diff.nan_to_num(nan=float("inf"), posinf=torch.finfo(diff.dtype).max)
     worst = tuple(int(i) for i in torch.unravel_index(ranked.argmax(), ranked.shape))
     nan_note = " It contains NaN." if g.isnan().any() and not e.isnan().any() else ""
+    want, have = _distinct(e[first].item(), g[first].item())
     fail(
         f"{given}: {what} differs from the expected value at {list(first)}: "
-        f"expected {e[first].item():.6g}, got {g[first].item():.6g}. "
+        f"expected {want}, got {have}. "
         f"{int(bad.sum())} of {bad.numel()} elements are off; the largest difference is "
         f"{diff[worst].item():.3g} at {list(worst)} (rtol={rtol:g}, atol={atol:g}).{nan_note}"
     )
+
+
+def _distinct(want: float, have: float) -> tuple[str, str]:
+    """The two values with 6 significant digits, or as many more as it takes to tell them
+    apart: a float64 miss of 1e-9 read 'expected 0.706877, got 0.706877'."""
+    for digits in range(6, 18):
+        shown = f"{want:.{digits}g}", f"{have:.{digits}g}"
+        if shown[0] != shown[1]:
+            return shown
+    return f"{want:.6g}", f"{have:.6g}"
 
 
 def expect_grads_close(
