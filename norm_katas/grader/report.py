@@ -396,6 +396,13 @@ CRASH_HINT = (
     "yourself on a small input of the same kind and read which line raises, and the shapes "
     "and dtypes it sees there."
 )
+# An error with no line of the learner's file on its way: the check's own code raised it,
+# working with what the learner's code returned or kept (a missing attribute, say).
+OUTSIDE_HINT = (
+    "The error was raised outside your file, by the check itself as it used what your code "
+    "returned or kept: compare that with what the contract asks for. If the message names "
+    "nothing of yours, see 'When the grader itself fails' in docs/troubleshooting.md."
+)
 TODO_HINT = (
     "This check reached code that still raises NotImplementedError: write that part (the "
     "message names the line), then grade again."
@@ -434,7 +441,7 @@ def choose_hints(
                     if any(w in b.lower() for w in words) and not CODE_IN_HINT.search(b)
                 ]  # fmt: skip
                 return [fits[0] if fits else fallback]
-        return [CRASH_HINT]
+        return [CRASH_HINT if message.startswith("your code") else OUTSIDE_HINT]
     if kind == TODO:
         return [TODO_HINT]
     if kind == TIMEOUT:

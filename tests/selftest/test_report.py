@@ -386,7 +386,13 @@ def test_torchs_own_log_is_not_the_learners_output() -> None:
 
 def test_hints_are_chosen_for_the_failure() -> None:
     from norm_katas.grader import stubs
-    from norm_katas.grader.report import CRASH_HINT, TIMEOUT_HINT, TODO, choose_hints
+    from norm_katas.grader.report import (
+        CRASH_HINT,
+        OUTSIDE_HINT,
+        TIMEOUT_HINT,
+        TODO,
+        choose_hints,
+    )
 
     doc = [
         "make it a Parameter",
@@ -406,6 +412,9 @@ def test_hints_are_chosen_for_the_failure() -> None:
     (hint,) = choose_hints(doc, CRASH, broadcast, pitfalls)
     assert "keepdim" in hint and hint in " ".join(pitfalls.split()), hint
     assert choose_hints(doc, CRASH, "your code raised KeyError: 'x'", pitfalls) == [CRASH_HINT]
+    # Raised by the check's own code, no line of the learner's on the way: not "your code".
+    outside = "TypeError: vars() argument must have __dict__ attribute"
+    assert choose_hints(doc, CRASH, outside, pitfalls) == [OUTSIDE_HINT]
     assert choose_hints(doc, CRASH, "LayerNorm: your file defines no LayerNorm", missing=True) == []
     assert choose_hints(doc, TIMEOUT, "took too long") == [TIMEOUT_HINT]
     assert choose_hints(doc, TODO, "not implemented yet")
