@@ -37,6 +37,8 @@ The contract (interview core)
 * ``weight`` may be None (torch's ``elementwise_affine=False``): then y = x̂, and backward
   returns None for the weight.
 * ``rms_norm(x, weight=None, eps=None)`` returns ``RMSNormFunction.apply(x, weight, eps)``.
+* ``x`` is ``(*, D)`` with any number of leading dims, none included: an unbatched ``x`` of
+  shape (D,) works forward and backward, and its grad_weight is still (D,).
 * ``class RMSNorm(nn.Module)``: torch.nn.RMSNorm's drop-in over the last dimension,
   ``RMSNorm(normalized_shape, eps=None, elementwise_affine=True)`` with normalized_shape an int
   D (kept as the tuple (D,)), a weight parameter of ones (or None, registered as such), and

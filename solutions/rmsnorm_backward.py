@@ -29,8 +29,8 @@ class RMSNormFunction(torch.autograd.Function):
         x_hat, rstd, weight = ctx.saved_tensors
         dy = grad_out.to(x_hat.dtype)
         grad_weight = None
-        if weight is not None:
-            grad_weight = (dy * x_hat).sum(tuple(range(dy.dim() - 1))).to(weight.dtype)
+        if weight is not None:  # a sum over every row: (-1, D) rows, one for x of shape (D,)
+            grad_weight = (dy * x_hat).reshape(-1, dy.shape[-1]).sum(0).to(weight.dtype)
         g = dy if weight is None else dy * weight  # dL/dx̂
         # dL/dx = rstd · (g − x̂ · mean(g · x̂)): the rms depends on every element of the row,
         # which removes from g its component along x̂.

@@ -282,6 +282,18 @@ def test_follows_device(kata, device):
     RMS_NORM.follows_device(kata, device, (3, 8))
 
 
+def test_unbatched_input(kata, device):
+    """an input of shape (D,), a single row, works forward and backward
+
+    x is (*, D), and * may be no dims at all, as F.rms_norm allows: grad_weight is then the
+    row's own dy · x̂, still of shape (D,). Beware a sum over an empty tuple of dims: torch then
+    sums over every dim, not none, and returns a scalar, which autograd rejects.
+
+    Sum over the rows of a (-1, D) reshape, or over range(dim - 1) only when it is not empty.
+    """
+    RMS_NORM.unbatched(kata, device, (8,))
+
+
 @pytest.mark.broad
 def test_gradcheck(kata, device):
     """torch.autograd.gradcheck passes in float64

@@ -26,10 +26,9 @@ class RMSNormFunction(Reference):
         xf = x.to(grad_out.dtype)
         rstd = 1 / (xf.square().mean(-1, keepdim=True).sqrt() + ctx.eps)
         x_hat = xf * rstd
-        rows = tuple(range(grad_out.dim() - 1))
         g = grad_out * weight
         grad_x = rstd * (g - x_hat * (g * x_hat).mean(-1, keepdim=True))
-        return grad_x, (grad_out * x_hat).sum(rows), None
+        return grad_x, (grad_out * x_hat).reshape(-1, grad_out.shape[-1]).sum(0), None
 
 
 def rms_norm(x, weight=None, eps=None):

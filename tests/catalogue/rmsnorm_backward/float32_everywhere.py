@@ -24,8 +24,11 @@ class RMSNormFunction(Reference):
     def backward(ctx, grad_out):
         x_hat, rstd, weight = ctx.saved_tensors
         dy = grad_out.float()
-        rows = tuple(range(dy.dim() - 1))
-        grad_w = None if weight is None else (dy * x_hat).sum(rows).to(weight.dtype)
+        grad_w = (
+            None
+            if weight is None
+            else (dy * x_hat).reshape(-1, dy.shape[-1]).sum(0).to(weight.dtype)
+        )
         g = dy if weight is None else dy * weight.float()
         grad_x = rstd * (g - x_hat * (g * x_hat).mean(-1, keepdim=True))
         return grad_x.to(grad_out.dtype), grad_w, None

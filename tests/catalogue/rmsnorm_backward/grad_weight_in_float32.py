@@ -16,8 +16,12 @@ class RMSNormFunction(Reference):
         grad_x, grad_weight, none = Reference.backward(ctx, grad_out)
         if grad_weight is not None:
             x_hat, _, weight = ctx.saved_tensors
-            rows = tuple(range(grad_out.dim() - 1))
-            grad_weight = (grad_out.float() * x_hat.float()).sum(rows).to(weight.dtype)
+            grad_weight = (
+                (grad_out.float() * x_hat.float())
+                .reshape(-1, grad_out.shape[-1])
+                .sum(0)
+                .to(weight.dtype)
+            )
         return grad_x, grad_weight, none
 
 

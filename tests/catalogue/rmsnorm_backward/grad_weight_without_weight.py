@@ -14,10 +14,9 @@ class RMSNormFunction(Reference):
     def backward(ctx, grad_out):
         x_hat, rstd, weight = ctx.saved_tensors
         w = torch.ones_like(x_hat[0]) if weight is None else weight
-        rows = tuple(range(grad_out.dim() - 1))
         g = grad_out * w
         grad_x = rstd * (g - x_hat * (g * x_hat).mean(-1, keepdim=True))
-        return grad_x, (grad_out * x_hat).sum(rows), None
+        return grad_x, (grad_out * x_hat).reshape(-1, grad_out.shape[-1]).sum(0), None
 
 
 def rms_norm(x, weight=None, eps=None):

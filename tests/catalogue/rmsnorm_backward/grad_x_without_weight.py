@@ -11,10 +11,9 @@ class RMSNormFunction(Reference):
     @staticmethod
     def backward(ctx, grad_out):
         x_hat, rstd, _ = ctx.saved_tensors
-        rows = tuple(range(grad_out.dim() - 1))
         g = grad_out
         grad_x = rstd * (g - x_hat * (g * x_hat).mean(-1, keepdim=True))
-        return grad_x, (grad_out * x_hat).sum(rows), None
+        return grad_x, (grad_out * x_hat).reshape(-1, grad_out.shape[-1]).sum(0), None
 
 
 def rms_norm(x, weight=None, eps=None):

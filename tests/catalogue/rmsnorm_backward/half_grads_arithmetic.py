@@ -11,10 +11,13 @@ class RMSNormFunction(Reference):
     def backward(ctx, grad_out):
         x_hat, rstd, weight = ctx.saved_tensors
         x_hat, rstd = x_hat.to(grad_out.dtype), rstd.to(grad_out.dtype)
-        rows = tuple(range(grad_out.dim() - 1))
         g = grad_out if weight is None else grad_out * weight
         grad_x = rstd * (g - x_hat * (g * x_hat).mean(-1, keepdim=True))
-        grad_w = None if weight is None else (grad_out * x_hat).sum(rows).to(weight.dtype)
+        grad_w = (
+            None
+            if weight is None
+            else (grad_out * x_hat).reshape(-1, grad_out.shape[-1]).sum(0).to(weight.dtype)
+        )
         return grad_x, grad_w, None
 
 

@@ -12,8 +12,11 @@ class RMSNormFunction(Reference):
     @staticmethod
     def backward(ctx, grad_out):
         x_hat, rstd, weight = ctx.saved_tensors
-        rows = tuple(range(grad_out.dim() - 1))
-        return rstd * grad_out * weight, (grad_out * x_hat).sum(rows), None
+        return (
+            rstd * grad_out * weight,
+            (grad_out * x_hat).reshape(-1, grad_out.shape[-1]).sum(0),
+            None,
+        )
 
 
 def rms_norm(x, weight=None, eps=None):

@@ -24,8 +24,11 @@ class RMSNormFunction(Reference):
     def backward(ctx, grad_out):
         xf, rms, weight = ctx.saved_tensors
         dy = grad_out.to(xf.dtype)
-        rows = tuple(range(dy.dim() - 1))
-        grad_w = None if weight is None else (dy * xf / rms).sum(rows).to(weight.dtype)
+        grad_w = (
+            None
+            if weight is None
+            else (dy * xf / rms).reshape(-1, dy.shape[-1]).sum(0).to(weight.dtype)
+        )
         g = dy if weight is None else dy * weight
         # d/dx (x / rms) = 1/rms − x · x / (D · rms³)
         grad_x = g / rms - xf * (g * xf).mean(-1, keepdim=True) / rms**3

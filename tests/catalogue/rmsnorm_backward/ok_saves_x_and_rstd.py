@@ -26,8 +26,11 @@ class RMSNormFunction(Reference):
         x, rstd, weight = ctx.saved_tensors
         dy = grad_out.to(rstd.dtype)
         x_hat = x.to(rstd.dtype) * rstd
-        rows = tuple(range(dy.dim() - 1))
-        grad_w = None if weight is None else (dy * x_hat).sum(rows).to(weight.dtype)
+        grad_w = (
+            None
+            if weight is None
+            else (dy * x_hat).reshape(-1, dy.shape[-1]).sum(0).to(weight.dtype)
+        )
         g = dy if weight is None else dy * weight
         grad_x = rstd * g - x_hat * rstd * (g * x_hat).mean(-1, keepdim=True)
         return grad_x.to(grad_out.dtype), grad_w, None

@@ -1,4 +1,4 @@
-"""Mistake: builds a (1, D) ones row on the CPU for the row sums: backward mixes devices on a
+"""Mistake: builds a vector of D ones on the CPU for the row sums: backward mixes devices on a
 GPU."""
 
 import torch
@@ -13,12 +13,15 @@ class RMSNormFunction(Reference):
     @staticmethod
     def backward(ctx, grad_out):
         x_hat, rstd, weight = ctx.saved_tensors
-        rows = tuple(range(grad_out.dim() - 1))
-        ones = torch.ones(1, grad_out.shape[-1], dtype=grad_out.dtype)
+        ones = torch.ones(grad_out.shape[-1], dtype=grad_out.dtype)
         g = grad_out if weight is None else grad_out * weight
         proj = (g * x_hat * ones).sum(-1, keepdim=True) / grad_out.shape[-1]
         grad_x = rstd * (g - x_hat * proj)
-        return grad_x, None if weight is None else (grad_out * x_hat).sum(rows), None
+        return (
+            grad_x,
+            None if weight is None else (grad_out * x_hat).reshape(-1, grad_out.shape[-1]).sum(0),
+            None,
+        )
 
 
 def rms_norm(x, weight=None, eps=None):

@@ -12,11 +12,14 @@ class RMSNormFunction(Reference):
     @staticmethod
     def backward(ctx, grad_out):
         x_hat, rstd, weight = ctx.saved_tensors
-        rows = tuple(range(grad_out.dim() - 1))
         g = (grad_out * weight).reshape(-1, grad_out.shape[-1])
         xh, r = x_hat.reshape(g.shape), rstd.reshape(-1, 1)
         grad_x = torch.stack([r[i] * (g[i] - xh[i] * (g[i] * xh[i]).mean()) for i in range(len(g))])
-        return grad_x.reshape(grad_out.shape), (grad_out * x_hat).sum(rows), None
+        return (
+            grad_x.reshape(grad_out.shape),
+            (grad_out * x_hat).reshape(-1, grad_out.shape[-1]).sum(0),
+            None,
+        )
 
 
 def rms_norm(x, weight=None, eps=None):

@@ -10,8 +10,7 @@ class RMSNormFunction(Reference):
     @staticmethod
     def backward(ctx, grad_out):
         x_hat, rstd, weight = ctx.saved_tensors
-        rows = tuple(range(grad_out.dim() - 1))
-        grad_w = (grad_out * x_hat).sum(rows)
+        grad_w = (grad_out * x_hat).reshape(-1, grad_out.shape[-1]).sum(0)
         g = grad_out.mul_(weight)
         grad_x = rstd * (g - x_hat * (g * x_hat).mean(-1, keepdim=True))
         return grad_x, grad_w, None
