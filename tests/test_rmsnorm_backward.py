@@ -164,7 +164,8 @@ def test_grad_weight(kata, device):
 
     ∂L/∂w = Σ dy · x̂ over every row (all dims but the last).
     """
-    RMS_NORM.gradient_of(kata, device, "weight", (3, 4, 8))
+    for shape in ((3, 4, 8), (2, 3, 4, 8)):  # (B, T, D), and (B, H, T, Dh) as in QK-norm
+        RMS_NORM.gradient_of(kata, device, "weight", shape)
 
 
 def test_grad_x_through_the_weight(kata, device):
@@ -316,7 +317,7 @@ def test_gradients_match_autograd(kata, device):
 
     grad_x = rstd · (g − x̂ · mean(g · x̂)) with g = grad_out · w; grad_w = Σ grad_out · x̂.
     """
-    RMS_NORM.gradients_match_autograd(kata, device, ((4, 8), (2, 3, 16)))
+    RMS_NORM.gradients_match_autograd(kata, device, ((4, 8), (2, 3, 16), (2, 2, 3, 8)))
 
 
 @pytest.mark.parity
