@@ -377,12 +377,12 @@ def test_default_eps(kata, device):
     for dtype, scale in ((torch.float32, 3e-4), (torch.float64, 1e-8)):
         x = torch.randn(4, 8, dtype=dtype, device=device) * scale
         w = torch.randn(8, dtype=dtype, device=device) + 1
-        given = f"rms_norm(x, weight) on {shape_of(x)} {dtype} x of scale {scale:g}"
+        given = f"rms_norm(x, weight) on x {shape_of(x)} of scale {scale:g}"
         y = expect_tensor(kata.rms_norm(x, w), "rms_norm")
         expect_close(y, F.rms_norm(x, (8,), w, None), given=given)
         mine, ref = paired(kata, "RMSNorm", 8)
         mine, ref = mine.to(device, dtype), ref.to(device, dtype)
-        given = f"RMSNorm(8) on {shape_of(x)} {dtype} x of scale {scale:g}"
+        given = f"RMSNorm(8) on x {shape_of(x)} of scale {scale:g}"
         expect_close(expect_tensor(mine(x), "RMSNorm"), ref(x).detach(), given=given)
     # Half inputs: compared with the formula, not F.rms_norm, whose default differs by release.
     eps = torch.finfo(torch.float32).eps
@@ -391,11 +391,11 @@ def test_default_eps(kata, device):
         w = (torch.randn(8, device=device) + 1).to(dtype)
         x64 = x.double()
         x_hat = x64 * torch.rsqrt(x64.square().mean(-1, keepdim=True) + eps)
-        given = f"rms_norm(x, weight) on {shape_of(x)} x of scale 3e-4"
+        given = f"rms_norm(x, weight) on x {shape_of(x)} of scale 3e-4"
         y = expect_tensor(kata.rms_norm(x, w), "rms_norm")
         expect_close(y, (x_hat * w.double()).to(dtype), given=given)
         mine = kata.RMSNorm(8).to(device, dtype)
-        given = f"RMSNorm(8) on {shape_of(x)} x of scale 3e-4"
+        given = f"RMSNorm(8) on x {shape_of(x)} of scale 3e-4"
         expect_close(expect_tensor(mine(x), "RMSNorm"), x_hat.to(dtype), given=given)
 
 
