@@ -39,9 +39,9 @@ from norm_katas.grader.checks import (
     expect_backward_shapes,
     expect_close,
     expect_grads_close,
-    expect_same_grads,
     expect_tensor,
     fail,
+    grads_of,
     paired,
     shape_of,
 )
@@ -59,6 +59,7 @@ RMS_NORM = FunctionKata(
         "native_batch_norm_backward", "native_group_norm_backward",
     },
     bias=False,
+    weight_optional=True,  # weight=None is RMSNorm(elementwise_affine=False)
 )  # fmt: skip
 
 
@@ -225,14 +226,15 @@ def test_without_weight(kata, device):
         x, _, _ = RMS_NORM.inputs(3, 8, device=device, spread=2.0 if eps < 0.01 else 0.1)
         grad_out = torch.randn_like(x)
         given = f"RMSNormFunction on x {shape_of(x)} with weight=None (eps={eps:g})"
-        y, ctx = call_forward(function, x, None, eps)
-        want_y = F.rms_norm(x, (8,), None, eps)
-        expect_close(expect_tensor(y, "forward"), want_y, given=given)
-        result = call_backward(function, ctx, grad_out, given=given)
+        # what autograd gives first, from x and grad_out as they are; the learner gets copies
+        xi = x.clone().requires_grad_()
+        want_y = F.rms_norm(xi, (8,), None, eps)
+        want_y.backward(grad_out)
+        y, ctx = call_forward(function, x.clone(), None, eps)
+        expect_close(expect_tensor(y, "forward"), want_y.detach(), given=given)
+        result = call_backward(function, ctx, grad_out.clone(), given=given)
         names = ("grad_x", "grad_weight", "the None for eps")
         expect_backward_shapes(result, (x, None, eps), names=names, given=given)
-        xi = x.clone().requires_grad_()
-        F.rms_norm(xi, (8,), None, eps).backward(grad_out)
         expect_grads_close({"input": result[0]}, {"input": xi.grad}, given=given)
 
 
@@ -269,7 +271,11 @@ def test_module(kata, device):
                 "RMSNormFunctionBackward: its forward must return rms_norm(x, self.weight, "
                 "self.eps), so that your backward computes the gradients."
             )
-        expect_same_grads(mine, ref, x, torch.randn_like(x), given=f"{given} on x {shape_of(x)}")
+        # yours on a copy of grad_out (grads_of copies x): torch's gets it as it was made
+        grad_out = torch.randn_like(x)
+        have = grads_of(mine, x, grad_out.clone())
+        want = grads_of(ref, x, grad_out)
+        expect_grads_close(have, want, given=f"{given} on x {shape_of(x)}")
 
 
 def test_follows_device(kata, device):
@@ -378,12 +384,12 @@ def test_default_eps(kata, device):
         x = torch.randn(4, 8, dtype=dtype, device=device) * scale
         w = torch.randn(8, dtype=dtype, device=device) + 1
         given = f"rms_norm(x, weight) on x {shape_of(x)} of scale {scale:g}"
-        y = expect_tensor(kata.rms_norm(x, w), "rms_norm")
+        y = expect_tensor(kata.rms_norm(x.clone(), w), "rms_norm")  # a copy: x stays as made
         expect_close(y, F.rms_norm(x, (8,), w, None), given=given)
         mine, ref = paired(kata, "RMSNorm", 8)
         mine, ref = mine.to(device, dtype), ref.to(device, dtype)
         given = f"RMSNorm(8) on x {shape_of(x)} of scale {scale:g}"
-        expect_close(expect_tensor(mine(x), "RMSNorm"), ref(x).detach(), given=given)
+        expect_close(expect_tensor(mine(x.clone()), "RMSNorm"), ref(x).detach(), given=given)
     # Half inputs: compared with the formula, not F.rms_norm, whose default differs by release.
     eps = torch.finfo(torch.float32).eps
     for dtype in (torch.float16, torch.bfloat16):
@@ -392,11 +398,11 @@ def test_default_eps(kata, device):
         x64 = x.double()
         x_hat = x64 * torch.rsqrt(x64.square().mean(-1, keepdim=True) + eps)
         given = f"rms_norm(x, weight) on x {shape_of(x)} of scale 3e-4"
-        y = expect_tensor(kata.rms_norm(x, w), "rms_norm")
+        y = expect_tensor(kata.rms_norm(x.clone(), w), "rms_norm")
         expect_close(y, (x_hat * w.double()).to(dtype), given=given)
         mine = kata.RMSNorm(8).to(device, dtype)
         given = f"RMSNorm(8) on x {shape_of(x)} of scale 3e-4"
-        expect_close(expect_tensor(mine(x), "RMSNorm"), x_hat.to(dtype), given=given)
+        expect_close(expect_tensor(mine(x.clone()), "RMSNorm"), x_hat.to(dtype), given=given)
 
 
 def perf_case(kata, device):

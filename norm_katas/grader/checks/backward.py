@@ -60,6 +60,7 @@ class FunctionKata:
     constant: str  # how a gradient constant where the statistics are is said: "along each row"
     forbidden: frozenset[str]  # the built-ins forward and backward must not call
     bias: bool = True  # the Function takes (x, weight, bias, eps); without, (x, weight, eps)
+    weight_optional: bool = False  # the weight may be None (RMSNorm without elementwise_affine)
 
     # -- the pieces every check uses ---------------------------------------------------------
 
@@ -100,8 +101,13 @@ class FunctionKata:
         grad_out: torch.Tensor, *, given: str,
     ) -> tuple[torch.Tensor, Grads]:  # fmt: skip
         """The learner's forward and backward, called directly: (y, (grad_x, grad_w, grad_b)),
-        without grad_b where there is no bias."""
+        without grad_b where there is no bias.
+
+        They get copies (in the same layout): the caller's tensors stay as they were, so that
+        what the check compares with is computed from the inputs it names, whatever the
+        learner's code writes into (test_input_unmodified judges that)."""
         function = getattr(kata, self.function)
+        x, w, b, grad_out = (_copy(t) for t in (x, w, b, grad_out))
         y, ctx = call_forward(function, *self.tensors(x, w, b), eps)
         y = expect_tensor(y, "forward")
         grads = call_backward(function, ctx, grad_out, given=given)
@@ -186,14 +192,41 @@ class FunctionKata:
         expect_backward_shapes(result, inputs, names=names, given=given)
 
     def input_unmodified(self, kata: Any, device: torch.device, shape: tuple) -> None:
-        x, w, b = self.inputs(*shape, device=device)
-        grad_out = torch.randn_like(x)
-        x0, g0 = x.clone(), grad_out.clone()
-        self.run(kata, x, w, b, 1e-5, grad_out, given=self.describe(x))
-        if not torch.equal(x, x0):
-            fail(f"{self.describe(x)}: forward changed its input x in place.")
-        if not torch.equal(grad_out, g0):
-            fail(f"{self.describe(x)}: backward changed grad_out in place.")
+        """x after forward, then x and grad_out after backward, in every dtype (x.float() or
+        x.to(dtype) returns x itself when it has that dtype already, and an in-place step on
+        the result writes into the caller's x), with a weight and, where it may be None,
+        without (then grad_out itself may be the gradient backward works on)."""
+        function = getattr(kata, self.function)
+        weighted = (True, False) if self.weight_optional else (True,)
+        for dtype in (torch.float64, torch.float32, torch.float16):
+            for with_weight in weighted:
+                x, w, b = self.inputs(*shape, dtype=dtype, device=device)
+                w = w if with_weight else None
+                grad_out = torch.randn_like(x)
+                x0, g0 = x.clone(), grad_out.clone()
+                given = self.describe(x) + ("" if with_weight else " with weight=None")
+                try:
+                    _, ctx = call_forward(function, *self.tensors(x, w, b), 1e-5)
+                except Exception:
+                    if with_weight:
+                        raise
+                    continue  # code that cannot take weight=None: the suite's own check says so
+                if not torch.equal(x, x0):
+                    fail(f"{given}: forward changed its input x in place.")
+                try:
+                    call_backward(function, ctx, grad_out, given=given)
+                except Exception:
+                    if with_weight:
+                        raise
+                    continue
+                if not torch.equal(x, x0):
+                    fail(
+                        f"{given}: backward changed x, the caller's input, in place. A tensor "
+                        "forward saved may be x itself (.float() or .to() to the dtype x has "
+                        "already returns x): compute into new tensors."
+                    )
+                if not torch.equal(grad_out, g0):
+                    fail(f"{given}: backward changed grad_out in place.")
 
     def from_scratch(self, kata: Any, device: torch.device, shape: tuple) -> None:
         x, w, b = self.inputs(*shape, device=device)
@@ -407,3 +440,9 @@ class FunctionKata:
         _, grads = self.run(kata, x, w, b, 1e-5, grad_out, given=given)
         _, want = self.reference(x, w, b, 1e-5, grad_out)
         expect_grads_close(self.named(grads), want, given=given)
+
+
+def _copy(t: Any) -> Any:
+    """A copy of a tensor in the same layout (strides kept: a transposed tensor stays one);
+    anything else as it is."""
+    return t.clone() if isinstance(t, torch.Tensor) else t
