@@ -3,6 +3,7 @@ ctx, watched for autograd inside backward, and checked with gradcheck."""
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -48,6 +49,14 @@ class RecordingContext:
 
     @property
     def saved_tensors(self) -> tuple[torch.Tensor | None, ...]:
+        return self._saved
+
+    @property
+    def saved_variables(self) -> tuple[torch.Tensor | None, ...]:
+        """torch's deprecated name for saved_tensors, which torch still serves, with a warning."""
+        warnings.warn(
+            "'saved_variables' is deprecated; use 'saved_tensors'", DeprecationWarning, stacklevel=2
+        )
         return self._saved
 
     def mark_dirty(self, *tensors: torch.Tensor) -> None:
