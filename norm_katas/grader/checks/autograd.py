@@ -3,8 +3,9 @@ ctx, watched for autograd inside backward, and checked with gradcheck."""
 
 from __future__ import annotations
 
+import types
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
@@ -72,22 +73,49 @@ class RecordingContext:
         pass
 
     def saved(self) -> dict[str, torch.Tensor]:
-        """Every tensor kept for backward: save_for_backward's and ctx attributes'."""
+        """Every tensor kept for backward: save_for_backward's, and those held by ctx's attributes,
+        however deep in dicts, lists, tuples, sets or objects."""
         found = {f"saved_tensors[{i}]": t for i, t in enumerate(self._saved) if t is not None}
         for name, value in vars(self).items():
-            if name.startswith("_") or name == "needs_input_grad":
+            if name.startswith("_") or name in ("needs_input_grad", "materialize_grads"):
                 continue
-            if isinstance(value, torch.Tensor):
-                found[f"ctx.{name}"] = value
-            elif isinstance(value, (tuple, list)):
-                found.update(
-                    {
-                        f"ctx.{name}[{i}]": v
-                        for i, v in enumerate(value)
-                        if isinstance(v, torch.Tensor)
-                    }
-                )
+            found.update(tensors_within(value, f"ctx.{name}"))
         return found
+
+
+def tensors_within(value: Any, name: str) -> Iterator[tuple[str, torch.Tensor]]:
+    """(where, tensor) for each tensor `value` holds: itself, or inside dicts, lists, tuples,
+    sets and the attributes of plain objects, to a few levels, each object once."""
+    seen: set[int] = set()
+
+    def walk(value: Any, name: str, depth: int) -> Iterator[tuple[str, torch.Tensor]]:
+        if isinstance(value, torch.Tensor):
+            yield name, value
+            return
+        if depth > 6 or id(value) in seen or isinstance(value, _OPAQUE):
+            return
+        seen.add(id(value))
+        if isinstance(value, dict):
+            for key, item in list(value.items()):
+                yield from walk(item, f"{name}[{key!r}]", depth + 1)
+        elif isinstance(value, (list, tuple)):
+            for i, item in enumerate(value):
+                yield from walk(item, f"{name}[{i}]", depth + 1)
+        elif isinstance(value, (set, frozenset)):
+            for item in value:
+                yield from walk(item, f"an element of {name}", depth + 1)
+        elif hasattr(value, "__dict__"):
+            for attr, item in list(vars(value).items()):
+                yield from walk(item, f"{name}.{attr}", depth + 1)
+
+    yield from walk(value, name, 0)
+
+
+# Values never searched for tensors: scalars, strings, and code (a class, a function, a module).
+_OPAQUE = (
+    str, bytes, int, float, complex, bool, type, types.ModuleType, types.FunctionType,
+    types.BuiltinFunctionType, types.MethodType, torch.dtype, torch.device,
+)  # fmt: skip
 
 
 def call_forward(function: type, *inputs: Any) -> tuple[Any, RecordingContext]:
@@ -188,20 +216,30 @@ def expect_backward_shapes(
 def expect_saves_only_what_backward_needs(
     applied: torch.Tensor, ctx: RecordingContext, x: torch.Tensor, *, allowance: int, given: str
 ) -> None:
-    """What forward kept for backward: nothing with autograd history, and one tensor the size
-    of x plus `allowance` numbers at most (statistics, parameters).
+    """What forward kept for backward: no tensor that requires grad or has autograd history as a
+    plain attribute of ctx (however deep in containers), and one tensor the size of x plus
+    `allowance` numbers at most (statistics, parameters).
 
     `applied` is an output of the Function's apply on inputs that require grad (its grad_fn is
     the ctx autograd kept); `ctx` records a direct call of forward on x.
     """
     node = applied.grad_fn
-    for name, value in vars(node).items() if node is not None else ():
-        if isinstance(value, torch.Tensor) and (value.requires_grad or value.grad_fn is not None):
-            fail(
-                f"{given}: forward keeps ctx.{name} with autograd history, which holds the "
-                "input's graph alive until backward. Save tensors with "
-                "ctx.save_for_backward(...) instead."
-            )
+    for attr, value in vars(node).items() if node is not None else ():
+        for name, t in tensors_within(value, f"ctx.{attr}"):
+            if t.grad_fn is not None:
+                fail(
+                    f"{given}: forward keeps {name}, a tensor with autograd history, as a plain "
+                    "attribute of ctx, which keeps it and its graph referenced for as long as "
+                    "the ctx lives. Save tensors with ctx.save_for_backward(...), which "
+                    "releases them after backward."
+                )
+            if t.requires_grad:
+                fail(
+                    f"{given}: forward keeps {name}, a tensor that requires grad (an input of "
+                    "forward), as a plain attribute of ctx. Save it with "
+                    "ctx.save_for_backward(...), which checks that nothing changed it in place "
+                    "before backward (an optimizer step, say) and releases it after backward."
+                )
     saved = ctx.saved()
     big = sorted(name for name, t in saved.items() if t.numel() >= x.numel())
     if len(big) > 1:

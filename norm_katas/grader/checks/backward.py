@@ -272,9 +272,10 @@ class FunctionKata:
     def saves_only_what_backward_needs(self, kata: Any, device: torch.device, shape: tuple) -> None:
         x, w, b = self.inputs(*shape, device=device)
         given = self.describe(x)
+        # x an activation, with autograd history as a layer's input has; weight and bias leaves.
         xr, wr, br = (t.clone().requires_grad_() for t in (x, w, b))
         applied = expect_tensor(
-            getattr(kata, self.wrapper)(*self.tensors(xr, wr, br)), self.wrapper
+            getattr(kata, self.wrapper)(*self.tensors(xr * 1.0, wr, br)), self.wrapper
         )
         _, ctx = call_forward(getattr(kata, self.function), *self.tensors(x, w, b), 1e-5)
         # one x-sized tensor, plus a few numbers per statistic and per parameter
