@@ -217,11 +217,13 @@ def expect_saves_only_what_backward_needs(
     applied: torch.Tensor, ctx: RecordingContext, x: torch.Tensor, *, allowance: int, given: str
 ) -> None:
     """What forward kept for backward: no tensor that requires grad or has autograd history as a
-    plain attribute of ctx (however deep in containers), and one tensor the size of x plus
-    `allowance` numbers at most (statistics, parameters).
+    plain attribute of ctx, and the memory of one tensor the size of x plus `allowance` numbers
+    at most (statistics, parameters).
 
     `applied` is an output of the Function's apply on inputs that require grad (its grad_fn is
-    the ctx autograd kept); `ctx` records a direct call of forward on x.
+    the ctx autograd kept); `ctx` records a direct call of forward on x. Memory is counted by
+    the storage each saved tensor holds alive, once per storage: a view (an expanded per-row
+    statistic, x reshaped) costs what its storage does, not its number of elements.
     """
     node = applied.grad_fn
     for attr, value in vars(node).items() if node is not None else ():
@@ -240,19 +242,36 @@ def expect_saves_only_what_backward_needs(
                     "ctx.save_for_backward(...), which checks that nothing changed it in place "
                     "before backward (an optimizer step, say) and releases it after backward."
                 )
-    saved = ctx.saved()
-    big = sorted(name for name, t in saved.items() if t.numel() >= x.numel())
+    held = _storages(ctx.saved())
+    big = [names for names, n in held if n >= x.numel()]
     if len(big) > 1:
+        shown = ", ".join(" = ".join(names) for names in big)
         fail(
-            f"{given}: forward saves {len(big)} tensors the size of x ({', '.join(big)}). One is "
-            "enough: x̂, or x with its statistics."
+            f"{given}: forward saves {len(big)} separate tensors the size of x ({shown}). One "
+            "is enough: x̂, or x with its statistics."
         )
-    total = sum(t.numel() for t in saved.values())
+    total = sum(n for _, n in held)
     if total > x.numel() + allowance:
         fail(
-            f"{given}: forward saves {total} numbers for backward, more than one tensor the size "
-            f"of x ({x.numel()}) and a few statistics."
+            f"{given}: the tensors forward saves hold {total} numbers for backward, more than "
+            f"one tensor the size of x ({x.numel()}) and a few statistics."
         )
+
+
+def _storages(saved: dict[str, torch.Tensor]) -> list[tuple[list[str], int]]:
+    """The saved tensors grouped by the storage they hold alive: (their names, the storage's
+    size in elements of their dtype), in the order first saved."""
+    groups: dict[Any, tuple[list[str], int]] = {}
+    for name, t in saved.items():
+        try:
+            storage = t.untyped_storage()
+            key: Any = (t.device, storage.data_ptr()) if storage.nbytes() else ("empty", name)
+            size = storage.nbytes() // t.element_size()
+        except (RuntimeError, NotImplementedError):  # no storage of its own to measure
+            key, size = ("tensor", name), t.numel()
+        names, largest = groups.get(key, ([], 0))
+        groups[key] = ([*names, name], max(largest, size))
+    return list(groups.values())
 
 
 def expect_gradcheck(
