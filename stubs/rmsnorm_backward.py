@@ -47,7 +47,7 @@ The contract (interview core)
   ``torch.autograd.grad``, no ``.backward()``, no forward re-run under ``torch.enable_grad()``.
   The grader detects those at run time, and compares with autograd through the built-in
   ``F.rms_norm``, including ``torch.autograd.gradcheck`` in float64 (skipped for a forward
-  that computes a float64 input in float32).
+  that rounds a float64 input to float32 anywhere).
 * ``forward`` saves only what ``backward`` needs with ``ctx.save_for_backward``: x̂ (or x) and
   the per-row 1/rms, plus the weight; not the input's autograd graph, and not two copies of a
   tensor the size of x.
@@ -57,8 +57,8 @@ Torch parity (stretch)
 ----------------------
 * ``eps=None`` means ``torch.finfo(dtype).eps`` of the dtype computed in: float32's for
   float16, bfloat16 and float32 inputs, float64's for float64 inputs.
-* float64 inputs are computed in float64, in forward and in backward: torch computes in
-  float32 only for half inputs.
+* float64 inputs are computed in float64, in forward and in backward, every reduction
+  included: torch computes in float32 only for half inputs.
 * A ``grad_out`` that is not contiguous works (autograd hands you such gradients after a
   transpose): no ``.view()`` on it.
 * float16/bfloat16 inputs: compute in float32 and return gradients in the input's dtype.

@@ -248,7 +248,8 @@ def test_gradcheck(kata, device):
     the analytic gradient must be the derivative of what forward computes.
 
     Try gradcheck on batch_norm_train yourself, with small float64 inputs that require grad (it
-    needs a forward that computes float64 in float64; one in float32 is skipped here).
+    needs a forward that computes float64 in float64; one that rounds to float32 anywhere is
+    skipped here).
     """
     BATCH_NORM.gradcheck(kata, device, (5, 3), (3, 2, 2, 2))
 
@@ -271,7 +272,9 @@ def test_computes_in_float64(kata, device):
 
     torch computes in float32 only for float16 and bfloat16 inputs; upcasting x or grad_out to
     float32 whatever its dtype, as code written for mixed precision often does, also rounds a
-    float64 input or gradient to float32's 7 significant digits.
+    float64 input or gradient to float32's 7 significant digits, and so does one reduction or one
+    saved statistic upcast to float32: the output and every gradient are compared with float64
+    autograd to 1e-10.
 
     compute dtype = float32 for float16/bfloat16 inputs, x.dtype otherwise, in both passes and
     for every gradient (grad_x, grad_weight, grad_bias).

@@ -246,8 +246,8 @@ def test_gradcheck(kata, device):
     element: the analytic gradient must be the derivative of what forward computes.
 
     Run autograd's gradcheck yourself on layer_norm, given a small float64 x, weight and bias
-    that require grad. It needs a forward that keeps float64 in float64; a forward computing in
-    float32 is skipped here.
+    that require grad. It needs a forward that keeps float64 in float64; a forward that rounds
+    to float32 anywhere is skipped here.
     """
     LAYER_NORM.gradcheck(kata, device, (3, 5))
 
@@ -269,7 +269,9 @@ def test_computes_in_float64(kata, device):
 
     torch computes in float32 only for float16 and bfloat16 inputs. Casting x or grad_out to
     float32 whatever its dtype (as Triton's fused LayerNorm tutorial does) also rounds a float64
-    input or gradient to float32's 7 significant digits.
+    input or gradient to float32's 7 significant digits, and so does one reduction or one saved
+    statistic upcast to float32: the output and every gradient are compared with float64
+    autograd to 1e-10.
 
     The compute dtype is float32 for float16 and bfloat16 inputs and x's own dtype otherwise, in
     forward and in backward alike, for every gradient (grad_x, grad_weight, grad_bias).

@@ -309,8 +309,8 @@ def test_gradcheck(kata, device):
     element: the analytic gradient must be the derivative of what forward computes.
 
     Run autograd's gradcheck yourself on rms_norm, given a small float64 x and weight that
-    require grad. It needs a forward that keeps float64 in float64; a forward computing in
-    float32 is skipped here.
+    require grad. It needs a forward that keeps float64 in float64; a forward that rounds to
+    float32 anywhere is skipped here.
     """
     RMS_NORM.gradcheck(kata, device, (3, 5))
 
@@ -332,7 +332,8 @@ def test_computes_in_float64(kata, device):
 
     torch computes in float32 only for float16 and bfloat16 inputs. Casting x or grad_out to
     float32 whatever its dtype (as LLaMA's RMSNorm does) also rounds a float64 input or
-    gradient to float32's 7 significant digits.
+    gradient to float32's 7 significant digits, and so does one reduction or one saved statistic
+    upcast to float32: the output and every gradient are compared with float64 autograd to 1e-10.
 
     The compute dtype is float32 for float16 and bfloat16 inputs and x's own dtype otherwise, in
     forward and in backward alike, for grad_weight's sum as for grad_x.
