@@ -250,6 +250,15 @@ def test_gradcheck(kata, device):
     Try gradcheck on batch_norm_train yourself, with small float64 inputs that require grad (it
     needs a forward that computes float64 in float64; one that rounds to float32 anywhere is
     skipped here).
+
+    [your code raised] gradcheck runs your function through autograd, as training does: the
+    Function's apply on small float64 inputs that require grad, then backward, over and over on
+    the same inputs. Call your function that way yourself, then backward on the sum of its
+    output, and read which line raises and what it says.
+
+    [your code raised] An error that a variable needed for gradient computation has been
+    modified by an inplace operation means a tensor saved for backward was written into after
+    it was saved, by a method whose name ends in an underscore: compute into new tensors.
     """
     BATCH_NORM.gradcheck(kata, device, (5, 3), (3, 2, 2, 2))
 

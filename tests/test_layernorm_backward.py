@@ -248,6 +248,15 @@ def test_gradcheck(kata, device):
     Run autograd's gradcheck yourself on layer_norm, given a small float64 x, weight and bias
     that require grad. It needs a forward that keeps float64 in float64; a forward that rounds
     to float32 anywhere is skipped here.
+
+    [your code raised] gradcheck runs your function through autograd, as training does: the
+    Function's apply on small float64 inputs that require grad, then backward, over and over on
+    the same inputs. Call your function that way yourself, then backward on the sum of its
+    output, and read which line raises and what it says.
+
+    [your code raised] An error that a variable needed for gradient computation has been
+    modified by an inplace operation means a tensor saved for backward was written into after
+    it was saved, by a method whose name ends in an underscore: compute into new tensors.
     """
     LAYER_NORM.gradcheck(kata, device, (3, 5))
 

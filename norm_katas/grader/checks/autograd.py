@@ -3,9 +3,11 @@ ctx, watched for autograd inside backward, and checked with gradcheck."""
 
 from __future__ import annotations
 
+import traceback
 import types
 import warnings
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -305,7 +307,8 @@ def expect_gradcheck(
     float32 anywhere (a dtype policy, judged in torch parity) moves in float32's steps, which
     gradcheck's tiny eps cannot see past, and its finite differences are noise. Such a forward
     is skipped, saying so; its gradients are still compared with autograd's at float32's
-    tolerance.
+    tolerance. An error raised in the learner's code fails, saying where: gradcheck runs the
+    function through autograd, forward then backward, as training does.
     """
     from torch.autograd.gradcheck import GradcheckError
 
@@ -338,3 +341,27 @@ def expect_gradcheck(
             else ""
         )
         fail(f"{given} failed: {first}{why}.")
+    except NotImplementedError:
+        raise
+    except Exception as e:  # the learner's code raised: say where, and that it ran in autograd
+        said = str(e).strip().rstrip(".")
+        fail(
+            f"{given}: your code raised {type(e).__name__}: {said}{learner_line(e)}. gradcheck "
+            "runs your function through autograd, forward then backward, on float64 inputs "
+            "that require grad."
+        )
+
+
+def learner_line(error: BaseException) -> str:
+    """', at FILE line N: code' for the innermost frame of the learner's code in the error's
+    traceback, or '' where none is."""
+    from norm_katas.grader.loader import display_path
+
+    frames = [
+        f for f in traceback.extract_tb(error.__traceback__) if tracing.is_learner_code(f.filename)
+    ]
+    if not frames:
+        return ""
+    frame = frames[-1]
+    where = display_path(Path(frame.filename)) if not frame.filename.startswith("<") else ""
+    return f", at {where or frame.filename} line {frame.lineno}: {(frame.line or '').strip()}"
