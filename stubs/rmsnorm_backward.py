@@ -59,8 +59,8 @@ Torch parity (stretch)
   float16, bfloat16 and float32 inputs, float64's for float64 inputs.
 * float64 inputs are computed in float64, in forward and in backward, every reduction
   included: torch computes in float32 only for half inputs.
-* A ``grad_out`` that is not contiguous works (autograd hands you such gradients after a
-  transpose): no ``.view()`` on it.
+* An ``x`` or a ``grad_out`` that is not contiguous works (an activation after a transpose;
+  autograd hands you such gradients too): no ``.view()`` on either.
 * float16/bfloat16 inputs: compute in float32 and return gradients in the input's dtype.
 
 Pitfalls interviewers probe

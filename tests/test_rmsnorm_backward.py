@@ -364,6 +364,20 @@ def test_noncontiguous_grad_out(kata, device):
 
 
 @pytest.mark.parity
+def test_noncontiguous_input(kata, device):
+    """a non-contiguous x works, forward and backward, as F.rms_norm's does
+
+    An activation after a transpose (heads moved, a sequence-first layout) reaches the norm
+    with its last dim not the innermost in memory, and a view that changes its shape fails on
+    that.
+
+    Reduce over the last dim of x as it is, or flatten with reshape, which copies when it must;
+    a view of x needs a contiguous layout.
+    """
+    RMS_NORM.noncontiguous_input(kata, device, (2, 6, 8), dims=(0, 2, 1), how="transposed")
+
+
+@pytest.mark.parity
 @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16], ids=["float16", "bfloat16"])
 def test_half_precision(kata, device, dtype):
     """half-precision inputs are computed in float32, the gradients returned in their dtype

@@ -27,6 +27,7 @@ from norm_katas.grader.checks.autograd import (
     expect_saves_only_what_backward_needs,
     expect_through_function,
     finite_difference_noise,
+    learner_line,
 )
 from norm_katas.grader.checks.comparisons import (
     HALF_OFFSET,
@@ -414,6 +415,22 @@ class FunctionKata:
                 given=given,
             )  # fmt: skip
 
+    def noncontiguous_input(
+        self, kata: Any, device: torch.device, shape: tuple, dims: tuple[int, ...], how: str
+    ) -> None:
+        """x made in the order `dims` (a permutation that is its own inverse), then permuted
+        back to its shape, as an activation after a transpose is: forward and every gradient.
+        grad_out is contiguous, so that only x's layout differs."""
+        made = torch.randn([shape[d] for d in dims], dtype=torch.float64, device=device)
+        x = (made * 2.0 + 1.0).permute(dims)
+        _, w, b = self.inputs(*shape, device=device)
+        grad_out = torch.randn(shape, dtype=x.dtype, device=device)
+        given = f"{self.describe(x)} with a {how} (non-contiguous) x"
+        y, grads = self._run_on_layout(kata, x, w, b, grad_out, given=given)
+        want_y, want = self.reference(x, w, b, 1e-5, grad_out)
+        expect_close(y, want_y, given=given)
+        expect_grads_close(self.named(grads), want, given=given)
+
     def noncontiguous_grad_out(
         self, kata: Any, device: torch.device, shape: tuple, dims: tuple[int, ...], how: str
     ) -> None:
@@ -423,7 +440,9 @@ class FunctionKata:
         made = torch.randn([x.shape[d] for d in dims], dtype=x.dtype, device=device)
         grad_out = made.permute(dims)
         given = f"{self.describe(x)} with a {how} (non-contiguous) grad_out"
-        self._all_grads(kata, x, w, b, grad_out, given=given)
+        _, grads = self._run_on_layout(kata, x, w, b, grad_out, given=given)
+        _, want = self.reference(x, w, b, 1e-5, grad_out)
+        expect_grads_close(self.named(grads), want, given=given)
 
     def half_precision(
         self, kata: Any, device: torch.device, dtype: torch.dtype, shape: tuple
@@ -457,6 +476,21 @@ class FunctionKata:
             builtin=lambda: self.builtin(x, w, b, 1e-5), builtin_name=self.builtin_name,
             inputs=self.tensors(x, w, b), bytes_moved=2 * x.nbytes,
         )  # fmt: skip
+
+    def _run_on_layout(
+        self, kata: Any, x: torch.Tensor, w: torch.Tensor, b: torch.Tensor,
+        grad_out: torch.Tensor, *, given: str,
+    ) -> tuple[torch.Tensor, Grads]:  # fmt: skip
+        """run() on a non-contiguous x or grad_out: a view that cannot take that layout fails
+        as this check's mistake, with the check's own hints, rather than as a crash, whose
+        hint speaks of shapes that do not line up."""
+        try:
+            return self.run(kata, x, w, b, 1e-5, grad_out, given=given)
+        except RuntimeError as e:
+            if "view size is not compatible" not in str(e):
+                raise
+            said = str(e).strip().rstrip(".")
+            fail(f"{given}: your code raised RuntimeError: {said}{learner_line(e)}")
 
     # -- comparisons with autograd -----------------------------------------------------------
 
