@@ -61,7 +61,9 @@ Torch parity (stretch)
   included: torch computes in float32 only for half inputs.
 * An ``x`` or a ``grad_out`` that is not contiguous works (an activation after a transpose;
   autograd hands you such gradients too): no ``.view()`` on either.
-* float16/bfloat16 inputs: compute in float32 and return gradients in the input's dtype.
+* float16/bfloat16 inputs: compute in float32; return y and grad_x in x's dtype, and
+  grad_weight in the weight's: a float32 weight beside bfloat16 activations (mixed
+  precision) gets a float32 gradient, as torch's does.
 
 Pitfalls interviewers probe
 ---------------------------

@@ -393,6 +393,22 @@ def test_half_precision(kata, device, dtype):
 
 
 @pytest.mark.parity
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16], ids=["float16", "bfloat16"])
+def test_float32_weight_with_half_input(kata, device, dtype):
+    """a float32 weight with half-precision x: y and grad_x in x's dtype, grad_weight in float32
+
+    Mixed-precision training keeps its parameters in float32 while activations and their
+    gradients are float16 or bfloat16. Each gradient takes the dtype of its own input, as
+    autograd through F.rms_norm gives it: the weight's in float32, at float32's precision, not
+    rounded to x's dtype.
+
+    Compute in float32, then round y and grad_x to x's dtype and the weight's gradient to the
+    weight's dtype.
+    """
+    RMS_NORM.float32_parameters_with_half_input(kata, device, dtype, (4, 64))
+
+
+@pytest.mark.parity
 def test_default_eps(kata, device):
     """eps=None means the machine epsilon of the dtype computed in: float32's for half inputs
 

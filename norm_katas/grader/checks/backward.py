@@ -466,6 +466,31 @@ class FunctionKata:
             )
             expect_rounded_once(y, self.named(grads), want_y, want, dtype=dtype, given=given)
 
+    def float32_parameters_with_half_input(
+        self, kata: Any, device: torch.device, dtype: torch.dtype, shape: tuple
+    ) -> None:
+        """x and grad_out in a half dtype beside a float32 weight (and bias), as mixed-precision
+        training keeps its parameters: y and grad_x in x's dtype, within 2 ulps of the formula
+        in float64 rounded once; each parameter's gradient in float32, its dtype, at float32's
+        tolerance (as autograd through the built-in gives them)."""
+        x = torch.randn(shape, device=device).to(dtype)
+        grad_out = torch.randn(shape, device=device).to(dtype)
+        _, w, b = self.inputs(*shape, dtype=torch.float32, device=device)
+        params = " and bias" if self.bias else ""
+        given = f"{self.describe(x)} with a float32 weight{params}"
+        y, grads = self.run(kata, x, w, b, 1e-5, grad_out, given=given)
+        want_y, want = self.reference(x.double(), w.double(), b.double(), 1e-5, grad_out.double())
+        tol = 2 * torch.finfo(dtype).eps
+        expect_close(y, want_y.to(dtype), given=given, rtol=tol, atol=tol)
+        named = self.named(grads)
+        expect_close(
+            named["input"], want["input"].to(dtype), given=given, what="gradient of input",
+            rtol=tol, atol=tol,
+        )  # fmt: skip
+        for name in self.grad_names[1:]:
+            got = expect_tensor(named[name], f"backward's grad_{name}")
+            expect_close(got, want[name].float(), given=given, what=f"gradient of {name}")
+
     def perf_case(self, kata: Any, device: torch.device, shape: tuple) -> PerfCase:
         """What --perf times: the learner's wrapper and the built-in, forward and backward."""
         inputs = self.inputs(*shape, dtype=torch.float32, device=device)
