@@ -213,6 +213,20 @@ def test_backward_eps_inside_sqrt(kata, device):
     RMS_NORM.backward_eps_inside_sqrt(kata, device, (4, 8))
 
 
+def test_zero_weight_elements(kata, device):
+    """a weight with elements at zero gives the same output and gradients as F.rms_norm
+
+    A weight element may be exactly 0 (a scale initialized at zero, or trained there): the
+    output is 0 there, but x̂ is still defined, and so are both gradients. Where x̂ is recovered
+    from the output by dividing by the weight, it is 0/0 there, and NaN spreads through the
+    row's projection term.
+
+    Save x̂ (or x) and 1/rms in forward, never the output alone: ∂L/∂w = Σ dy · x̂ needs x̂
+    wherever w = 0.
+    """
+    RMS_NORM.zero_weight_elements(kata, device, (3, 4, 8))
+
+
 def test_without_weight(kata, device):
     """weight=None (elementwise_affine=False): y is x̂, and grad_weight is None
 

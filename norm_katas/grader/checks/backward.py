@@ -313,6 +313,20 @@ class FunctionKata:
         _, want = self.reference(x, w, b, 1e-5, grad_out)
         expect_grads_close({name: self.named(grads)[name]}, {name: want[name]}, given=given)
 
+    def zero_weight_elements(self, kata: Any, device: torch.device, shape: tuple) -> None:
+        """A weight with some elements exactly 0 (legal: torchvision's zero_init_residual starts
+        each residual block's last norm at a zero weight): forward and every gradient, as
+        autograd gives them."""
+        x, w, b = self.inputs(*shape, device=device)
+        w[::3] = 0.0
+        grad_out = torch.randn_like(x)
+        zeros = ", ".join(str(i) for i in range(0, w.numel(), 3))
+        given = f"{self.describe(x)} with weight[{zeros}] = 0"
+        y, grads = self.run(kata, x, w, b, 1e-5, grad_out, given=given)
+        want_y, want = self.reference(x, w, b, 1e-5, grad_out)
+        expect_close(y, want_y, given=given)
+        expect_grads_close(self.named(grads), want, given=given)
+
     def grad_x_through_the_mean(self, kata: Any, device: torch.device, shape: tuple) -> None:
         """grad_out · weight constant wherever one mean is taken: grad_x is zero."""
         x, w, b = self.inputs(*shape, device=device)
