@@ -3,13 +3,17 @@
 The checks are the backward katas' template (checks.FunctionKata), declared below with RMSNorm's
 dims and no bias. Most call the learner's forward and backward directly, with a recording ctx
 (checks.call_forward / call_backward): what forward saved can be inspected, and backward runs
-where the grader can watch it for autograd. Special gradients isolate the parts of dL/dx: one
+where the grader can watch it for autograd. They hand the learner copies of their inputs, so
+that what they compare with comes from the inputs they name; test_input_unmodified alone judges
+what the learner's code writes into. Special gradients isolate the parts of dL/dx: one
 orthogonal to x̂ along each row has no component for the projection term to remove, so it
 shows the weight alone; one proportional to x̂ is removed by it entirely. Interview core first,
-then torch parity (@pytest.mark.parity): the eps=None default, float64 computed in float64, a
-non-contiguous grad_out and half precision. Which dtype the function computes in is dtype
-policy: the core compares float64 values at float32's tolerance, and gradcheck, which needs
-float64 arithmetic, skips a forward that computes in float32.
+then torch parity (@pytest.mark.parity): float64 computed in float64, non-contiguous inputs,
+half precision (alone, and beside a float32 weight) and the eps=None default. Which dtype the
+function computes in is dtype policy: the core compares float64 values at float32's tolerance,
+and gradcheck, whose finite differences need float64 arithmetic throughout, skips a forward
+that rounds to float32 anywhere; test_computes_in_float64 fails a float64 result off from
+float64 autograd by more than 1e-10 that also moves in float32's steps.
 
 Half precision is compared with the formula in float64 on the same half inputs, rounded once to
 their dtype: what float32 arithmetic gives, within an ulp.
@@ -19,10 +23,14 @@ Each property in every mode where it applies (eps=0.05 where eps must show):
     property              with weight                          without (weight None)
     forward               forward_matches_torch                without_weight
     grad_x                grad_x_through_the_weight, _rms      without_weight
-    grad_weight           grad_weight                          without_weight (None)
+    grad_weight           grad_weight (3-D, 4-D), zero_weight  without_weight (None)
     eps inside the sqrt   forward_matches_torch, backward_...  without_weight
+    x in place, grad_out  input_unmodified (each float dtype)  input_unmodified
+    x of shape (D,)       unbatched_input                      -
     eps=None default      default_eps                          default_eps
     the RMSNorm module    module                               module
+    layouts, dtypes       parity: noncontiguous_input, noncontiguous_grad_out, half_precision,
+                          float32_weight_with_half_input, computes_in_float64
 """
 
 import pytest
