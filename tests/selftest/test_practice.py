@@ -597,8 +597,8 @@ def test_watch_mode_a_new_save_stops_a_hanging_grading(tmp_path: Path) -> None:
     assert [e.mode for e in events] == ["practice"] * 2 and events[-1].solved
 
 
-# Warms up as watch mode does (device: every save graded on it, or None), then grades once with
-# a probe that fails if it runs again.
+# Grades once warmed up without a device, then once warmed up as watch mode does (every save
+# graded on the CPU), each time with a probe that raises if it runs.
 PROVEN_ONCE = """\
 import sys
 from pathlib import Path
@@ -606,40 +606,38 @@ from norm_katas.grader import registry, runner, triton_engine
 from norm_katas.grader.request import Request
 
 kata = registry.get("triton-rmsnorm")
-runner.warm_up([kata], long_lived=True, device=sys.argv[2] or None)
-print(sorted(triton_engine._PROVEN.items()))
+probe = triton_engine._probe
 
 
-def probe(device):
+def again(device):
     raise RuntimeError("the engine was proven again")
 
 
-triton_engine._probe = probe
-with Path(sys.argv[1]).open("w") as out:
-    print(runner.grade(Request.parse(kata, ["--impl", "solutions"]), out=out).code)
+for i, device in enumerate((None, "cpu")):
+    triton_engine._probe = probe
+    runner.warm_up([kata], long_lived=True, device=device)
+    triton_engine._probe = again
+    with Path(sys.argv[1] + str(i)).open("w") as out:
+        code = runner.grade(Request.parse(kata, ["--impl", "solutions"]), out=out).code
+    print(sorted(triton_engine._PROVEN.items()), code)
 """
 
 
-@pytest.mark.parametrize(
-    ("parent", "proven", "code"), [("cpu", "[(True, None)]", "0"), ("", "[]", "3")]
-)
-def test_watch_mode_proves_the_triton_engine_once_for_every_save(
-    tmp_path: Path, parent: str, proven: str, code: str
-) -> None:
+def test_watch_mode_proves_the_triton_engine_once_for_every_save(tmp_path: Path) -> None:
     # Proving Triton's interpreter takes a tenth of a triton-rmsnorm grading: watch mode and a
     # mock prove it in the parent, and every grading forked from it inherits the proof (and
     # the faults it found, for their notes). Without a device nothing is proven there, and the
-    # grading's own probe (here one that raises) runs.
-    out = tmp_path / "out.txt"
+    # grading's own probe (here one that raises: the grader's failure, exit 3) runs.
+    out = tmp_path / "out"
     env = {**os.environ, "NORM_KATAS_DATA": str(tmp_path / "data")}
     run = subprocess.run(
-        [sys.executable, "-c", PROVEN_ONCE, str(out), parent], cwd=registry.ROOT, env=env,
+        [sys.executable, "-c", PROVEN_ONCE, str(out)], cwd=registry.ROOT, env=env,
         capture_output=True, text=True, timeout=300,
     )  # fmt: skip
-    assert run.stdout.split("\n")[:2] == [proven, code], run.stdout + run.stderr
-    said = out.read_text()
-    assert ("Interview core" in said) == (code == "0"), said
-    assert ("the engine was proven again" in said) == (code == "3"), said
+    assert run.stdout.splitlines()[:2] == ["[] 3", "[(True, None)] 0"], run.stdout + run.stderr
+    without, warmed = (Path(f"{out}{i}").read_text() for i in range(2))
+    assert "the engine was proven again" in without and "not with your code" in without, without
+    assert re.search(r"Interview core (\d+)/\1 ✓ solved", warmed), warmed
 
 
 @pytest.mark.parametrize(

@@ -10,7 +10,11 @@ import triton.language as tl
 EXPECT = "test_race_free"
 SAYS = "(passed as SQUARES) is shared by"
 
-BLOCK = 32  # columns per program: every row checked spans two programs or more
+
+def column_block(n: int) -> int:
+    """Columns per program: 8 programs a row, 32 columns at least, so that every row checked
+    spans two programs or more (and the widest, 16384, no more than 8 in the interpreter)."""
+    return max(32, triton.next_power_of_2(triton.cdiv(n, 8)))
 
 
 @triton.jit
@@ -43,7 +47,8 @@ def fused_add_rms_norm(x, residual, weight, eps=1e-6):
     rows = x.reshape(-1, n)
     y = torch.empty_like(residual)
     squares = torch.zeros(rows.shape[0], dtype=torch.float32, device=x.device)
-    grid = (rows.shape[0], triton.cdiv(n, BLOCK))
-    _add_and_square[grid](rows, residual, squares, rows.stride(0), n, BLOCK=BLOCK)
-    _scale[grid](residual, y, weight, squares, n, eps, BLOCK=BLOCK)
+    block = column_block(n)
+    grid = (rows.shape[0], triton.cdiv(n, block))
+    _add_and_square[grid](rows, residual, squares, rows.stride(0), n, BLOCK=block)
+    _scale[grid](residual, y, weight, squares, n, eps, BLOCK=block)
     return y, residual
