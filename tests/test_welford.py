@@ -595,7 +595,7 @@ def test_constant_memory(kata, device):
         held.append(values_held(w))
     (before, in_tensors, complete), (after, _, _) = held
     given = f"Welford(3) holds {before} values after 200 rows and {after} after 400"
-    keep = "Keep only count, mean and M2 (3 values each), and fold each batch into them."
+    keep = "Keep only count (an int), and mean and M2 (3 values each): fold each batch into them."
     if not complete:
         fail(f"Welford(3)'s state reaches more than {WALK_LIMIT} objects after 200 rows. {keep}")
     if after - before >= 200 * 3:
