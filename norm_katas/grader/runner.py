@@ -473,6 +473,8 @@ def child_main(request: Request, scratch: Path) -> int:
     # Only the plugins grading needs. Others installed beside pytest are not part of the verdict
     # (pytest-randomly would reorder the checks), and looking them all up costs every grading.
     os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
+    if not request.perf:
+        _one_thread()
     # No logging plugin either: the checklist never shows captured logs, and it re-attaches its
     # handler to every logger torch creates, for each phase of each check.
     # Nor pytest's plugins for what no suite uses (doctests, JUnit XML, temporary folders...):
@@ -483,6 +485,17 @@ def child_main(request: Request, scratch: Path) -> int:
     ]  # fmt: skip
     with _from_prepared():
         return int(pytest.main(command, plugins=[HandedIn(request)]))
+
+
+def _one_thread() -> None:
+    """The checks' torch work on one CPU thread. Their tensors are small: waking OpenMP's
+    threads cost more than the work they shared (a fused-add-rmsnorm grading took an eighth
+    longer on 2 cores, and the self-tests, whose gradings run side by side, more), and a float
+    sum's rounding then depends on the code alone, not on how many cores the machine has.
+    --perf keeps torch's threads: its figures are for the learner's machine."""
+    import torch
+
+    torch.set_num_threads(1)
 
 
 def fork_is_safe() -> bool:
