@@ -331,8 +331,9 @@ def cmd_new_kata(argv: list[str]) -> int:
 def cmd_serve(argv: list[str]) -> int:
     from norm_katas.grader import server
 
-    parser("serve", "Self-tests: a warm grading server on stdin and stdout.").parse_args(argv)
-    return server.serve()
+    ask = parser("serve", "Self-tests: a warm grading server on stdin and stdout.")
+    ask.add_argument("--device", help="the device most requests grade on")
+    return server.serve(device=ask.parse_args(argv).device)
 
 
 def cmd_child(argv: list[str]) -> int:

@@ -272,7 +272,7 @@ class Graders:
     """Warm graders (norm_katas.grader.server), one per worker, started once for every kata:
     each imports torch and every suite, seconds of CPU that a server per kata would repeat."""
 
-    def __init__(self, workers: int) -> None:
+    def __init__(self, workers: int, device: str = "cpu") -> None:
         from norm_katas.grader import server
 
         self.tmp = Path(tempfile.mkdtemp(prefix="mutants-"))
@@ -284,7 +284,7 @@ class Graders:
         problems: list[str] = []
 
         def start() -> None:
-            client = server.Client(env=self.env)
+            client = server.Client(env=self.env, device=device)
             (problems.append(client.error) if client.error else self.clients.append(client))
 
         threads = [threading.Thread(target=start) for _ in range(max(1, workers))]
@@ -484,7 +484,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     failed = False
     rows = []
-    graders = Graders(args.workers)
+    graders = Graders(args.workers, args.device)
     try:
         for kata in args.katas or names:
             row, problems = run_kata(kata, graders, args.device)

@@ -20,9 +20,12 @@ from norm_katas.grader import registry, runner
 from norm_katas.grader.request import Request
 
 
-def serve(stdin: IO[str] = sys.stdin, stdout: IO[str] = sys.stdout) -> int:
+def serve(
+    stdin: IO[str] = sys.stdin, stdout: IO[str] = sys.stdout, device: str | None = None
+) -> int:
+    """device: the one most requests grade on, for warm_up (Triton's engine proven once)."""
     try:
-        runner.warm_up(registry.load(), long_lived=True)
+        runner.warm_up(registry.load(), long_lived=True, device=device)
         _answer(stdout, {"ready": True})
     except runner.GraderError as e:
         _answer(stdout, {"error": str(e)})
@@ -42,11 +45,13 @@ def _answer(stdout: IO[str], message: dict) -> None:
 
 
 class Client:
-    """Starts a server in a fresh interpreter and grades through it."""
+    """Starts a server in a fresh interpreter and grades through it. device: the one most of
+    its requests grade on (serve's)."""
 
-    def __init__(self, env: dict[str, str] | None = None) -> None:
+    def __init__(self, env: dict[str, str] | None = None, device: str | None = None) -> None:
+        on = ["--device", device] if device else []
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "norm_katas", "serve"], cwd=registry.ROOT, text=True,
+            [sys.executable, "-m", "norm_katas", "serve", *on], cwd=registry.ROOT, text=True,
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env or dict(os.environ),
         )  # fmt: skip
         hello = self._read()

@@ -58,15 +58,18 @@ Grade = Callable[..., tuple[dict, str, int]]
 
 
 @pytest.fixture(scope="session")
-def warm_grader(tmp_path_factory: pytest.TempPathFactory) -> Iterator[server.Client]:
-    """One grading server for this worker: torch and every suite imported once."""
+def warm_grader(
+    tmp_path_factory: pytest.TempPathFactory, pytestconfig: pytest.Config
+) -> Iterator[server.Client]:
+    """One grading server for this worker: torch and every suite imported once, and on the
+    CPU, Triton's interpreter proven once."""
     data = tmp_path_factory.mktemp("data")  # gradings never touch the user's history
     # Graded as through nox, the clone's door: the verdicts offer options as `-- --all`.
     env = {
         **os.environ, "NORM_KATAS_DATA": str(data), "NORM_KATAS_PERF_BUDGET_S": "0",
         "NORM_KATAS_INVOKED_FROM": str(registry.ROOT),
     }  # fmt: skip
-    client = server.Client(env=env)
+    client = server.Client(env=env, device=str(pytestconfig.getoption("device")))
     if client.error:
         pytest.exit(f"the grading server could not start:\n{client.error}", returncode=3)
     yield client
