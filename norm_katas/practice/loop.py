@@ -14,10 +14,12 @@ import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-POLL_S = 0.05  # a stat() of one file: cheap, and half the poll is on every save's verdict
-# Editors write a file in steps (truncate, write; or write a copy, then rename it over): grade
-# once the file has not changed for SETTLE_S, and at most MAX_SETTLE_S after the save was seen.
-SETTLE_S = 0.04
+POLL_S = 0.025  # a stat() of one file: cheap, and half the poll is on every save's verdict
+# Editors write a file in steps (truncate, write; or write a copy, then rename it over), each
+# a millisecond or less apart: grade once the file has not changed for SETTLE_S, and at most
+# MAX_SETTLE_S after the save was seen. A step that comes later still stops the grading it
+# started (stops_grading), and the loop grades the file as it is then.
+SETTLE_S = 0.02
 MAX_SETTLE_S = 1.0
 QUIT = ("q", "quit", "exit")
 
