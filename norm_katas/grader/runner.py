@@ -489,9 +489,9 @@ def child_main(request: Request, scratch: Path) -> int:
 
 def _one_thread() -> None:
     """The checks' torch work on one CPU thread. Their tensors are small: waking OpenMP's
-    threads cost more than the work they shared (a fused-add-rmsnorm grading took an eighth
-    longer on 2 cores, and the self-tests, whose gradings run side by side, more), and a float
-    sum's rounding then depends on the code alone, not on how many cores the machine has.
+    threads cost more than the work they shared (an instancenorm grading took a third longer
+    on 2 cores), and a float sum's rounding then depends on the code alone, not on how many
+    cores the machine has.
     --perf keeps torch's threads: its figures are for the learner's machine."""
     import torch
 

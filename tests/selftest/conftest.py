@@ -32,6 +32,22 @@ os.environ["NORM_KATAS_DATA"] = _THROWAWAY
 atexit.register(shutil.rmtree, _THROWAWAY, ignore_errors=True)
 
 
+# The self-tests that start interpreters, kernels, nox sessions or a busy machine: seconds each,
+# where a catalogue entry takes a fraction of one. Run first, so that the workers end on short
+# tests and together (pytest-xdist's worksteal hands a free worker the end of a busy one's
+# queue); last, one of them could keep a worker going long after the others had finished.
+SLOW_FIRST = (
+    "test_learner_data.py", "test_environment.py", "test_load.py", "test_new_kata.py",
+    "test_notebook.py", "test_install.py", "test_docs.py", "test_isolation.py",
+    "test_practice.py", "test_doors.py",
+)  # fmt: skip
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    slow = {name: rank for rank, name in enumerate(SLOW_FIRST)}
+    items.sort(key=lambda item: slow.get(item.path.name, len(slow)))  # stable: else as collected
+
+
 def _device_note(config: pytest.Config) -> str | None:
     """What the grading plugin says when --device asked for a device this machine lacks."""
     from norm_katas.grader.plugin import GRADING
