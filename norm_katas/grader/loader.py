@@ -12,6 +12,8 @@ from types import ModuleType, TracebackType
 
 import pytest
 
+from norm_katas.grader.outcomes import raised_by_code
+
 
 class LoadError(Exception):
     """The learner's file could not be imported; str() is the learner-facing message."""
@@ -64,12 +66,13 @@ def load_file(path: Path, module_name: str) -> ModuleType:
         raise  # the time limit ran out while importing (grader.limits): the caller says so
     except BaseException as e:
         sys.modules.pop(module_name, None)
-        if isinstance(e, KeyboardInterrupt):
-            raise
+        if isinstance(e, KeyboardInterrupt) and not raised_by_code(e):
+            raise  # a signal: the grading stops
         frame = learner_frame(e.__traceback__, path)
         at = f" (line {frame.lineno}: {frame.line})" if frame else ""
+        said = f": {e}" if str(e) else ""
         raise LoadError(
-            f"importing {shown} raised {type(e).__name__}: {e}{at}. "
+            f"importing {shown} raised {type(e).__name__}{said}{at}. "
             "Top-level code in your file must run without errors."
         ) from None
     _expect_own_code(module, path)

@@ -6,11 +6,42 @@ the functions here, which `norm_katas.grader.checks` re-exports.
 
 from __future__ import annotations
 
+import signal
 from typing import NoReturn
 
 import pytest
 
 from norm_katas.grader.limits import TimedOut
+
+
+class RaisedInterrupt(Exception):
+    """A KeyboardInterrupt that code raised itself (`raise KeyboardInterrupt`, a debugging stop
+    left in), no Ctrl-C having reached the grading. pytest ends the whole run on one, leaving
+    the checks after it unrun with no word of why: a check fails on this instead, told by the
+    name the learner raised. (A Ctrl-C never reaches a grading's process: it has a process
+    group of its own, and the process that started it stops it outright.)"""
+
+    shown_as = "KeyboardInterrupt"
+
+
+_signalled = [False]  # whether a SIGINT reached this process
+
+
+def on_sigint(signum: int, frame: object) -> NoReturn:
+    """A grading process's SIGINT handler: an interrupt that came as a signal, remembered as
+    one, so that it still stops the grading."""
+    _signalled[0] = True
+    raise KeyboardInterrupt
+
+
+def raised_by_code(e: BaseException) -> bool:
+    """Whether e is a KeyboardInterrupt that code raised in a grading's process, rather than
+    one a SIGINT caused (or any in another process: pytest run by hand stops on Ctrl-C)."""
+    return (
+        isinstance(e, KeyboardInterrupt)
+        and not _signalled[0]
+        and signal.getsignal(signal.SIGINT) is on_sigint
+    )
 
 
 def fail(message: str) -> NoReturn:

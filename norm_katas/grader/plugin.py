@@ -27,7 +27,7 @@ import logging
 import os
 import re
 import sys
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from pathlib import Path
 from typing import IO, Any
 
@@ -42,7 +42,7 @@ from norm_katas.grader.loader import (
     display_path,
     load_file,
 )
-from norm_katas.grader.outcomes import Belongs, CannotGrade
+from norm_katas.grader.outcomes import Belongs, CannotGrade, RaisedInterrupt, raised_by_code
 from norm_katas.grader.report import (
     CORE,
     INFO,
@@ -305,6 +305,17 @@ def grader_error(call: pytest.CallInfo[Any]) -> str | None:
     return None
 
 
+def _interrupt_raised_fails() -> Generator[None, None, None]:
+    """A phase of a check, where a KeyboardInterrupt raised by code fails the check as any
+    exception would (outcomes.RaisedInterrupt), and one from a signal stops the run."""
+    try:
+        return (yield)
+    except KeyboardInterrupt as e:
+        if not raised_by_code(e):
+            raise
+        raise RaisedInterrupt(*e.args).with_traceback(e.__traceback__) from None
+
+
 def record_outcome(
     check: Check,
     call: pytest.CallInfo[Any],
@@ -527,6 +538,18 @@ class Grading:
         if check.outcome == Outcome.FAILED and check.kind == TIMEOUT:
             error = call.excinfo.value if call.excinfo else None
             self._count_timeout(getattr(error, "busy", True))
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_setup(self, item: pytest.Item) -> Generator[None, None, None]:
+        return (yield from _interrupt_raised_fails())
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_call(self, item: pytest.Item) -> Generator[None, None, None]:
+        return (yield from _interrupt_raised_fails())
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_teardown(self, item: pytest.Item) -> Generator[None, None, None]:
+        return (yield from _interrupt_raised_fails())
 
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_protocol(self, item: pytest.Item) -> Iterator[None]:

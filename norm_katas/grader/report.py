@@ -467,10 +467,11 @@ def explain(excinfo: pytest.ExceptionInfo[BaseException], learner: Path | None) 
         return TODO, f"not implemented yet ({text or 'NotImplementedError'}{where})"
     if isinstance(e, SystemExit):
         return CRASH, f"your code called sys.exit({e.code!r}) during this check{where}"
-    name = type(e).__name__
+    name = getattr(e, "shown_as", type(e).__name__)
+    said = f": {text}" if text else ""  # `raise KeyboardInterrupt` says nothing
     if where:
-        return CRASH, f"your code raised {name}: {text}{where}"
-    return CRASH, f"{name}: {text}"
+        return CRASH, f"your code raised {name}{said}{where}"
+    return CRASH, f"{name}{said}"
 
 
 def raised_at(excinfo: pytest.ExceptionInfo[BaseException], learner: Path | None) -> str:
@@ -485,7 +486,7 @@ def raised_at(excinfo: pytest.ExceptionInfo[BaseException], learner: Path | None
     frame = learner_frame(excinfo.tb, learner) if learner is not None else None
     if frame is None:
         return ""
-    name = "time-out" if isinstance(e, TimedOut) else type(e).__name__
+    name = "time-out" if isinstance(e, TimedOut) else getattr(e, "shown_as", type(e).__name__)
     return f"{name} at {display_path(learner)} line {frame.lineno}"
 
 

@@ -461,11 +461,15 @@ def child_main(request: Request, scratch: Path) -> int:
     """
     import pytest
 
+    from norm_katas.grader import outcomes
     from norm_katas.grader.plugin import HandedIn
 
     # A relative entry ("" for `python -c`) would import from the scratch folder from now on.
     sys.path[:] = [os.path.abspath(p) for p in sys.path]
     os.chdir(scratch)
+    # A KeyboardInterrupt raised by the learner's code fails its check; one from a signal
+    # still stops the grading (outcomes.RaisedInterrupt).
+    signal.signal(signal.SIGINT, outcomes.on_sigint)
     if hasattr(signal, "SIGPIPE"):
         # Output closed by its reader (`| head`): end quietly, as Unix tools do, rather than
         # report a BrokenPipeError as the grader's failure.

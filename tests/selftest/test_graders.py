@@ -205,6 +205,38 @@ def test_broken_file_gets_a_clean_report(path: Path, grade) -> None:
         assert "-- --hints" not in output, output
 
 
+# A Ctrl-C as it reaches a process: a signal, here sent by the code to its own process.
+SIGNALS_ITSELF = """
+
+import os
+import signal
+
+_Mine = LayerNorm
+
+
+class LayerNorm(_Mine):
+    def forward(self, x):
+        os.kill(os.getpid(), signal.SIGINT)
+        return super().forward(x)
+"""
+
+
+def test_an_interrupt_the_code_raises_fails_checks_and_a_signal_stops_the_run(
+    grade, tmp_path: Path
+) -> None:
+    raised = CATALOGUE / "broken" / "interrupts_in_forward.py"
+    report, output, code = grade("layernorm", raised)
+    assert code == 1 and report["finished"] and not report["stopped"], output
+    ran = {c["outcome"] for c in report["checks"]}
+    assert "not run" not in ran and "did not run" not in output, summary(report, output)
+    assert "your code raised KeyboardInterrupt, at" in output, output
+    signalled = tmp_path / "layernorm.py"
+    signalled.write_text(KATAS["layernorm"].solution.read_text() + SIGNALS_ITSELF)
+    report, output, code = grade("layernorm", signalled)
+    assert code == 1 and "not run" in {c["outcome"] for c in report["checks"]}, output
+    assert "KeyboardInterrupt" not in output, output
+
+
 @pytest.mark.parametrize("name", KATAS)
 def test_every_check_is_failed_by_a_wrong_implementation(name: str) -> None:
     kata = KATAS[name]
