@@ -594,6 +594,7 @@ def _wait(
     cancel: Callable[[], bool] | None = None,
 ) -> int | Stalled | Cancelled:
     progress, seen, polls = time.monotonic(), 0.0, 0
+    exited = _pidfd(pid)
     try:
         while True:
             done, status = os.waitpid(pid, os.WNOHANG)
@@ -616,10 +617,24 @@ def _wait(
                     frames = dump_stack(pid, report.with_suffix(".stack"))
                     _kill(pid)
                     return Stalled(limit, frames)
-            time.sleep(0.01)
+            if exited is None:
+                time.sleep(0.01)
+            else:  # the poll, cut short when the child exits: each verdict half a poll sooner
+                select.select([exited], [], [], 0.01)
     except BaseException:  # Ctrl-C in watch mode: the child goes with the parent
         _kill(pid)
         raise
+    finally:
+        if exited is not None:
+            os.close(exited)
+
+
+def _pidfd(pid: int) -> int | None:
+    """A file descriptor that becomes readable when the child `pid` exits (Linux 5.3 on)."""
+    try:
+        return os.pidfd_open(pid)
+    except (AttributeError, OSError):
+        return None
 
 
 def _finished(report: Path) -> bool:
