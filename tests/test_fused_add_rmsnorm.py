@@ -121,6 +121,8 @@ def pair(call: Call, given: str) -> tuple[torch.Tensor, torch.Tensor]:
                 f"{'None' if got is None else 'a ' + type(got).__name__}, not a tensor. It "
                 "returns (y, residual): y a new tensor, and the caller's residual tensor itself."
             )
+        if got.device != call.inputs[0].device:  # a meta tensor has no values to check
+            fail(f"{given}: {name} is on {got.device}, expected {call.inputs[0].device}, like x.")
     y, res = out
     caller = call.inputs[1]  # the residual as the function was given it
     if _storage(y) == _storage(caller) and _storage(res) != _storage(caller):

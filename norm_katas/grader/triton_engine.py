@@ -1342,6 +1342,8 @@ class Oversight:
         names = (name for name, _ in self.inputs)
         fills += [(s, t, fill, name) for (s, t, fill), name in zip(fences, names, strict=True)]
         for storage, tensor, fill, name in fills:
+            if tensor.device.type == "meta":  # no data, so nothing stored past it either
+                continue
             span = _span(tensor)
             after = storage[span:]
             kept = after.isnan() if fill != fill else after == fill  # NaN fills compare unequal
@@ -1383,7 +1385,7 @@ class Oversight:
         Skipped, with a note, where the engine computes wrongly an operation the kernel ran.
         """
         out = expect_tensor(call.out if got is None else got, self.function)
-        if out.shape == want.shape and out.dtype == want.dtype:
+        if (out.shape, out.dtype, out.device) == (want.shape, want.dtype, want.device):
             if call.fault:
                 pytest.skip(call.fault)
             unwritten = (out == SENTINEL) & (want != SENTINEL)
