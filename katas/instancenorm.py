@@ -89,6 +89,9 @@ Pitfalls interviewers probe
   per channel, so the N samples' statistics are averaged (not pooled over N·m values, which
   is BatchNorm's variance and also counts the spread between samples' means).
 * eps inside the square root: √(σ² + ε), not √σ² + ε.
+* Numerically stable: the shortcut σ² = E[x²] − E[x]² loses the variance's digits when the
+  mean is large beside the spread (a mean of 1000 and a spread of 1, in float32). Centre
+  first, then average the squares.
 * Update the buffers under ``torch.no_grad()`` (or from detached values), in place.
 
 "From scratch" rules

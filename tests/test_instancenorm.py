@@ -353,6 +353,24 @@ def test_statistics_per_sample_and_channel(kata, device):
         expect_close(mine(x.clone()), normalized(x), given=given)
 
 
+def test_numerically_stable(kata, device):
+    """stable in float32 when a channel has a large mean (no E[x²] − E[x]² shortcut)
+
+    E[x²] − E[x]² subtracts two huge, nearly equal numbers: with a mean of 1000 and a spread
+    of 1 they are about a million and differ by one, and float32 keeps about seven digits of
+    each, so the variance keeps one or two.
+
+    Centre first, then average the squares: xc = x − μ; σ² = mean(xc²).
+    """
+    x = 1000 + torch.randn(2, 3, 256, device=device)
+    mine = kata.InstanceNorm1d(3).to(device)
+    given = f"InstanceNorm1d(3) in training mode on x = 1000 + randn {shape_of(x)}"
+    # A float32 two-pass variance is within 1e-4 of the float64 one here; E[x²] − E[x]² is off
+    # by some hundredths.
+    want = normalized(x.double()).float()
+    expect_close(mine(x.clone()), want, given=given, rtol=0, atol=2e-3)
+
+
 def test_affine_per_channel(kata, device):
     """affine=True scales channel c by weight[c] and shifts it by bias[c], after normalizing
 

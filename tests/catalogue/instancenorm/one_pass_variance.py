@@ -1,6 +1,6 @@
 """Mistake: the variance as E[x²] − E[x]² (one pass), in float32 for float32 and half inputs.
-It subtracts two nearly equal numbers: a channel of two close values already loses digits in
-float32 (the comparison with torch sees it), and on x = 384 + randn (float16, computed in
+It subtracts two nearly equal numbers: on x = 1000 + randn in float32 the two means are about
+a million and differ by one (the check named for it), and on x = 384 + randn (float16, computed in
 float32) the two means are about 147 000 and differ by about 1, so the variance keeps two
 significant digits: the half-precision check fails it too, and says that float32 loses it as
 well (shown with --all, the core failing first)."""
@@ -12,7 +12,7 @@ import torch
 from solutions.instancenorm import InstanceNorm1d as Reference1d
 from solutions.instancenorm import InstanceNorm2d as Reference2d
 
-EXPECT = "test_forward_matches_torch"
+EXPECT = "test_numerically_stable"
 ALSO = "test_half_precision"
 
 
