@@ -48,8 +48,11 @@ Torch parity (stretch)
 ----------------------
 * float64 inputs are computed in float64, in forward and in backward: torch computes in
   float32 only for half inputs.
-* A ``grad_out`` that is not contiguous works: no ``.view()`` on it.
-* float16/bfloat16 inputs: compute in float32 and return gradients in the input's dtype.
+* An ``x`` or a ``grad_out`` that is not contiguous works (channels last, or after a
+  permute): no ``.view()`` on either.
+* float16/bfloat16 inputs: compute in float32; return y and grad_x in x's dtype, and the
+  weight's and the bias's gradients in their own: float32 parameters beside bfloat16
+  activations (mixed precision) get float32 gradients, as torch's do.
 
 Pitfalls interviewers probe
 ---------------------------

@@ -305,6 +305,20 @@ def test_noncontiguous_grad_out(kata, device):
 
 
 @pytest.mark.parity
+def test_noncontiguous_input(kata, device):
+    """a non-contiguous x works, forward and backward, as F.batch_norm's does
+
+    An activation in another memory layout (channels last, or after a permute) reaches the
+    norm with its dims not in the order of its shape, and a view that changes its shape fails
+    on that.
+
+    Reduce over the dims (0, 2, 3, ...) as they are, or reshape, which copies when it must; a
+    view of x needs a contiguous layout.
+    """
+    BATCH_NORM.noncontiguous_input(kata, device, (4, 3, 2, 5), dims=(0, 3, 2, 1), how="permuted")
+
+
+@pytest.mark.parity
 @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16], ids=["float16", "bfloat16"])
 def test_half_precision(kata, device, dtype):
     """half-precision inputs are computed in float32, the gradients returned in their dtype
@@ -318,6 +332,22 @@ def test_half_precision(kata, device, dtype):
     dtype.
     """
     BATCH_NORM.half_precision(kata, device, dtype, (4, 4, 4, 4))
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16], ids=["float16", "bfloat16"])
+def test_float32_parameters_with_half_input(kata, device, dtype):
+    """a float32 weight and bias with half-precision x: their gradients in float32
+
+    Mixed-precision training keeps its parameters in float32 while activations and their
+    gradients are float16 or bfloat16. Each gradient takes the dtype of its own input, as
+    autograd through F.batch_norm gives it: the weight's and the bias's in float32, at
+    float32's precision, not rounded to x's dtype.
+
+    Compute in float32, then round y and grad_x to x's dtype and each parameter's gradient to
+    that parameter's dtype.
+    """
+    BATCH_NORM.float32_parameters_with_half_input(kata, device, dtype, (4, 4, 4, 4))
 
 
 def perf_case(kata, device):

@@ -302,6 +302,20 @@ def test_noncontiguous_grad_out(kata, device):
 
 
 @pytest.mark.parity
+def test_noncontiguous_input(kata, device):
+    """a non-contiguous x works, forward and backward, as F.layer_norm's does
+
+    An activation after a transpose (heads moved, a sequence-first layout) reaches the norm
+    with its last dim not the innermost in memory, and a view that changes its shape fails on
+    that.
+
+    Reduce over the last dim of x as it is, or flatten with reshape, which copies when it must;
+    a view of x needs a contiguous layout.
+    """
+    LAYER_NORM.noncontiguous_input(kata, device, (2, 6, 8), dims=(0, 2, 1), how="transposed")
+
+
+@pytest.mark.parity
 @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16], ids=["float16", "bfloat16"])
 def test_half_precision(kata, device, dtype):
     """half-precision inputs are computed in float32, the gradients returned in their dtype
@@ -314,6 +328,22 @@ def test_half_precision(kata, device, dtype):
     the end: y to x's dtype, grad_x to grad_out's, each parameter's gradient to its dtype.
     """
     LAYER_NORM.half_precision(kata, device, dtype, (4, 64))
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16], ids=["float16", "bfloat16"])
+def test_float32_parameters_with_half_input(kata, device, dtype):
+    """a float32 weight and bias with half-precision x: their gradients in float32
+
+    Mixed-precision training keeps its parameters in float32 while activations and their
+    gradients are float16 or bfloat16. Each gradient takes the dtype of its own input, as
+    autograd through F.layer_norm gives it: the weight's and the bias's in float32, at
+    float32's precision, not rounded to x's dtype.
+
+    Compute in float32, then round y and grad_x to x's dtype and each parameter's gradient to
+    that parameter's dtype.
+    """
+    LAYER_NORM.float32_parameters_with_half_input(kata, device, dtype, (4, 64))
 
 
 def perf_case(kata, device):
