@@ -17,8 +17,8 @@ from norm_katas.practice import grading, loop
 def run(request: Request) -> int:
     """Watch the request's file (Request.parse found it there) and grade each save."""
     path = request.file
-    print(f"Starting the grader for {request.kata.title}...", flush=True)
-    try:
+    try:  # the line too: a Ctrl-C as soon as it shows lands before warm_up's first step
+        print(f"Starting the grader for {request.kata.title}...", flush=True)
         runner.warm_up([request.kata], long_lived=True, device=request.device)
     except runner.GraderError as e:
         print(e, file=sys.stderr)
