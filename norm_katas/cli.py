@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import gc
 import os
 import signal
 import sys
@@ -376,6 +377,10 @@ def main(argv: list[str] | None = None) -> int:
         # On a terminal Ctrl-C must stop a watch or a mock, even when this process inherited
         # SIGINT ignored (a job started with & from a script): Python then installs no handler.
         signal.signal(signal.SIGINT, signal.default_int_handler)
+    # Importing torch makes millions of objects, and the collector's full passes over them
+    # were a tenth of a command's start: off while the command starts, back on once the
+    # grader is warm (runner.warm_up), in a grading's process (child_main), or at the end.
+    gc.disable()
     try:
         return COMMANDS[argv[0]](argv[1:])
     except KeyError as e:  # an unknown kata name
@@ -398,6 +403,8 @@ def main(argv: list[str] | None = None) -> int:
             print(e, file=sys.stderr)
             return runner.USAGE
         raise
+    finally:
+        gc.enable()
 
 
 def run() -> None:

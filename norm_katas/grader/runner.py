@@ -165,8 +165,10 @@ def warm_up(
         raise GraderError(grader_failed("CUDA was initialised before grading started."))
     # Everything imported so far lives as long as the process: keep it out of the collector's
     # sight, so that a child's gc.collect() (pytest runs two) does not walk torch's whole heap,
-    # and its pages stay shared with the parent instead of being copied on write.
+    # and its pages stay shared with the parent instead of being copied on write. The collector
+    # is back on from here if the command turned it off while it started (cli.main).
     gc.freeze()
+    gc.enable()
 
 
 def _needs_triton(kata: registry.Kata) -> bool:
@@ -464,6 +466,7 @@ def child_main(request: Request, scratch: Path) -> int:
     from norm_katas.grader import outcomes
     from norm_katas.grader.plugin import HandedIn
 
+    gc.enable()  # the learner's code runs with the collector on, whoever started this process
     # A relative entry ("" for `python -c`) would import from the scratch folder from now on.
     sys.path[:] = [os.path.abspath(p) for p in sys.path]
     os.chdir(scratch)
