@@ -201,13 +201,20 @@ def preload(kata: registry.Kata) -> None:
     For a process that grades now and then and is the learner's own, a notebook's kernel or a
     script calling norm_katas.check, so without warm_up's other effects: its objects stay
     collectable, its import path and environment stay as they are, and whatever fails to
-    import is left for the grading's child to meet and report.
+    import is left for the grading's child to meet and report. The collector pauses while
+    they import (as in cli.main), and is left as it was.
     """
-    for name in ("torch", "torch._dynamo", *GRADING_MODULES):
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        for name in ("torch", "torch._dynamo", *GRADING_MODULES):
+            with contextlib.suppress(Exception):
+                importlib.import_module(name)
         with contextlib.suppress(Exception):
-            importlib.import_module(name)
-    with contextlib.suppress(Exception):
-        _import_what_children_use([kata])
+            _import_what_children_use([kata])
+    finally:
+        if collecting:
+            gc.enable()
 
 
 def missing_requirements(kata: registry.Kata, where: str = door.TERMINAL) -> str | None:
