@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import ast
 import difflib
+import functools
 import importlib.util
+import linecache
 import sys
 import traceback
 from pathlib import Path
@@ -28,15 +30,33 @@ def learner_frame(
 ) -> traceback.FrameSummary | None:
     """The learner's line in a traceback: its innermost frame in the file `learner`. With
     elsewhere, failing that, the innermost frame of any code of the learner's (a module the
-    file imports, code it exec'd), as a rank reports an error that never passed through it."""
-    frames = traceback.extract_tb(tb)
-    target = learner.resolve()
-    own = [f for f in frames if Path(f.filename).resolve() == target]
+    file imports, code it exec'd), as a rank reports an error that never passed through it.
+
+    Only the frame found is summarised, with its source line: a failed check's traceback runs
+    through some thirty frames of pytest's, and reading each one's line, and resolving each
+    file's path anew, was most of the time a stub's grading took."""
+    frames = list(traceback.walk_tb(tb))
+    target = _resolved(str(learner))
+    own = [(f, n) for f, n in frames if _resolved(f.f_code.co_filename) == target]
     if not own and elsewhere:
         from norm_katas.grader.tracing import is_learner_code  # imports torch: only when asked
 
-        own = [f for f in frames if is_learner_code(f.filename)]
-    return own[-1] if own else None
+        own = [(f, n) for f, n in frames if is_learner_code(f.f_code.co_filename)]
+    if not own:
+        return None
+    frame, lineno = own[-1]
+    filename = frame.f_code.co_filename
+    # As traceback.extract_tb reads a line: the file may have changed since it was read.
+    linecache.lazycache(filename, frame.f_globals)
+    linecache.checkcache(filename)
+    return traceback.FrameSummary(filename, lineno, frame.f_code.co_name)
+
+
+@functools.lru_cache(maxsize=4096)
+def _resolved(filename: str) -> Path:
+    """A code object's file name as an absolute path, symbolic links followed. Cached: the same
+    few dozen files appear in every traceback of a grading."""
+    return Path(filename).resolve()
 
 
 def load_file(path: Path, module_name: str) -> ModuleType:
