@@ -607,7 +607,7 @@ class Grading:
                 from norm_katas.grader import perf
 
                 self.printer.write("\n" + perf.format_report(self.report.perf))
-        self.json.write(self.report, self.grader_errors)
+            self.json.write(self.report, self.grader_errors)
         # Interrupted (2) too: checks that kept timing out stop the run, the learner's loop.
         if not self.grader_errors and session.exitstatus in (0, 1, 2):
             session.exitstatus = exit_code(self.report, self.request.strict)
