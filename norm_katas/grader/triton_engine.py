@@ -399,6 +399,7 @@ def _start(device: torch.device) -> str | None:
         return problem
     if INTERPRETED:
         _index_loop_bounds()
+        _floats_as_float32()
         _scan_builtins_once()
         _patch_lang_once()
         _watch_interpreter()
@@ -503,6 +504,32 @@ def _index_loop_bounds() -> None:
         tensor.__index__ = lambda self: int(self.handle.data.item())
 
     interpreter._patch_lang_tensor = patch_tensor_and_index
+
+
+def _floats_as_float32() -> None:
+    """Hand interpreted kernels a float argument (eps) as Triton's compiler does: a float32
+    scalar, not a Python float.
+
+    Compiled, `eps` is a float32 value of the kernel: `eps.to(tl.float32)` (Liger-Kernel's
+    RMSNorm kernels) works, and `x * eps` on float16 x computes in float32. The interpreter
+    in every release from 3.0 passes the Python float through, so the first raised
+    AttributeError ("'float' object has no attribute 'to'") and the second rounded to float16:
+    the learner would be graded on what the interpreter does, not on what the GPU does.
+    """
+    from triton.runtime import interpreter
+
+    convert = interpreter._implicit_cvt
+    if getattr(convert, "norm_katas_floats", False):
+        return
+
+    def implicit_cvt(arg):
+        if type(arg) is float:  # not a bool, an int or a numpy scalar: those go as before
+            handle = interpreter.TensorHandle(np.array([arg], dtype=np.float32), tl.float32)
+            return tl.tensor(handle, tl.float32)
+        return convert(arg)
+
+    implicit_cvt.norm_katas_floats = True
+    interpreter._implicit_cvt = implicit_cvt
 
 
 def _library_mode_problem() -> str | None:
