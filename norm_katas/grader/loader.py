@@ -52,6 +52,17 @@ def learner_frame(
     return traceback.FrameSummary(filename, lineno, frame.f_code.co_name)
 
 
+def raised_in(tb: TracebackType | None, learner: Path) -> bool:
+    """Whether the innermost frame of a traceback is in the file `learner`: a statement of that
+    file raised the exception (the learner's own `assert`, say), not a function it called."""
+    innermost = None
+    for frame, _ in traceback.walk_tb(tb):
+        innermost = frame
+    return innermost is not None and _resolved(innermost.f_code.co_filename) == _resolved(
+        str(learner)
+    )
+
+
 @functools.lru_cache(maxsize=4096)
 def _resolved(filename: str) -> Path:
     """A code object's file name as an absolute path, symbolic links followed. Cached: the same

@@ -22,7 +22,7 @@ import pytest
 from norm_katas.grader import door, registry, stubs
 from norm_katas.grader.door import TERMINAL
 from norm_katas.grader.limits import TimedOut
-from norm_katas.grader.loader import MissingName, display_path, learner_frame
+from norm_katas.grader.loader import MissingName, display_path, learner_frame, raised_in
 from norm_katas.grader.request import NOT_SOLVED, SOLVED
 
 
@@ -459,7 +459,7 @@ def explain(excinfo: pytest.ExceptionInfo[BaseException], learner: Path | None) 
         if isinstance(e, MissingName):  # not this check's mistake: no hint for it
             return CRASH, text
         return FAIL, text
-    if isinstance(e, AssertionError):
+    if _authors_assertion(excinfo, learner):
         # pytest appends its introspection after the author's message; keep the message.
         return FAIL, text.split("\nassert ")[0] or "an assertion failed"
     where = _learner_line(excinfo, learner)
@@ -479,7 +479,7 @@ def raised_at(excinfo: pytest.ExceptionInfo[BaseException], learner: Path | None
     katas/layernorm.py line 50"; a time limit's, "time-out at ..."), else "": the author's
     failures (an assertion, fail()) are not the learner's exceptions."""
     e = excinfo.value
-    if isinstance(e, AssertionError) or (
+    if _authors_assertion(excinfo, learner) or (
         isinstance(e, pytest.fail.Exception) and not isinstance(e, TimedOut)
     ):
         return ""
@@ -488,6 +488,14 @@ def raised_at(excinfo: pytest.ExceptionInfo[BaseException], learner: Path | None
         return ""
     name = "time-out" if isinstance(e, TimedOut) else getattr(e, "shown_as", type(e).__name__)
     return f"{name} at {display_path(learner)} line {frame.lineno}"
+
+
+def _authors_assertion(excinfo: pytest.ExceptionInfo[BaseException], learner: Path | None) -> bool:
+    """An AssertionError of the suite's (a check's `assert`), not of the learner's code: one
+    that an `assert` in the learner's file raised is reported as their code's exception."""
+    if not isinstance(excinfo.value, AssertionError):
+        return False
+    return learner is None or not raised_in(excinfo.tb, learner)
 
 
 def _learner_line(excinfo: pytest.ExceptionInfo[BaseException], learner: Path | None) -> str:
@@ -685,10 +693,18 @@ class Printer:
         if not others:
             return
         self.write(f"\n{self.bold}Every other failure{self.reset}")
+        # One error in forward fails many checks: its message is said once, and the checks that
+        # share it are listed right under it (under the headline's, first), so that "the same
+        # message" is always the one just above.
+        first = {head.message: -1}
+        for i, check in enumerate(others):
+            first.setdefault(check.message, i)
         said = [head.message]
-        for check in others:
-            if check.message in said:  # one error in forward fails many checks: say it once
-                self.write(f"\n  {self.red}✗{self.reset} {check.description} (same message)")
+        for check in sorted(others, key=lambda check: first[check.message]):
+            if check.message in said:
+                same = "same message as the headline's" if check.message == head.message else ""
+                mark = f"{self.red}✗{self.reset}"
+                self.write(f"\n  {mark} {check.description} ({same or 'same message'})")
                 continue
             # One mistake met on other inputs: its evidence differs, its explanation and advice
             # are the same sentences again. Those are said once.
