@@ -126,6 +126,13 @@ def call_forward(function: type, *inputs: Any) -> tuple[Any, RecordingContext]:
     """
     needs = tuple(isinstance(i, torch.Tensor) and i.is_floating_point() for i in inputs)
     ctx = RecordingContext(needs)
+    # Each input that takes a gradient comes as apply would hand it over: requiring grad, so that
+    # forward code that saves only `if x.requires_grad` (attorch's) saves. The same storage, so
+    # what forward writes into it, and where its kernels read, are as before.
+    inputs = tuple(
+        i.detach().requires_grad_() if need and not i.requires_grad else i
+        for i, need in zip(inputs, needs, strict=True)
+    )
     with torch.no_grad():
         if getattr(function, "setup_context", None) is not getattr(
             torch.autograd.Function, "setup_context", None
