@@ -68,8 +68,11 @@ LAYER_NORM = Oversight(
     in_bounds="test_masked_tail",
     does_the_work="test_kernels_do_the_work",
     race_free="test_reduction_race_free",
+    kernels="the kernels",
     stray_advice="Mask every tl.load and tl.store (mask = cols < N, and rows < P in the second "
-    "pass), the weight's and the bias's too, and move each pointer only within its own tensor.",
+    "pass), the weight's and the bias's too, and move each pointer only within its own tensor: "
+    "each tensor's rows by its own stride (x's rows may lie further apart than y's, dy's and "
+    "dx's), the weight and the bias not at all.",
     overrun_advice="Mask every store, offset each tensor's rows by its own stride, and launch "
     "no more programs than there are rows (or partial rows, or column blocks).",
     copy_advice="Let the kernels read x and dy where they are, in their own dtype: pass the row "

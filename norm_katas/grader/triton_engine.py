@@ -1254,7 +1254,7 @@ def _work_message(given: str, work: list[tuple[str, int]], oversight: "Oversight
     copies = list(dict.fromkeys(COPIES[op] for op, _ in work if op in COPIES))
     largest = max(n for _, n in work)
     ran = f"{oversight.function} ran {', '.join(ops)}"
-    done = f"{given}: outside the kernel, {ran} on the activations"
+    done = f"{given}: outside {oversight.kernels}, {ran} on the activations"
     if copies:
         return (
             f"{done} (tensors of up to {largest} elements). {' and '.join(copies)} copies "
@@ -1304,6 +1304,7 @@ class Oversight:
     # to do instead; None: not looked for.
     race_free: str | None = None
     race_advice: str = ""
+    kernels: str = "the kernel"  # what the messages call the kata's kernels
 
     def run(
         self,
@@ -1411,7 +1412,11 @@ class Oversight:
 
         Skipped, with a note, where the engine computes wrongly an operation the kernel ran.
         """
-        out = expect_tensor(call.out if got is None else got, self.function)
+        out = call.out if got is None else got
+        if what != "output" and not isinstance(out, torch.Tensor):  # one of several results
+            got_as = "None" if out is None else f"a {type(out).__name__}"
+            fail(f"{given}: {what} is {got_as}, expected a tensor of shape {tuple(want.shape)}.")
+        out = expect_tensor(out, self.function)
         if (out.shape, out.dtype, out.device) == (want.shape, want.dtype, want.device):
             if call.fault:
                 pytest.skip(call.fault)
