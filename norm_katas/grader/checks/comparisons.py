@@ -56,7 +56,19 @@ def describe_call(name: str, *args: Any, **kwargs: Any) -> str:
 
 
 def expect_tensor(out: Any, what: str = "forward") -> torch.Tensor:
-    """The value must be a tensor: catches a forgotten `return` or a returned tuple."""
+    """The value must be a tensor: catches a forgotten `return` or a returned tuple.
+    `what` names what returned it ("forward"), or, as "backward's <name>", one of backward's
+    gradients, where None is a deliberate answer rather than a forgotten return."""
+    if what.startswith("backward's "):
+        name = what.removeprefix("backward's ")
+        if out is None:
+            fail(
+                f"backward returned None as {name}, where a tensor is expected: None says "
+                "that an input takes no gradient, and this one takes one."
+            )
+        if not isinstance(out, torch.Tensor):
+            fail(f"backward returned a {type(out).__name__} as {name}, expected a torch.Tensor.")
+        return out
     if out is None:
         fail(f"{what} returned None instead of a tensor. Did you forget `return`?")
     if not isinstance(out, torch.Tensor):
