@@ -76,6 +76,28 @@ def expect_tensor(out: Any, what: str = "forward") -> torch.Tensor:
     return out
 
 
+def expect_stable_under_shift(
+    run: Callable[[torch.Tensor], Any], x: torch.Tensor, shift: float, *, given: str
+) -> None:
+    """run(x) must be run(x − shift), to float32 rounding: a normalization takes each group's
+    mean out, so a shift of every value changes nothing, unless the variance is taken as
+    E[x²] − E[x]², which loses its digits when the mean is large. `run` is a layer whose output
+    does not depend on its earlier calls, or makes a fresh layer for each call.
+
+    Compared with the learner's own output for centred data, not with torch: any other mistake
+    (an unbiased variance, say) is in both outputs, so this fails for the instability alone. x
+    must lie within a factor of 2 of `shift`, so that x − shift is exact in float32. A
+    two-pass variance keeps the two outputs within 1e-4 of each other at a mean of 1000 and a
+    spread of 1; E[x²] − E[x]² is off by some hundredths."""
+    centred = x - shift
+    want = expect_tensor(run(centred.clone())).detach()
+    given = (
+        f"{given}, against its own output for x − {shift:g} (the same values about 0: "
+        "normalizing takes the mean out, so the two outputs are the same)"
+    )
+    expect_close(run(x.clone()), want, given=given, rtol=0, atol=2e-3)
+
+
 def expect_like(out: Any, x: torch.Tensor, *, given: str, what: str = "output") -> torch.Tensor:
     """The output must have the input's shape, dtype and device."""
     out = expect_tensor(out)
