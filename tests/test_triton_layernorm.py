@@ -466,7 +466,7 @@ def test_module_like_nn_layernorm(kata, device):
     through LayerNormFunction.apply, so that autograd calls your backward.
 
     layer_norm applies LayerNormFunction to x, the weight, the bias and eps; the module's
-    forward calls it with its own parameters and eps.
+    forward calls it with its own parameters and eps; backward leaves dy as it was handed.
     """
     x, weight, bias, dy = make((2, 3, 64), device=device)
     small = x * 1e-3  # a variance of 1e-6: eps = 1e-5 shows in every output
@@ -499,8 +499,14 @@ def test_module_like_nn_layernorm(kata, device):
     outs = [layer(v) for layer, v in zip((mine, theirs), xs, strict=True)]
     given = f"LayerNorm(64) on x {shape_of(x)}, y.backward(dy)"
     expect_close(outs[0], outs[1].detach(), given=given)
-    for out in outs:
-        out.backward(dy)
+    handed = [dy.clone() for _ in outs]  # each its own: a backward may write into its dy
+    for out, grad in zip(outs, handed, strict=True):
+        out.backward(grad)
+    if not torch.equal(handed[0], dy):
+        fail(
+            f"{given}: your backward changed dy, the caller's tensor (autograd may hand the same "
+            "one to other layers). Write dx into a tensor of its own."
+        )
     expect_close(xs[0].grad, xs[1].grad, given=given, what="x.grad")
     for name in ("weight", "bias"):
         got, want = getattr(mine, name).grad, getattr(theirs, name).grad
