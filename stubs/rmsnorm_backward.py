@@ -51,6 +51,9 @@ The contract (interview core)
 * ``forward`` saves only what ``backward`` needs with ``ctx.save_for_backward``: x̂ (or x) and
   the per-row 1/rms, plus the weight; not the input's autograd graph, and not two copies of a
   tensor the size of x.
+* ``forward`` leaves ``x`` as it was and ``backward`` leaves ``grad_out`` as it was: the caller
+  owns both, and autograd may hand the same ``grad_out`` to other functions. No in-place
+  operation on either (Liger-Kernel's ``in_place=True`` backward writes over it).
 * A second backward (``create_graph=True``, double differentiation) is not required.
 
 Torch parity (stretch)
