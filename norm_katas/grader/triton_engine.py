@@ -57,7 +57,7 @@ import sys
 import types
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cache, cached_property
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -400,6 +400,8 @@ def _start(device: torch.device) -> str | None:
     if INTERPRETED:
         _index_loop_bounds()
         _floats_as_float32()
+        _no_unread_overflow_checks()
+        _numpy_dtypes_remembered()
         _scan_builtins_once()
         _patch_lang_once()
         _watch_interpreter()
@@ -530,6 +532,53 @@ def _floats_as_float32() -> None:
 
     implicit_cvt.norm_katas_floats = True
     interpreter._implicit_cvt = implicit_cvt
+
+
+def _no_unread_overflow_checks() -> None:
+    """Spare the interpreter the integer-overflow checks whose verdict nobody reads.
+
+    From Triton 3.2 every int32 add, sub and mul of a kernel (offsets, masks) also computes the
+    result in int64 and compares it with int32's bounds, for a device_assert that only debug
+    mode keeps: without it the result is thrown away. Interpreted, that is about a sixth of a
+    Triton kata's grading. Compiled without debug, Triton leaves the checks out; so does the
+    interpreter now, with the same values (its options never turn debug on; if they did, the
+    checks would stay).
+    """
+    import dataclasses
+
+    from triton.runtime import interpreter
+
+    builder = getattr(interpreter, "interpreter_builder", None)
+    options = getattr(builder, "options", None)
+    if getattr(options, "sanitize_overflow", False) and not getattr(options, "debug", True):
+        builder.options = dataclasses.replace(options, sanitize_overflow=False)
+
+
+def _numpy_dtypes_remembered() -> None:
+    """The interpreter's numpy dtype for each Triton dtype, looked up once.
+
+    Every interpreted operation asks for it, and Triton (3.0 to 3.9) builds its whole table of
+    dtypes again each time: a twentieth of a Triton kata's grading. The answer depends on the
+    dtype alone (dtypes compare by value), so it is kept; an unknown dtype raises as before.
+    """
+    from triton.runtime import interpreter
+
+    lookup = interpreter._get_np_dtype
+    if getattr(lookup, "norm_katas_remembered", False):
+        return
+    known: dict = {}
+
+    def get_np_dtype(tt_dtype):
+        try:
+            return known[tt_dtype]
+        except KeyError:
+            known[tt_dtype] = found = lookup(tt_dtype)
+            return found
+        except TypeError:  # not hashable: ask Triton every time
+            return lookup(tt_dtype)
+
+    get_np_dtype.norm_katas_remembered = True
+    interpreter._get_np_dtype = get_np_dtype
 
 
 def _library_mode_problem() -> str | None:
@@ -1107,13 +1156,18 @@ def _region(t: torch.Tensor, name: str) -> _Region:
 
 def _inside_triton() -> bool:
     """Whether Triton's own code (its interpreter or launcher) is on the call stack."""
-    triton_dir = str(Path(triton.__file__).parent) + os.sep
+    triton_dir = _triton_dir()
     frame = sys._getframe(2)
     while frame is not None:
         if frame.f_code.co_filename.startswith(triton_dir):
             return True
         frame = frame.f_back
     return False
+
+
+@cache
+def _triton_dir() -> str:
+    return str(Path(triton.__file__).parent) + os.sep
 
 
 def _storage(t: torch.Tensor) -> int:
