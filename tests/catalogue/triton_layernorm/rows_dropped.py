@@ -1,6 +1,6 @@
 """Mistake: the second pass steps over whole blocks of partial rows only, dropping the last P mod
 BLOCK_P of them (all of them when P < BLOCK_P). Here each program takes one row up to M = 256,
-so P = M: 32 rows are a whole block, 33 leave one partial row out.
+so P = M: 16 rows are a whole number of blocks, 33 leave one partial row out.
 """
 
 import torch
