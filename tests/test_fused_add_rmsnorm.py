@@ -91,6 +91,9 @@ FUSED = Oversight(
 # float16 outputs get rtol 2e-3 (two ulps): rounding y before the weight, as vLLM does, is fine.
 RTOL = {torch.float16: 2e-3}
 HALF = (torch.float16, torch.bfloat16)
+# Interpreted, the checks take half a second of CPU time: two processes share them
+# (grader.shards).
+SHARDS = 2
 
 
 @pytest.fixture(scope="module", autouse=True)

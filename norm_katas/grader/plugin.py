@@ -34,7 +34,7 @@ from typing import IO, Any
 import pytest
 import torch
 
-from norm_katas.grader import limits, options, registry, stubs
+from norm_katas.grader import limits, options, registry, shards, stubs
 from norm_katas.grader.loader import (
     LearnerModule,
     LoadError,
@@ -371,13 +371,14 @@ class JsonReport:
     def __init__(self, path: Path | None, hints: int) -> None:
         self.path = path
         self.hints = hints
+        self.writes = True  # False in a worker sharing the checks: it only touches the file
         self._dump: IO[str] | None = None
         if path is not None:
             # The runner asks for this process's stack when a grading stops making progress.
             self._dump = limits.register_dump(path.with_suffix(".stack"))
 
     def write(self, report: Report | None, grader_errors: list[str]) -> None:
-        if self.path is None:
+        if self.path is None or not self.writes:
             return
         if report is not None:
             data = report.to_json(hints=self.hints)
@@ -417,6 +418,8 @@ class Grading:
         self.grader_errors: list[str] = []  # the grader's own failures, never the learner's
         self.pitfalls = ""  # the stub's pitfalls section: hints for a crash
         self._deselected: list[pytest.Item] = []  # by -k or -m
+        # Where the checks are shared with a worker (grader.shards): what prints them in order.
+        self.in_order: shards.controller.Controller | None = None
         report_json = handed.report_json if handed else config.getoption("report_json")
         hints = handed.hints if handed else config.getoption("hints")
         self.json = JsonReport(None if report_json is None else Path(report_json), hints)
@@ -559,14 +562,30 @@ class Grading:
         with torch_log_muted():
             yield
 
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtestloop(self, session: pytest.Session) -> bool | None:
+        if not shards.asked(self, session):
+            return None  # pytest's own loop
+        return shards.run(session, self)
+
+    def become_worker(self) -> None:
+        """In a worker forked to share the checks (grader.shards): print nothing, write no
+        report; the process that forked it does both."""
+        self.printer = None
+        self.json.writes = False
+
     def pytest_runtest_logstart(self, nodeid: str) -> None:
         check = self.checks.get(nodeid)
+        if self.in_order is not None:
+            return  # it shows the check that the checklist waits for
         if self.printer and check is not None and self.report and not self.grader_errors:
             self.printer.running(check, self.report)
 
     def pytest_runtest_logfinish(self, nodeid: str) -> None:
         check = self.checks.get(nodeid)
-        if self.printer and check is not None and self.report and not self.grader_errors:
+        if self.in_order is not None and check is not None:
+            self.in_order.ended_check(nodeid)
+        elif self.printer and check is not None and self.report and not self.grader_errors:
             self.printer.check(check, self.report)
         elif self.printer:
             self.printer.erase()  # the runner says why the grading stopped
