@@ -83,6 +83,8 @@ class Controller:
         self.ended: set[str] = set()
         self.worker_done = False
         grading.in_order = self
+        if grading.printer is not None and grading.report is not None:
+            grading.printer.running(grading.checks[self.order[1]], grading.report)
 
     def run(self, mine: list[pytest.Item]) -> None:
         for i, item in enumerate(mine):
@@ -187,9 +189,10 @@ class Controller:
         if grading.grader_errors:
             printer.erase()  # the runner says why the grading stopped
             return
+        if self.shown < len(self.order) and self.order[self.shown] not in self.ended:
+            return  # the line shown already says which check the checklist waits for
         while self.shown < len(self.order) and self.order[self.shown] in self.ended:
             printer.check(grading.checks[self.order[self.shown]], report)
             self.shown += 1
         if self.shown < len(self.order):
-            printer.erase()
             printer.running(grading.checks[self.order[self.shown]], report)
