@@ -559,7 +559,7 @@ class Grading:
         if item.nodeid not in self.checks:  # not a check of the graded kata
             yield
             return
-        with torch_log_muted():
+        with torch_log_muted(), uninitialized_memory_filled():
             yield
 
     @pytest.hookimpl(tryfirst=True)
@@ -651,6 +651,33 @@ def torch_log_muted() -> Iterator[None]:
     finally:
         for logger, disabled in zip(loggers, before, strict=True):
             logger.disabled = disabled
+
+
+@contextlib.contextmanager
+def uninitialized_memory_filled() -> Iterator[None]:
+    """torch.empty and its kin return NaN (integers: their largest value) during a check, as
+    torch does under use_deterministic_algorithms: memory the code allocates and never writes
+    reads the same on every run. Left as it was, it held whatever the allocator's last user
+    left there, so that a buffer made with torch.empty instead of torch.zeros failed one run
+    and passed the next, where the garbage happened to be zeros. warn_only: torch's choice of
+    algorithms is otherwise the learner's, and an op with no deterministic version only warns."""
+    import torch.utils.deterministic
+
+    before = (
+        torch.are_deterministic_algorithms_enabled(),
+        torch.is_deterministic_algorithms_warn_only_enabled(),
+        torch.utils.deterministic.fill_uninitialized_memory,
+    )
+    if before[0] and not before[1]:  # the learner's own strict setting stays
+        yield
+        return
+    torch.use_deterministic_algorithms(True, warn_only=True)
+    torch.utils.deterministic.fill_uninitialized_memory = True
+    try:
+        yield
+    finally:
+        torch.use_deterministic_algorithms(before[0], warn_only=before[1])
+        torch.utils.deterministic.fill_uninitialized_memory = before[2]
 
 
 def learners_output(captured: str) -> str:

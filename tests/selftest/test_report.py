@@ -487,3 +487,23 @@ def test_hints_hold_no_code() -> None:
         # A crash's hint from the stub's pitfalls is chosen among those without code.
         assert stubs.PITFALLS in stubs.text(kata), kata.name
     assert not with_code, "hints hold code (say it in prose and maths):\n" + "\n".join(with_code)
+
+
+def test_new_memory_reads_as_nan_during_a_check_and_settings_come_back() -> None:
+    """What torch.empty returns does not depend on the allocator's history (plugin.py)."""
+    import torch
+
+    from norm_katas.grader.plugin import uninitialized_memory_filled
+
+    before = torch.are_deterministic_algorithms_enabled()
+    with uninitialized_memory_filled():
+        assert torch.empty(4).isnan().all()
+        assert (torch.empty(2, dtype=torch.int64) == torch.iinfo(torch.int64).max).all()
+    assert torch.are_deterministic_algorithms_enabled() == before
+    torch.use_deterministic_algorithms(True)  # a strict setting of the learner's stays strict
+    try:
+        with uninitialized_memory_filled():
+            assert not torch.is_deterministic_algorithms_warn_only_enabled()
+        assert torch.are_deterministic_algorithms_enabled()
+    finally:
+        torch.use_deterministic_algorithms(before)

@@ -141,7 +141,12 @@ def expect_close(
     # A NaN is the worst difference of all, and is said as NaN, never as inf.
     ranked = diff.nan_to_num(nan=float("inf"), posinf=torch.finfo(diff.dtype).max)
     worst = tuple(int(i) for i in torch.unravel_index(ranked.argmax(), ranked.shape))
-    nan_note = " It contains NaN." if g.isnan().any() and not e.isnan().any() else ""
+    nan_note = (
+        " It contains NaN: from 0/0, the square root of a negative, or memory read before it was"
+        " written (torch.empty does not set it)."
+        if g.isnan().any() and not e.isnan().any()
+        else ""
+    )
     want, have = _distinct(e[first].item(), g[first].item())
     fail(
         f"{given}: {what} differs from the expected value at {list(first)}: "
