@@ -575,9 +575,9 @@ class Grading:
         self.json.writes = False
 
     def pytest_runtest_logstart(self, nodeid: str) -> None:
-        check = self.checks.get(nodeid)
         if self.in_order is not None:
             return  # it shows the check that the checklist waits for
+        check = self.checks.get(nodeid)
         if self.printer and check is not None and self.report and not self.grader_errors:
             self.printer.running(check, self.report)
 

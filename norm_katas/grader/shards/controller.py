@@ -27,6 +27,7 @@ from norm_katas.grader.shards import scheduling, worker
 
 if TYPE_CHECKING:
     from norm_katas.grader.plugin import Grading
+    from norm_katas.grader.report import Check
 
 
 def run(session: pytest.Session, grading: Grading) -> bool:
@@ -148,7 +149,9 @@ class Controller:
                 self.worker_done = True
                 self._reap()
 
-    def _apply(self, nodeid: str, check, timeouts: int, busy: int, errors: list[str]) -> None:
+    def _apply(
+        self, nodeid: str, check: Check, timeouts: int, busy: int, errors: list[str]
+    ) -> None:
         grading = self.grading
         vars(grading.checks[nodeid]).update(vars(check))
         for error in errors:
@@ -169,9 +172,7 @@ class Controller:
         """Gone without its last message: the learner's code ended it. This process ends as
         it did, and the runner says the grading ended abruptly while running that code."""
         code = self._reap()
-        for stream in (sys.stdout, sys.stderr):
-            with contextlib.suppress(Exception):
-                stream.flush()
+        worker.flush_output()
         if code < 0:
             signal.signal(-code, signal.SIG_DFL)
             os.kill(os.getpid(), -code)

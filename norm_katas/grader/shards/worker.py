@@ -58,10 +58,15 @@ def work(session: pytest.Session, grading: Grading, items: list[pytest.Item], fd
         with contextlib.suppress(BaseException):
             send(fd, ("crash", _where(e)))
     finally:
-        with contextlib.suppress(BaseException):
-            sys.stdout.flush()
-            sys.stderr.flush()
+        flush_output()
         os._exit(code)
+
+
+def flush_output() -> None:
+    """What this process printed, out before os._exit, which flushes nothing."""
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            stream.flush()
 
 
 def send(fd: int, message: tuple[Any, ...]) -> None:
