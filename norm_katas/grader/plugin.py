@@ -34,7 +34,7 @@ from typing import IO, Any
 import pytest
 import torch
 
-from norm_katas.grader import limits, options, registry, shards, stubs
+from norm_katas.grader import limits, options, registry, shards, stubs, torch_compat
 from norm_katas.grader.loader import (
     LearnerModule,
     LoadError,
@@ -671,12 +671,12 @@ def uninitialized_memory_filled() -> Iterator[None]:
     if before[0] and not before[1]:  # the learner's own strict setting stays
         yield
         return
-    torch.use_deterministic_algorithms(True, warn_only=True)
+    torch_compat.set_deterministic(True, warn_only=True)
     torch.utils.deterministic.fill_uninitialized_memory = True
     try:
         yield
     finally:
-        torch.use_deterministic_algorithms(before[0], warn_only=before[1])
+        torch_compat.set_deterministic(before[0], warn_only=before[1])
         torch.utils.deterministic.fill_uninitialized_memory = before[2]
 
 

@@ -131,6 +131,8 @@ def warm_up(
 
         if reason := torch_compat.unsupported():
             raise GraderError(reason)
+        if not long_lived:  # one grading: torch._dynamo only if something needs more of it
+            torch_compat.defer_dynamo()
         for module, package in (("pytest", "pytest>=8"), ("pytest_timeout", "pytest-timeout>=2.3")):
             if importlib.util.find_spec(module) is None:
                 name = package.split(">")[0]

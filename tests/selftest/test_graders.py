@@ -491,11 +491,47 @@ def cli(
 # A block around torch's attention and an autograd Function (a module: the practice tests).
 @pytest.mark.parametrize("name", ["prepost-norm", "batchnorm-backward"])
 def test_command_line_grades_the_solution(name: str, tmp_path: Path) -> None:
-    # A one-shot grading runs without the warm server, torch._dynamo deferred: same verdicts.
+    # A one-shot grading runs without the warm server, torch._dynamo deferred: same verdicts
+    # (test_a_one_shot_grading_does_without_torch_dynamo).
     report = tmp_path / "r.json"
     run = cli("grade", name, "--impl", "solutions", f"--report-json={report}")
     assert run.returncode == 0, run.stdout + run.stderr
     assert "Interview core" in run.stdout and json.loads(report.read_text())["strict_solved"]
+
+
+def test_a_one_shot_grading_does_without_torch_dynamo(tmp_path: Path) -> None:
+    # torch._dynamo and sympy cost a one-shot grading a second (two thirds of what it took
+    # beyond `import torch`). The meta device's reference implementations ask it for nothing
+    # but `disable`, and the NaN fill for nothing at all: a grading on the CPU never loads it.
+    seen = tmp_path / "seen.txt"
+    mine = tmp_path / "layernorm.py"
+    reference = (registry.ROOT / "solutions" / "layernorm.py").read_text()
+    mine.write_text(
+        f"{reference}\n\nimport sys\n\n_Reference = LayerNorm\n\n\nclass LayerNorm(_Reference):\n"
+        "    def forward(self, x):\n"
+        f"        with open({str(seen)!r}, 'a') as f:\n"
+        "            f.write(str('torch._dynamo' in sys.modules) + '\\n')\n"
+        "        return super().forward(x)\n"
+    )
+    run = cli("grade", "layernorm", "--impl", str(mine), "--device", "cpu")
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert set(seen.read_text().split()) == {"False"}, "a check loaded torch._dynamo"
+    # And where something does need it, the real module loads, once: the stand-in steps aside.
+    script = (
+        "import sys, torch\nfrom norm_katas.grader import torch_compat\n"
+        "torch_compat.defer_dynamo()\nx = torch.randn(4, 8, device='meta')\n"
+        "(x - x.mean(-1, keepdim=True)).var(-1).sqrt()\n"
+        "assert 'torch._dynamo' not in sys.modules\n"
+        "from torch._subclasses.fake_tensor import FakeTensorMode\n"
+        "with FakeTensorMode(allow_non_fake_inputs=True):\n    torch.randn(3).sum()\n"
+        "import torch._dynamo.config as config\ndynamo = sys.modules['torch._dynamo']\n"
+        "assert torch._dynamo is dynamo and dynamo.config is config, 'two torch._dynamo'\n"
+        "assert dynamo.disable(len) is not len, 'the real disable'\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], cwd=registry.ROOT, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
 
 
 def test_command_line_strict_asks_for_parity_too() -> None:
