@@ -21,6 +21,7 @@ Each core property in every mode where it applies (default layers: no affine, no
     gradients                       gradients_match                  gradients_match
 """
 
+import itertools
 import warnings
 
 import pytest
@@ -800,16 +801,17 @@ def test_computes_in_float64(kata, device):
 
 @pytest.mark.parity
 def test_momentum_none_freezes_running_stats(kata, device):
-    """momentum=None leaves the running statistics at their initial values, as torch does
+    """momentum=None (or 0.0) leaves the running statistics at their initial values, as torch does
 
     nn.InstanceNorm1d/2d hands F.instance_norm a momentum of 0.0 when momentum is None: the
     running statistics never move, and eval normalizes with mean 0 and variance 1. It is
-    not BatchNorm's cumulative average.
+    not BatchNorm's cumulative average. A momentum of 0.0 given does the same.
 
-    momentum None: factor 0, so running = 1 · running + 0 · batch statistic (i.e. no update).
+    momentum None or 0.0: factor 0, so running = 1 · running + 0 · batch statistic (i.e. no
+    update). Only None means torch's special case: a momentum of 0.0 is a value, and stays 0.
     """
-    for cls, x_shape in SHAPES:
-        kwargs = {"momentum": None, **FULL}
+    for (cls, x_shape), momentum in itertools.product(SHAPES, (None, 0.0)):
+        kwargs = {"momentum": momentum, **FULL}
         mine, ref = paired(kata, cls, 3, **kwargs)
         mine, ref = mine.to(device, torch.float64), ref.to(device, torch.float64)
         name = describe_call(cls, 3, **kwargs)
