@@ -399,6 +399,7 @@ def _start(device: torch.device) -> str | None:
         return problem
     if INTERPRETED:
         _index_loop_bounds()
+        _grids_as_tuples()
         _floats_as_float32()
         _no_unread_overflow_checks()
         _numpy_dtypes_remembered()
@@ -506,6 +507,34 @@ def _index_loop_bounds() -> None:
         tensor.__index__ = lambda self: int(self.handle.data.item())
 
     interpreter._patch_lang_tensor = patch_tensor_and_index
+
+
+def _grids_as_tuples() -> None:
+    """A launch grid given as a list works on a GPU: the compiled launch takes only its length
+    and items (kernel[[n]], or a grid lambda returning [n], as Triton's layer-norm tutorial and
+    Liger-Kernel write it). The interpreter pads it with `grid + (1,) * ...`, a TypeError for a
+    list, raised at the learner's launch line: a verdict of the interpreter's, not of their
+    code. Lists are made tuples before it sees them."""
+    from triton.runtime.interpreter import GridExecutor
+
+    init = GridExecutor.__init__
+    if getattr(init, "norm_katas_tuples", False):
+        return
+
+    def as_tuple(grid):
+        return tuple(grid) if isinstance(grid, list) else grid
+
+    def __init__(self, fn, arg_names, grid, *rest, **kwargs):
+        if callable(grid):
+            computes = grid
+
+            def grid(meta):
+                return as_tuple(computes(meta))
+
+        init(self, fn, arg_names, as_tuple(grid), *rest, **kwargs)
+
+    __init__.norm_katas_tuples = True
+    GridExecutor.__init__ = __init__
 
 
 def _floats_as_float32() -> None:
