@@ -281,16 +281,21 @@ def test_saves_mean_and_rstd(kata, device):
     forward writes μ and rstd from its kernel into two float32 tensors of M elements (M rows)
     and saves them with ctx.save_for_backward, beside x and the weight.
     """
-    for dtype in (torch.float32, torch.float16):
-        x, weight, bias, _ = make((2, 3, 64), dtype, device=device, scale=2.0, shift=1.0)
-        given = described(x)
-        _, ctx = forward(kata, x, weight, bias, given=given)
+    # eps 0.5 on rows of variance 0.25: an rstd saved without eps is off by a factor of √3.
+    for dtype, eps, scale in (
+        (torch.float32, EPS, 2.0),
+        (torch.float16, EPS, 2.0),
+        (torch.float32, 0.5, 0.5),
+    ):
+        x, weight, bias, _ = make((2, 3, 64), dtype, device=device, scale=scale, shift=1.0)
+        given = described(x, eps)
+        _, ctx = forward(kata, x, weight, bias, given=given, eps=eps)
         rows = x.numel() // x.shape[-1]
         x64 = x.double().reshape(rows, -1)
         mean = x64.mean(-1)
-        rstd = (x64.var(-1, unbiased=False) + EPS).rsqrt()
+        rstd = (x64.var(-1, unbiased=False) + eps).rsqrt()
         saved = _saved_row_tensors(ctx, rows)
-        for what, want in (("mean", mean), ("rstd", rstd)):
+        for what, want in (("mean μ", mean), ("rstd = 1/√(σ² + ε)", rstd)):
             found = [(k, t) for k, t in saved if torch.allclose(t.double(), want, rtol=1e-2)]
             if not found:
                 fail(
@@ -342,7 +347,7 @@ def test_grad_x_through_the_variance(kata, device):
 
 
 def test_grad_x(kata, device):
-    """float32 dx matches autograd through F.layer_norm, for any dy, a transposed one too
+    """float32 dx matches autograd through F.layer_norm, for any eps and dy, transposed or expanded
 
     dx carries three terms: dy through the affine step, and back through each row's mean
     and variance. Autograd hands backward dy as the next layer made it: transposed, or
@@ -351,15 +356,21 @@ def test_grad_x(kata, device):
     dx = rstd · (g − mean(g) − x̂ · mean(g · x̂)) with g = dy · w and x̂ = (x − μ) · rstd;
     dy's element j of row i lies at i times its row stride plus j times its column stride.
     """
-    for shape, transposed in (((4, 64), False), ((3, 100), False), ((2, 64), True)):
+    # eps 0.1 on rows of variance 4: a backward without eps in rstd is off by 1%.
+    cases = (((4, 64), EPS, ""), ((3, 100), 0.1, ""), ((2, 64), EPS, "t"), ((2, 64), EPS, "sum"))
+    for shape, eps, dy_is in cases:
         x, weight, bias, dy = make(shape, device=device, scale=2.0, shift=1.0)
-        given = described(x)
-        if transposed:
+        given = described(x, eps)
+        if dy_is == "t":
             x = F.pad(x, (0, 64))[:, :64]  # and x a slice of a wider tensor: rows 128 apart
             dy = dy.t().contiguous().t()  # same values, column stride 2
             given += f" (rows {x.stride(0)} apart) and dy transposed (strides {dy.stride()})"
-        call, grads = both(kata, x, weight, bias, dy, given=given)
-        expect_values(call, grads, expected(x, weight, bias, dy), given=given, only=("dx",))
+        elif dy_is == "sum":
+            dy = torch.ones((), device=device).expand(shape)  # what y.sum().backward() hands in
+            given += f" and dy of y.sum(): ones, expanded (strides {dy.stride()})"
+        call, grads = both(kata, x, weight, bias, dy, given=given, eps=eps)
+        want = expected(x, weight, bias, dy, eps)
+        expect_values(call, grads, want, given=given, only=("dx",))
 
 
 def test_grad_weight_and_bias(kata, device):

@@ -1416,7 +1416,11 @@ class Oversight:
         fenced, fences = [], []
         for t, (_, fill) in zip(tensors, self.inputs, strict=True):
             copy, storage = _fenced(t, fill, fence)
-            copy.copy_(t)
+            try:
+                copy.copy_(t)
+            except RuntimeError:  # elements sharing memory (dy of y.sum(), expanded): copy_ refuses
+                where = torch.arange(_span(t), device=t.device).as_strided(t.shape, t.stride())
+                storage[where.reshape(-1)] = t.reshape(-1)  # those share one value
             fenced.append(copy)
             fences.append((storage, copy, fill))
         watch = _Watch([fenced[i] for i in self.activations], fence, self.views)
