@@ -832,6 +832,7 @@ def _poisoned(load):
             try:
                 dtype = interpreter._get_np_dtype(ptrs.get_element_ty())
                 if np.issubdtype(dtype, np.floating):
+                    _Audit.undefined += not np.all(mask.data)
                     nan = np.full(np.shape(ptrs.data), np.nan, dtype=dtype)
                     other = interpreter.TensorHandle(nan, ptrs.get_element_ty())
             except (AttributeError, TypeError):  # another Triton's internals: zeros, as before
@@ -857,7 +858,7 @@ class _Stray:
     verb: str  # "read" or "wrote"
     address: int  # the first address outside every region
     itemsize: int
-    count: int  # lanes outside every region, in this access
+    addresses: np.ndarray  # every address outside every region in this access, once each
     program: tuple
     regions: list  # the launch's regions, to say where the address is
     kernel: str  # the launched kernel's name, "" where it has none
@@ -874,6 +875,8 @@ class _Audit:
     races: "_Races | None" = None  # the running call's, where the suite asks for them
     # The programs of each launch that run, by their first grid index; None: every one.
     sample: frozenset[int] | None = None
+    # Masked loads without `other` that left lanes undefined (read NaN here) in this call.
+    undefined = 0
 
     @classmethod
     def allowed(cls, verb: str, ptrs, mask, itemsize: int):
@@ -893,8 +896,8 @@ class _Audit:
 
         program = tuple(getattr(interpreter_builder, "grid_idx", None) or ())
         first = int(ptrs[stray].flat[0])
-        count = int(stray.sum())
-        cls.strays.append(_Stray(verb, first, itemsize, count, program, cls.regions, cls.kernel))
+        outside = np.unique(ptrs[stray])
+        cls.strays.append(_Stray(verb, first, itemsize, outside, program, cls.regions, cls.kernel))
         return np.ascontiguousarray(active & inside)
 
     @classmethod
@@ -1144,7 +1147,8 @@ def _stray_message(given: str, advice: str) -> str:
     target = f"{r.name} ({r.elements} elements, passed as {', '.join(r.params)})" if r else "?"
     verbs = " and ".join(dict.fromkeys(s.verb for s in strays))
     program = f"program {first.program[0]}" if first.program else "a program"
-    total = sum(s.count for s in strays)
+    # Elements, each once: the same address read in two passes, or read then written, is one.
+    total = len(np.unique(np.concatenate([s.addresses for s in strays])))
     # Named, where a call launches several kernels (forward, dx, the sum of partial rows).
     names = [n for n in dict.fromkeys(s.kernel for s in strays) if n and n != "the kernel"]
     kernel, were = (f"the kernel {names[0]}" if names else "the kernel"), "it was"
@@ -1358,6 +1362,8 @@ class Call:
     fault: str | None  # why its values cannot be judged with this engine, or None
     # The fenced copies the function was given, as it left them: what an in-place update wrote.
     inputs: tuple[torch.Tensor, ...] = ()
+    # A masked load without other= left lanes undefined (interpreted: they read NaN here).
+    undefined_lanes: bool = False
 
 
 @dataclass(frozen=True)
@@ -1430,6 +1436,7 @@ class Oversight:
             named = zip(fenced, (name for name, _ in self.inputs), strict=True)
             _Audit.known = {_storage(t): _region(t, n) for t, n in named}
             _Audit.strays, _Audit.regions, _Audit.races = [], None, races
+            _Audit.undefined = 0
         function = call or getattr(kata, self.function)
         LACKING.clear()
         _Audit.sample = programs if INTERPRETED else None
@@ -1482,7 +1489,8 @@ class Oversight:
             )
         dtypes = {t.dtype for t in tensors}
         fault = blamed(frozenset(ops), dtypes)
-        return Call(out, _fault_note(fault, x.device) if fault else None, tuple(fenced))
+        note = _fault_note(fault, x.device) if fault else None
+        return Call(out, note, tuple(fenced), undefined_lanes=INTERPRETED and _Audit.undefined > 0)
 
     def expect_values(
         self,
@@ -1514,5 +1522,13 @@ class Oversight:
                     f"{given}: {int(unwritten.sum())} of {out.numel()} {what} elements were "
                     f"never written by the kernel, the first at {first} (they still hold the "
                     f"value the grader filled the new tensor with). {self.unwritten_advice}"
+                )
+            if call.undefined_lanes and (out.isnan() & ~want.isnan()).any():
+                first = [int(i) for i in (out.isnan() & ~want.isnan()).nonzero()[0]]
+                fail(
+                    f"{given}: {what} holds NaN, the first at {first}, where the expected value "
+                    "is finite, and a masked load without other= left lanes undefined: they "
+                    "read NaN here (on a GPU, whatever the memory held). Give other= to every "
+                    "masked load whose lanes reach a sum or an output (other=0.0 for a sum)."
                 )
         expect_close(out, want, given=given, rtol=rtol, what=what)

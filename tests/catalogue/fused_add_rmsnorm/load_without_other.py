@@ -7,7 +7,7 @@ import triton
 import triton.language as tl
 
 EXPECT = "test_masked_last_block"
-SAYS = "a masked load without other= leaves them undefined"
+SAYS = "a masked load without other= left the lanes it masked undefined"
 
 
 @triton.jit
