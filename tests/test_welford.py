@@ -11,6 +11,7 @@ Each core property, by how the rows arrive:
                                                                  merge_spread_of_means
     batch of one / empty      batch_of_one, empty_batch          merge_with_empty
     read between steps        statistics_follow_every_step       statistics_follow_every_step
+    read twice                reading_changes_nothing            reading_changes_nothing
     nothing shared            update_leaves_its_input            merge_leaves_other_unmodified,
                                                                  merge_takes_a_snapshot
     NaN with one sample       one_sample_unbiased                one_sample_unbiased
@@ -198,6 +199,41 @@ def test_starts_empty(kata, device):
     given = "Welford(5) made under torch.set_default_dtype(torch.float64)"
     want = torch.zeros(5, device=device, dtype=torch.float64)
     expect_close(mean_of(w, given), want, given=given, what="mean")
+
+
+def test_reading_changes_nothing(kata, device):
+    """reading count, mean and var() changes nothing: the same values however often they are read
+
+    var() answers M2 / (N − correction) from the state; dividing the stored M2 itself (M2 /= n,
+    or an in-place div_) answers right once, and then every later read, and every update on
+    top of it, starts from the wrong M2.
+
+    var(correction) returns a new tensor, M2 / (N − correction); count, mean and M2 change only
+    in update and merge.
+    """
+    x = data(4, 3, device)
+    w = feed(welford(kata, 3, device), [x])
+    given = "Welford(3) after update(x (4, 3))"
+    reads = {
+        "count": lambda: torch.tensor(count_of(w, given)),
+        "mean": lambda: mean_of(w, given).clone(),
+        "var()": lambda: expect_tensor(w.var(), "var()").clone(),
+        "var(correction=0)": lambda: expect_tensor(
+            w.var(correction=0), "var(correction=0)"
+        ).clone(),
+    }
+    first = {what: read() for what, read in reads.items()}
+    for what, read in [*reads.items(), *reads.items()]:
+        again = read()
+        if not torch.equal(again, first[what]):
+            now, before = (
+                ", ".join(f"{v:.6g}" for v in t.flatten().tolist()) for t in (again, first[what])
+            )
+            fail(
+                f"{given}: {what} read again is [{now}], but it was [{before}] the first time: "
+                "reading the statistics changed them. Leave the state alone in var() and in "
+                "the properties: compute into new tensors, no /= or in-place ops."
+            )
 
 
 def test_correction(kata, device):
