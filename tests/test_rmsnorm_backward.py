@@ -195,19 +195,24 @@ def test_grad_x_through_the_weight(kata, device):
 
 
 def test_grad_x_through_the_rms(kata, device):
-    """grad_x accounts for the rms: a gradient proportional to x̂ gives zero
+    """grad_x accounts for the rms: a gradient proportional to x̂, row by row, gives zero
 
     Scaling a row scales its root mean square by the same factor and leaves x̂ unchanged. So a
-    gradient of x̂ proportional to x̂ must give (almost) zero: that is the projection term
-    −x̂ · mean(g · x̂), the path through the rms, which every element of the row moves.
+    gradient of x̂ proportional to x̂ in each row must give (almost) zero: that is the
+    projection term −x̂ · mean(g · x̂), the path through the rms, which every element of the
+    row moves; the mean is the row's own.
 
     ∂L/∂x = r · (g − x̂ · mean(g · x̂)) with g = dy · w and r = 1/√(mean(x²) + ε).
     """
-    # eps=1e-10: a gradient along x̂ then gives zero to 1e-10, whatever the eps in backward
+    # eps=1e-10: a gradient along x̂ then gives zero to 1e-10, whatever the eps in backward.
+    # A factor of its own per row: a projection averaged over every element, not each row's,
+    # would cancel one factor for all.
     x, w, b = RMS_NORM.inputs(4, 8, device=device)
     x_hat = F.rms_norm(x, (8,), None, 1e-10)
-    given = f"{RMS_NORM.describe(x, 1e-10)} with grad_out · weight equal to x̂"
-    RMS_NORM._grad_x(kata, x, w, b, 1e-10, x_hat / w, given=given)
+    factor = torch.randn(4, 1, device=device) + 2
+    said = "with grad_out · weight equal to x̂ times a factor constant along each row"
+    given = f"{RMS_NORM.describe(x, 1e-10)} {said}"
+    RMS_NORM._grad_x(kata, x, w, b, 1e-10, x_hat * factor / w, given=given)
 
 
 def test_backward_eps_inside_sqrt(kata, device):

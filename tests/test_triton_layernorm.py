@@ -330,18 +330,20 @@ def test_grad_x_through_the_mean(kata, device):
 
 
 def test_grad_x_through_the_variance(kata, device):
-    """dx is zero when dy · weight equals x̂: the gradient through the variance
+    """dx is zero when dy · weight is x̂ scaled row by row: the gradient through the variance
 
     Scaling a row about its mean leaves y unchanged, so a gradient along x̂ must vanish.
     Without the variance term dx is rstd · (g − mean(g)) instead.
 
-    dx = rstd · (g − mean(g) − x̂ · mean(g · x̂)), with g = dy · w; here g = x̂, mean(g) = 0 and
-    mean(g · x̂) ≈ 1.
+    dx = rstd · (g − mean(g) − x̂ · mean(g · x̂)), with g = dy · w and the means the row's own;
+    here g = c · x̂ in a row, mean(g) = 0 and mean(g · x̂) ≈ c.
     """
     x, weight, bias, _ = make((4, 64), device=device, scale=2.0)
     x_hat = F.layer_norm(x, (64,), None, None, EPS)
-    dy = (x_hat / weight).contiguous()
-    given = f"{described(x)} with dy · weight equal to x̂"
+    # A factor of its own per row: a mean(g · x̂) taken over every row would cancel one for all.
+    factor = torch.randn(4, 1, device=device) + 2
+    dy = (x_hat * factor / weight).contiguous()
+    given = f"{described(x)} with dy · weight equal to x̂ times a factor constant along each row"
     call, grads = both(kata, x, weight, bias, dy, given=given)
     expect_values(call, grads, expected(x, weight, bias, dy), given=given, only=("dx",))
 

@@ -339,11 +339,16 @@ class FunctionKata:
         self._grad_x(kata, x, w, b, 1e-5, grad_out, given=given)
 
     def grad_x_through_the_variance(self, kata: Any, device: torch.device, shape: tuple) -> None:
-        """grad_out · weight equal to x̂: grad_x is (almost) zero."""
+        """grad_out · weight equal to x̂ times a factor per statistic: grad_x is (almost) zero.
+        A factor of its own for each (not one for all), so that a projection averaged over
+        every element instead of within each statistic's elements shows."""
         x, w, b = self.inputs(*shape, device=device)
         x_hat = self.builtin(x, None, None, 1e-5)
-        grad_out = x_hat / self.along_features(w, x)
-        given = f"{self.describe(x)} with grad_out · weight equal to x̂"
+        constant = [1 if d in self.statistic_dims(x) else n for d, n in enumerate(x.shape)]
+        factor = torch.randn(constant, dtype=x.dtype, device=device) + 2
+        grad_out = x_hat * factor / self.along_features(w, x)
+        said = f"with grad_out · weight equal to x̂ times a factor constant {self.constant}"
+        given = f"{self.describe(x)} {said}"
         self._grad_x(kata, x, w, b, 1e-5, grad_out, given=given)
 
     def backward_eps_inside_sqrt(self, kata: Any, device: torch.device, *shapes: tuple) -> None:
