@@ -526,7 +526,10 @@ def test_large_mean_float32(kata, device):
     """
     batches = [data(n, 16, device, centre=1e4, spread=1.0) for n in SIZES]
     rows = torch.cat(batches)
-    given = "Welford(16) after updates of 11 batches of 1e4 + randn, float32"
+    sizes = ", ".join(map(str, SIZES))
+    given = (
+        f"Welford(16) after updates of {len(SIZES)} batches of 1e4 + randn ({sizes} rows), float32"
+    )
     expect_stats(feed(welford(kata, 16, device), batches), rows, given=given, var_rtol=1e-2)
     a, b = (
         feed(welford(kata, 16, device), batches[:5]),

@@ -323,7 +323,7 @@ class FunctionKata:
         w[::3] = 0.0
         grad_out = torch.randn_like(x)
         zeros = ", ".join(str(i) for i in range(0, w.numel(), 3))
-        given = f"{self.describe(x)} with weight[{zeros}] = 0"
+        given = f"{self.describe(x)} with the weight's elements {zeros} at 0"
         y, grads = self.run(kata, x, w, b, 1e-5, grad_out, given=given)
         want_y, want = self.reference(x, w, b, 1e-5, grad_out)
         expect_close(y, want_y, given=given)
