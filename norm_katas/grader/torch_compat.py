@@ -8,6 +8,7 @@ rest of the grader asks this module instead of importing them itself.
 
 from __future__ import annotations
 
+import functools
 import importlib
 import importlib.abc
 import importlib.util
@@ -119,14 +120,30 @@ class _DisableOnly(types.ModuleType):
     torch's reference implementations (the meta device of the device check runs them) are
     wrapped in torch._disable_dynamo, whose first call of each imports torch._dynamo (a second
     and more, with sympy) only to ask it for `disable(fn)`: a wrapper that matters while
-    torch.compile traces, which never happens on the meta device. This answers `disable` with
-    fn itself and leaves at once (sys.modules and torch no longer hold it), so that any other
-    import of torch._dynamo, or of a module of it, loads the real one, as without it.
+    torch.compile traces. This answers `disable` with fn itself as long as the real module is
+    not loaded (and with the real disable(fn) from then on), and leaves at once (sys.modules
+    and torch no longer hold it), so that any other import of torch._dynamo, or of a module of
+    it, loads the real one, as without it.
     """
 
     def disable(self, fn: Any = None, recursive: bool = True, **kwargs: Any) -> Any:
         self._leave()
-        return fn if fn is not None else (lambda f: f)
+        if fn is None:
+            return lambda f: f
+        disabled: list[Any] = []  # the real disable(fn), once torch._dynamo is loaded
+
+        @functools.wraps(fn)
+        def until_dynamo_loads(*args: Any, **kw: Any) -> Any:
+            # torch._disable_dynamo keeps what this returns for good: from the moment the
+            # real module is loaded (by torch.compile, say), fn runs disabled, as it would.
+            dynamo = sys.modules.get("torch._dynamo")
+            if dynamo is None or isinstance(dynamo, _DisableOnly):
+                return fn(*args, **kw)
+            if not disabled:
+                disabled.append(dynamo.disable(fn, recursive, **kwargs))
+            return disabled[0](*args, **kw)
+
+        return until_dynamo_loads
 
     def __getattr__(self, name: str) -> Any:
         if name.startswith("__"):

@@ -527,6 +527,7 @@ def test_a_one_shot_grading_does_without_torch_dynamo(tmp_path: Path) -> None:
         "import torch._dynamo.config as config\ndynamo = sys.modules['torch._dynamo']\n"
         "assert torch._dynamo is dynamo and dynamo.config is config, 'two torch._dynamo'\n"
         "assert dynamo.disable(len) is not len, 'the real disable'\n"
+        "(x - x.mean(-1, keepdim=True)).var(-1).sqrt()  # the same wrappers, now the real one's\n"
     )
     done = subprocess.run(
         [sys.executable, "-c", script], cwd=registry.ROOT, capture_output=True, text=True
