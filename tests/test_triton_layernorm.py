@@ -282,11 +282,7 @@ def test_saves_mean_and_rstd(kata, device):
     and saves them with ctx.save_for_backward, beside x and the weight.
     """
     # eps 0.5 on rows of variance 0.25: an rstd saved without eps is off by a factor of √3.
-    for dtype, eps, scale in (
-        (torch.float32, EPS, 2.0),
-        (torch.float16, EPS, 2.0),
-        (torch.float32, 0.5, 0.5),
-    ):
+    for dtype, eps, scale in ((torch.float32, EPS, 2.0), (torch.float16, 0.5, 0.5)):
         x, weight, bias, _ = make((2, 3, 64), dtype, device=device, scale=scale, shift=1.0)
         given = described(x, eps)
         _, ctx = forward(kata, x, weight, bias, given=given, eps=eps)
@@ -359,7 +355,7 @@ def test_grad_x(kata, device):
     dy's element j of row i lies at i times its row stride plus j times its column stride.
     """
     # eps 0.1 on rows of variance 4: a backward without eps in rstd is off by 1%.
-    cases = (((4, 64), EPS, ""), ((3, 100), 0.1, ""), ((2, 64), EPS, "t"), ((2, 64), EPS, "sum"))
+    cases = (((3, 100), 0.1, ""), ((2, 64), EPS, "t"), ((2, 64), EPS, "sum"))
     for shape, eps, dy_is in cases:
         x, weight, bias, dy = make(shape, device=device, scale=2.0, shift=1.0)
         given = described(x, eps)
