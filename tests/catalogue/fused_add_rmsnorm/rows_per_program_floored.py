@@ -7,7 +7,7 @@ import triton
 import triton.language as tl
 
 EXPECT = "test_leading_dims"
-SAYS = "on x (37, 64)"
+SAYS = "on x (1, 37, 64)"
 
 PROGRAMS = 8  # a GPU's SM count, in a persistent kernel
 
