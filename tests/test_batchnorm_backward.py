@@ -22,8 +22,9 @@ show; "both" runs (N, C) and (N, C, H, W):
 
     property                   forward (direct)       backward (direct)         via autograd
     biased stats, eps in sqrt  forward_matches (both) backward_eps_inside_sqrt  wrapper_passes_eps
-    grad_x: mean, variance     -                      grad_x_through_the_*,     gradcheck (both)
+    grad_x: weight, mean, var  -                      grad_x_through_the_*,     gradcheck (both)
                                                       grad_x_over_n_h_w
+    weight elements at 0       -                      zero_weight_elements      -
     grad_w, grad_b (N, H, W)   -                      grad_weight, grad_bias,   gradcheck (both)
                                                       gradients_match (both)
     by hand, from scratch      from_scratch           backward_by_hand          is_an_autograd_fn
@@ -181,6 +182,19 @@ def test_grad_weight(kata, device):
     BATCH_NORM.gradient_of(kata, device, "weight", (4, 3, 2, 5))
 
 
+def test_grad_x_through_the_weight(kata, device):
+    """grad_x goes through the weight: the gradient reaching x̂ is grad_out · weight
+
+    y is x̂ scaled by the weight and shifted by the bias, feature by feature, so the gradient
+    reaching x̂ is grad_out times the weight. Here grad_out · weight has no mean and no part
+    along x̂ over each channel's elements, so both correction terms vanish and grad_x is that
+    gradient times rstd.
+
+    With g = dy · γ: ∂L/∂x = rstd · (g − mean(g) − x̂ · mean(g · x̂)), the means over each channel.
+    """
+    BATCH_NORM.grad_x_through_the_weight(kata, device, (8, 3))
+
+
 def test_grad_x_through_the_mean(kata, device):
     """grad_x accounts for the batch mean: a gradient constant over a channel gives zero
 
@@ -227,6 +241,20 @@ def test_grad_x_over_n_h_w(kata, device):
     channel (dims 0, 2, 3), as in forward.
     """
     BATCH_NORM.gradient_of(kata, device, "input", (4, 3, 2, 5))
+
+
+def test_zero_weight_elements(kata, device):
+    """a weight with elements at zero gives the same output and gradients as torch
+
+    A weight element may be exactly 0 (a residual block's last norm initialized at zero, or
+    trained there): the output is the bias there, but x̂ is still defined, and so are the
+    gradients. Where x̂ is recovered from the output by dividing by the weight, it is 0/0
+    there, and NaN spreads.
+
+    Save x̂ (or x with its statistics) in forward, never the output alone: ∂L/∂γ = Σ dy · x̂
+    needs x̂ wherever γ = 0.
+    """
+    BATCH_NORM.zero_weight_elements(kata, device, (8, 3))
 
 
 def test_follows_device(kata, device):

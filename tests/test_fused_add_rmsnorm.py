@@ -328,9 +328,11 @@ def test_formula(kata, device):
 
     Per row, h being the summed residual, ms = (1/N) Σ h², rstd = 1/√(ms + ε), y = h · rstd · w.
     """
-    # scale 1e-3: mean(h²) near 2e-6, where the default eps of 1e-6 changes y by a fifth.
-    for eps, scale in ((None, 2.0), (None, 1e-3), (0.1, 0.1)):
-        x, residual, weight = make((8, 64), device=device, scale=scale, shift=scale / 4)
+    # scale 1e-3: mean(h²) near 2e-6, where the default eps of 1e-6 changes y by a fifth. The
+    # eps given comes on rows of 100 in a block of 128, so that eps added per lane (spare lanes
+    # too) rather than once per row shows.
+    for eps, scale, n in ((None, 2.0, 64), (None, 1e-3, 64), (0.1, 0.1, 100)):
+        x, residual, weight = make((8, n), device=device, scale=scale, shift=scale / 4)
         given = described(x) if eps is None else described(x, eps=eps)
         call = run(kata, x, residual, weight, given=given, eps=eps)
         expect_both(call, x, residual, weight, given=given, eps=1e-6 if eps is None else eps)

@@ -21,7 +21,8 @@ show; x of shape (D,), with no batch dims, is an input too:
 
     property                   forward (direct)       backward (direct)         via autograd
     biased stats, eps in sqrt  forward_matches_torch  backward_eps_inside_sqrt  wrapper_passes_eps
-    grad_x: mean, variance     -                      grad_x_through_the_*      gradcheck
+    grad_x: weight, mean, var  -                      grad_x_through_the_*      gradcheck
+    weight elements at 0       -                      zero_weight_elements      -
     grad_w, grad_b over rows   -                      grad_weight, grad_bias,   gradcheck
                                                       gradients_match
     x (D,), one row            unbatched_input        unbatched_input           -
@@ -179,6 +180,19 @@ def test_grad_weight(kata, device):
     LAYER_NORM.gradient_of(kata, device, "weight", (3, 4, 8))
 
 
+def test_grad_x_through_the_weight(kata, device):
+    """grad_x goes through the weight: the gradient reaching x̂ is grad_out · weight
+
+    y is x̂ scaled by the weight and shifted by the bias, feature by feature, so the gradient
+    reaching x̂ is grad_out times the weight. Here grad_out · weight has no mean and no part
+    along x̂ over each row's elements, so both correction terms vanish and grad_x is that
+    gradient times rstd.
+
+    With g = dy · γ: ∂L/∂x = rstd · (g − mean(g) − x̂ · mean(g · x̂)), the means over each row.
+    """
+    LAYER_NORM.grad_x_through_the_weight(kata, device, (4, 8))
+
+
 def test_grad_x_through_the_mean(kata, device):
     """grad_x accounts for the mean: a gradient constant along a row gives zero
 
@@ -213,6 +227,20 @@ def test_backward_eps_inside_sqrt(kata, device):
     Save rstd = 1/√(σ² + ε) in forward and reuse it in backward.
     """
     LAYER_NORM.backward_eps_inside_sqrt(kata, device, (4, 8))
+
+
+def test_zero_weight_elements(kata, device):
+    """a weight with elements at zero gives the same output and gradients as torch
+
+    A weight element may be exactly 0 (a residual block's last norm initialized at zero, or
+    trained there): the output is the bias there, but x̂ is still defined, and so are the
+    gradients. Where x̂ is recovered from the output by dividing by the weight, it is 0/0
+    there, and NaN spreads.
+
+    Save x̂ (or x with its statistics) in forward, never the output alone: ∂L/∂γ = Σ dy · x̂
+    needs x̂ wherever γ = 0.
+    """
+    LAYER_NORM.zero_weight_elements(kata, device, (4, 8))
 
 
 def test_follows_device(kata, device):

@@ -411,9 +411,10 @@ def expect_normalized(x, y, *, given, rank):
         )
 
 
-def expect_statistic(have, want, *, given, rank, what, suspects=()):
+def expect_statistic(have, want, *, given, rank, what, suspects=(), xs=None):
     """One rank's per-channel statistic (read off its output) against the expected one;
-    on failure, say which well-known wrong value it matches, if any."""
+    on failure, say which well-known wrong value it matches, if any. xs: every rank's input,
+    whose means of the channel named are then said too."""
     close = torch.isclose(have, want, rtol=READ_RTOL, atol=READ_ATOL)
     if close.all():
         return
@@ -423,9 +424,13 @@ def expect_statistic(have, want, *, given, rank, what, suspects=()):
         if torch.isclose(have, value, rtol=READ_RTOL, atol=READ_ATOL).all():
             why = f" That is {explanation}."
             break
+    means = ""
+    if xs is not None:
+        by_rank = [round(float(x[:, c].mean()), 2) for x in xs]
+        means = f" The ranks' means of channel {c} are {by_rank}."
     fail(
         f"{given}: rank {rank} normalized channel {c} with {what} {have[c].item():.6g} (read off "
-        f"its output), expected {want[c].item():.6g}.{why}"
+        f"its output), expected {want[c].item():.6g}.{means}{why}"
     )
 
 
@@ -506,7 +511,7 @@ def test_global_mean(kata, device):
     scenario = Scenario(3, [xs])
     values = scenario.run(kata, device)
     want, _ = local_stats(torch.cat(xs))
-    given = f"{scenario.given}, rank means {[round(float(x.mean()), 2) for x in xs]}"
+    given = scenario.given
     for r, x in enumerate(xs):
         y = values[r]["steps"][0]["y"]
         expect_normalized(x, y, given=given, rank=r)
@@ -514,7 +519,7 @@ def test_global_mean(kata, device):
         local, _ = local_stats(x)
         suspects = [(local, f"rank {r}'s own batch mean: the statistics must come from every "
                      "rank's batch (all-reduce or all-gather them)")]  # fmt: skip
-        expect_statistic(mean, want, given=given, rank=r, what="mean", suspects=suspects)
+        expect_statistic(mean, want, given=given, rank=r, what="mean", suspects=suspects, xs=xs)
 
 
 def test_global_biased_variance(kata, device):
@@ -561,7 +566,7 @@ def test_variance_includes_spread_between_ranks(kata, device):
     values = scenario.run(kata, device)
     _, want = local_stats(torch.cat(xs))
     averaged = torch.stack([local_stats(x)[1] for x in xs]).mean(0)
-    given = f"{scenario.given}, rank means {[round(float(x.mean()), 2) for x in xs]}"
+    given = scenario.given
     for r, x in enumerate(xs):
         y = values[r]["steps"][0]["y"]
         expect_normalized(x, y, given=given, rank=r)
@@ -571,7 +576,7 @@ def test_variance_includes_spread_between_ranks(kata, device):
              "rank means around the global mean: add n_r (mean_r - mean)² for each rank"),
             (local_stats(x)[1], f"rank {r}'s own variance"),
         ]  # fmt: skip
-        expect_statistic(var, want, given=given, rank=r, what="variance", suspects=suspects)
+        expect_statistic(var, want, given=given, rank=r, what="variance", suspects=suspects, xs=xs)
 
 
 def test_uneven_batch_sizes(kata, device):

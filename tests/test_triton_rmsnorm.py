@@ -224,9 +224,11 @@ def test_formula(kata, device):
     Per row: ms = (1/N) Σ x², rstd = 1/√(ms + ε), y = x · rstd · w, with the same weight w for every
     row.
     """
-    # A mean square near the default eps (scale 1e-3) shows that default: 1e-6, not 1e-5.
-    for eps, scale in ((None, 2.0), (None, 1e-3), (0.1, 0.1)):
-        x, weight = make((8, 64), device=device, scale=scale, shift=scale / 4)
+    # A mean square near the default eps (scale 1e-3) shows that default: 1e-6, not 1e-5. The
+    # eps given comes on rows of 100 in a block of 128, so that eps added per lane (spare lanes
+    # too) rather than once per row shows.
+    for eps, scale, n in ((None, 2.0, 64), (None, 1e-3, 64), (0.1, 0.1, 100)):
+        x, weight = make((8, n), device=device, scale=scale, shift=scale / 4)
         given = described(x) if eps is None else described(x, eps=eps)
         call = run(kata, x, weight, given=given, eps=eps)
         expect_values(call, expected(x, weight, 1e-6 if eps is None else eps), given=given)

@@ -1,0 +1,63 @@
+"""Mistake: eps added to every lane's square before the sum, spare lanes included: the mean
+square gains eps · BLOCK_N / N instead of eps. Right wherever N is the block (a power of two),
+wrong for a row of 100 in a block of 128 whenever eps is not negligible."""
+
+import torch
+import triton
+import triton.language as tl
+
+EXPECT = "test_formula"
+
+
+@triton.jit
+def _fused_add_rms_norm_fwd(
+    X,  # input, rows of N elements, stride_x apart; only read
+    R,  # residual, contiguous rows of N elements: read, then overwritten with X + R
+    Y,  # output, contiguous rows
+    W,  # weight, N contiguous elements
+    stride_x,
+    N,
+    eps,
+    BLOCK_N: tl.constexpr,
+):
+    # int64 row offsets: row * stride passes 2**31 on large activations (16 x 32768 x 4096).
+    row = tl.program_id(0).to(tl.int64)
+    cols = tl.arange(0, BLOCK_N)
+    mask = cols < N  # BLOCK_N is a power of two >= N: the lanes past N must not touch memory
+    x = tl.load(X + row * stride_x + cols, mask=mask, other=0.0).to(tl.float32)
+    r = tl.load(R + row * N + cols, mask=mask, other=0.0).to(tl.float32)
+    # Round the sum to the residual's dtype first: the stream keeps these values, and the norm
+    # below is taken of exactly them.
+    s = (x + r).to(R.dtype.element_ty)
+    tl.store(R + row * N + cols, s, mask=mask)
+    s = s.to(tl.float32)  # and accumulate in float32 whatever the dtype: 300² overflows float16
+    rstd = tl.rsqrt(tl.sum(s * s + eps, axis=0) / N)  # the mistake: eps in every lane
+    w = tl.load(W + cols, mask=mask, other=0.0).to(tl.float32)
+    tl.store(Y + row * N + cols, (s * rstd * w).to(Y.dtype.element_ty), mask=mask)
+
+
+def fused_add_rms_norm(
+    x: torch.Tensor, residual: torch.Tensor, weight: torch.Tensor, eps: float = 1e-6
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """residual += x, in place; then y = RMSNorm(residual) · weight, by one fused Triton kernel.
+
+    Args:
+        x: input of shape (*, N); rows may be strided, the last dimension has stride 1.
+        residual: the residual stream, contiguous, of x's shape and dtype; updated in place.
+        weight: the gain, of shape (N,).
+        eps: added to the mean square before the square root.
+
+    Returns:
+        (y, residual): y a new tensor of x's shape and dtype; residual the caller's tensor,
+        now holding x + residual rounded to its dtype.
+    """
+    n = x.shape[-1]
+    x2d = x.reshape(-1, n)  # a view whenever one stride reaches every row: no copy
+    y = torch.empty((x2d.shape[0], n), dtype=x.dtype, device=x.device)
+    # The whole row in one block, and more warps for wider rows, as Triton's tutorial does.
+    block_n = triton.next_power_of_2(n)
+    num_warps = min(max(block_n // 256, 1), 8)
+    _fused_add_rms_norm_fwd[(x2d.shape[0],)](
+        x2d, residual, y, weight, x2d.stride(0), n, eps, BLOCK_N=block_n, num_warps=num_warps
+    )
+    return y.view(x.shape), residual
