@@ -328,11 +328,9 @@ def test_formula(kata, device):
 
     Per row, h being the summed residual, ms = (1/N) Σ h², rstd = 1/√(ms + ε), y = h · rstd · w.
     """
-    # scale 1e-3: mean(h²) near 2e-6, where the default eps of 1e-6 changes y by a fifth. The
-    # eps given comes on rows of 100 in a block of 128, so that eps added per lane (spare lanes
-    # too) rather than once per row shows.
-    for eps, scale, n in ((None, 2.0, 64), (None, 1e-3, 64), (0.1, 0.1, 100)):
-        x, residual, weight = make((8, n), device=device, scale=scale, shift=scale / 4)
+    # scale 1e-3: mean(h²) near 2e-6, where the default eps of 1e-6 changes y by a fifth.
+    for eps, scale in ((None, 2.0), (None, 1e-3), (0.1, 0.1)):
+        x, residual, weight = make((8, 64), device=device, scale=scale, shift=scale / 4)
         given = described(x) if eps is None else described(x, eps=eps)
         call = run(kata, x, residual, weight, given=given, eps=eps)
         expect_both(call, x, residual, weight, given=given, eps=1e-6 if eps is None else eps)
@@ -345,12 +343,14 @@ def test_non_power_of_two_width(kata, device):
     neither count in the mean nor add anything to it.
 
     ms = (1/N) Σ h² over the N real columns: the spare lanes load as 0 (x and the residual
-    both) and the divisor is N, not BLOCK.
+    both) and the divisor is N, not BLOCK; eps is added once, to ms, not to each lane's square.
     """
-    for shape in ((16, 100), (4, 1000), (3, 77)):
-        x, residual, weight = make(shape, device=device)
-        given = described(x)
-        expect_both(run(kata, x, residual, weight, given=given), x, residual, weight, given=given)
+    # eps 0.1 on rows of 77 (a block of 128): eps added in every lane, spare ones too, shows.
+    for shape, eps, scale in (((16, 100), None, 1.0), ((4, 1000), None, 1.0), ((3, 77), 0.1, 0.1)):
+        x, residual, weight = make(shape, device=device, scale=scale)
+        given = described(x) if eps is None else described(x, eps=eps)
+        call = run(kata, x, residual, weight, given=given, eps=eps)
+        expect_both(call, x, residual, weight, given=given, eps=1e-6 if eps is None else eps)
 
 
 def test_wide_rows(kata, device):

@@ -224,11 +224,9 @@ def test_formula(kata, device):
     Per row: ms = (1/N) Σ x², rstd = 1/√(ms + ε), y = x · rstd · w, with the same weight w for every
     row.
     """
-    # A mean square near the default eps (scale 1e-3) shows that default: 1e-6, not 1e-5. The
-    # eps given comes on rows of 100 in a block of 128, so that eps added per lane (spare lanes
-    # too) rather than once per row shows.
-    for eps, scale, n in ((None, 2.0, 64), (None, 1e-3, 64), (0.1, 0.1, 100)):
-        x, weight = make((8, n), device=device, scale=scale, shift=scale / 4)
+    # A mean square near the default eps (scale 1e-3) shows that default: 1e-6, not 1e-5.
+    for eps, scale in ((None, 2.0), (None, 1e-3), (0.1, 0.1)):
+        x, weight = make((8, 64), device=device, scale=scale, shift=scale / 4)
         given = described(x) if eps is None else described(x, eps=eps)
         call = run(kata, x, weight, given=given, eps=eps)
         expect_values(call, expected(x, weight, 1e-6 if eps is None else eps), given=given)
@@ -238,15 +236,17 @@ def test_non_power_of_two_width(kata, device):
     """rows of widths between powers of two (N = 100, 1000, 77) match F.rms_norm
 
     The block is the next power of two, but the row has N elements: the spare lanes are not
-    part of the mean.
+    part of the mean, nor of anything added to it.
 
     ms = (1/N) Σ x² over the N real columns: the block's spare lanes load as 0 and the divisor is N,
-    not BLOCK.
+    not BLOCK; eps is added once, to ms, not to each lane's square.
     """
-    for shape in ((16, 100), (4, 1000), (3, 77)):
-        x, weight = make(shape, device=device)
-        given = described(x)
-        expect_values(run(kata, x, weight, given=given), expected(x, weight), given=given)
+    # eps 0.1 on rows of 77 (a block of 128): eps added in every lane, spare ones too, shows.
+    for shape, eps, scale in (((16, 100), None, 1.0), ((4, 1000), None, 1.0), ((3, 77), 0.1, 0.1)):
+        x, weight = make(shape, device=device, scale=scale)
+        given = described(x) if eps is None else described(x, eps=eps)
+        call = run(kata, x, weight, given=given, eps=eps)
+        expect_values(call, expected(x, weight, 1e-6 if eps is None else eps), given=given)
 
 
 def test_wide_rows(kata, device):

@@ -1,12 +1,12 @@
 """Mistake: eps added to every lane's square before the sum, spare lanes included: the mean
 square gains eps · BLOCK_N / N instead of eps. Right wherever N is the block (a power of two),
-wrong for a row of 100 in a block of 128 whenever eps is not negligible."""
+wrong for a row of 77 in a block of 128 whenever eps is not negligible."""
 
 import torch
 import triton
 import triton.language as tl
 
-EXPECT = "test_formula"
+EXPECT = "test_non_power_of_two_width"
 
 
 @triton.jit
