@@ -661,11 +661,13 @@ def test_several_steps_then_eval(kata, device):
     on new data. Each step folds its batch into the running averages, and eval normalizes with them.
 
     Per step: count += 1; running = (1 - m) * running + m * batch statistic, with the
-    unbiased variance for running_var.
+    unbiased variance (no eps) for running_var; a momentum of 0.0 leaves them as they were.
     """
-    for momentum in (0.1, 0.5):
+    # eps 0.1: the running variance takes the batch variance without eps (an rstd's var + eps
+    # reused there is off by momentum · eps). momentum 0.0 is a value: nothing moves.
+    for momentum, eps in ((0.1, None), (0.5, 0.1), (0.0, None)):
         for cls, x_shape in SHAPES:
-            kwargs = {"momentum": momentum}
+            kwargs = {"momentum": momentum} if eps is None else {"eps": eps, "momentum": momentum}
             mine, ref = paired(kata, cls, 4, **kwargs)
             mine, ref = mine.to(device), ref.to(device)
             name = describe_call(cls, 4, **kwargs)

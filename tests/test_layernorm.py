@@ -188,10 +188,10 @@ def test_biased_variance(kata, device):
 
 
 def test_eps_inside_sqrt(kata, device):
-    """eps is added to the variance, inside the square root
+    """eps is added to the variance, inside the square root, as given (0.0 too)
 
     eps guards the variance before the square root; the two placements differ most when the
-    variance is small.
+    variance is small. An eps of 0.0 is no eps at all, not the default.
 
     Divide by sqrt(var + eps), not by sqrt(var) + eps.
     """
@@ -199,6 +199,16 @@ def test_eps_inside_sqrt(kata, device):
     ln = kata.LayerNorm(8, eps=0.05, elementwise_affine=False).to(device, torch.float64)
     expected = F.layer_norm(x, (8,), eps=0.05)
     expect_close(ln(x), expected, given=f"LayerNorm(8, eps=0.05) on small inputs x {shape_of(x)}")
+    # eps=0.0 is a value, not a missing eps: variances near 1e-6, where 1e-5 would show.
+    x = torch.randn(4, 8, dtype=torch.float64, device=device) * 1e-3
+    ln = kata.LayerNorm(8, eps=0.0, elementwise_affine=False).to(device, torch.float64)
+    got, given = ln(x), f"LayerNorm(8, eps=0.0) on inputs x {shape_of(x)} of variance near 1e-6"
+    if isinstance(got, torch.Tensor) and torch.allclose(got, F.layer_norm(x, (8,), eps=1e-5)):
+        fail(
+            f"{given}: the output is that of eps=1e-5, the default, not of eps=0.0. An eps given "
+            "is used as given, 0.0 too: `eps or 1e-5` takes 0.0 for a missing eps."
+        )
+    expect_close(got, F.layer_norm(x, (8,), eps=0.0), given=given)
 
 
 def test_multidim_normalized_shape(kata, device):

@@ -13,7 +13,7 @@ class DefaultMomentum:
         self.num_batches_tracked.add_(1)
         if n == 0:
             return
-        m = self.momentum or 0.1
+        m = 0.1 if self.momentum is None else self.momentum
         with torch.no_grad():
             self.running_mean.mul_(1 - m).add_(m * mean)
             self.running_var.mul_(1 - m).add_(m * var * n / (n - 1))
