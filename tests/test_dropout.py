@@ -139,14 +139,19 @@ def test_input_unmodified(kata, device):
 
     Compute into a new tensor: the product of x and the scaled mask, leaving x as it was.
     """
-    for training in (True, False):
-        mine = kata.Dropout(0.5).to(device).train(training)
+    for p, training in ((0.5, True), (0.5, False), (1.0, True)):
+        try:
+            mine = kata.Dropout(p).to(device).train(training)
+        except ValueError:
+            if p < 1:
+                raise
+            continue  # refusing p = 1 is for test_p_one_gives_zeros to tell
         x = nonzero_values(4, 8, device=device)
         before = x.clone()
         mine(x)
         if not torch.equal(x, before):
             mode = "training" if training else "eval mode"
-            fail(f"Dropout(0.5) in {mode} changed its input x; with inplace=False it must not.")
+            fail(f"Dropout({p}) in {mode} changed its input x; with inplace=False it must not.")
 
 
 def test_from_scratch(kata, device):
@@ -246,12 +251,14 @@ def test_kept_values_scaled(kata, device):
 
 
 def test_elements_dropped_independently(kata, device):
-    """each element is dropped on its own: not whole rows, columns or channels
+    """each element is dropped on its own, in no fixed count: not whole rows, columns or channels
 
     One draw per row or per feature, broadcast over the rest, drops whole lines of x: that
-    is Dropout1d/2d, a different layer.
+    is Dropout1d/2d, a different layer. Nor is the number dropped fixed: independent draws
+    drop p · n elements only on average, a different number from call to call.
 
-    One independent draw per element, over x's full shape, not one per row.
+    One independent draw per element, over x's full shape, not one per row, and not a shuffled
+    mask with exactly p · n zeros.
     """
     x = torch.ones(16, 16, 16, device=device)
     given = f"Dropout(0.5) in training on ones {shape_of(x)}"
@@ -270,6 +277,19 @@ def test_elements_dropped_independently(kata, device):
                 "dropped as a whole; with independent draws that happens to 1 line in 32768. "
                 "Each element needs its own draw."
             )
+    # 200 calls on 10 elements: independent draws keep 5 of them a quarter of the time, and the
+    # same number on every call with a chance below 10^-120.
+    mine = kata.Dropout(0.5).to(device)
+    x = torch.ones(10, device=device)
+    kept = [_run_on_copy(mine, x) != 0 for _ in range(200)]
+    counts = {int(k.sum()) for k in kept}
+    # One mask every call is test_fresh_mask_each_call's to tell.
+    if len(counts) == 1 and not all(torch.equal(k, kept[0]) for k in kept):
+        fail(
+            f"Dropout(0.5) in training kept exactly {counts.pop()} of 10 elements in each of 200 "
+            "calls; independent draws keep a number that varies (from 0 to 10, 5 a quarter of "
+            "the time). Draw each element on its own rather than choosing a fixed count."
+        )
 
 
 def test_keep_fraction(kata, device):

@@ -105,14 +105,14 @@ def test_attributes(kata):
 
 
 def test_output_like_input(kata, device):
-    """output has the input's shape, dtype and device, for inputs of rank 2 to 5
+    """output has the input's shape, dtype and device, for inputs of rank 1 to 5
 
     DropPath zeroes whole samples, it does not remove them: the output lines up with the input.
 
     y = x * mask with a mask of shape (N, 1, ..., 1), which broadcasts over the rest.
     """
     for dtype in (torch.float32, torch.float64):
-        for shape in ((4, 8), (4, 3, 8), (2, 3, 4, 5), (2, 2, 3, 4, 2)):
+        for shape in ((8,), (4, 8), (4, 3, 8), (2, 3, 4, 5), (2, 2, 3, 4, 2)):
             x = nonzero_values(*shape, device=device, dtype=dtype)
             expect_like(
                 kata.DropPath(0.5).to(device)(x.clone()),

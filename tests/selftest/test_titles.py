@@ -193,6 +193,7 @@ PROOFS: dict[tuple[str, str, str], list[str]] = {
     ("dropout", "test_elements_dropped_independently", "whole rows"): ["drops_whole_rows"],
     ("dropout", "test_elements_dropped_independently", "columns"): ["drops_whole_columns"],
     ("dropout", "test_elements_dropped_independently", "channels"): ["drops_whole_channels"],
+    ("dropout", "test_elements_dropped_independently", "fixed count"): ["fixed_count_by_shuffle"],
     ("droppath", "test_from_scratch", "a built-in dropout"): ["calls_builtin"],
     ("droppath", "test_draws_per_sample_not_per_batch", "the whole batch at once"): [
         "batch_shared_draw"
