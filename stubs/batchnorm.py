@@ -56,8 +56,9 @@ Torch parity (stretch)
   in both modes.
 * Errors, as torch raises them: ``ValueError("expected 2D or 3D input (got 4D input)")`` for
   BatchNorm1d, ``ValueError("expected 4D input (got 3D input)")`` for BatchNorm2d; and one
-  value per channel in training (N·L or N·H·W == 1): ``ValueError("Expected more than 1 value
-  per channel when training, got input size ...")``.
+  value per channel (N·L or N·H·W == 1) wherever batch statistics are used, in training or in
+  eval with ``track_running_stats=False``: ``ValueError("Expected more than 1 value per channel
+  when training, got input size ...")``.
 * An empty batch (N = 0) returns an empty output; in training torch still increments
   ``num_batches_tracked`` and leaves the running averages untouched (no NaN).
 * A float32 layer fed float16/bfloat16 input (as under autocast) returns the input's dtype.

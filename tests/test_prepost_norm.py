@@ -647,7 +647,7 @@ def _block_matches_torch(kata, device, norm_first):
 
 @pytest.mark.broad
 def test_post_norm_block_matches_torch(kata, device):
-    """norm_first=False (Post-LN) matches nn.TransformerEncoderLayer, in eval mode and in training
+    """norm_first=False (Post-LN) matches nn.TransformerEncoderLayer in eval and with dropout 0
 
     Post-LN: two residual units, attention then feed-forward, each normalized after its
     addition; the feed-forward is Linear, ReLU, Linear. Built with dropout=0.0, the block drops
@@ -661,7 +661,7 @@ def test_post_norm_block_matches_torch(kata, device):
 
 @pytest.mark.broad
 def test_pre_norm_block_matches_torch(kata, device):
-    """norm_first=True (Pre-LN) matches nn.TransformerEncoderLayer, in eval mode and in training
+    """norm_first=True (Pre-LN) matches nn.TransformerEncoderLayer in eval and with dropout 0
 
     Pre-LN normalizes only each branch's input: the un-normalized x is the residual, and the
     block's output is not normalized. Built with dropout=0.0, it drops nothing in training.
