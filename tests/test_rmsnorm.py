@@ -266,6 +266,25 @@ def test_eps_inside_sqrt(kata, device):
     expect_close(rn(x), expected, given=f"RMSNorm(8, eps=0.05) on small inputs x {shape_of(x)}")
 
 
+def test_weight_scales_each_element(kata, device):
+    """the weight itself multiplies each normalized element: y = x / rms · weight, not 1 + weight
+
+    The gain is the weight itself, starting at ones as torch's does, one factor per element of
+    normalized_shape. Gemma's RMSNorm keeps weight − 1 instead and multiplies by 1 + weight:
+    a state_dict of torch's then doubles every output.
+
+    y = x / √(mean(x²) + ε) · w, with w of shape normalized_shape, multiplied element by element.
+    """
+    mine, ref = paired(kata, "RMSNorm", 8, eps=1e-6)
+    mine, ref = mine.to(device, torch.float64), ref.to(device, torch.float64)
+    with torch.no_grad():
+        ref.weight.copy_(torch.randn(8, dtype=torch.float64, device=device))
+    given = "RMSNorm(8, eps=1e-6)"
+    load_torch_state(mine, ref, given=given)
+    x = torch.randn(4, 8, dtype=torch.float64, device=device)
+    expect_same(mine, ref, x, given=f"{given} with nn.RMSNorm's random weight, on x {shape_of(x)}")
+
+
 def test_multidim_normalized_shape(kata, device):
     """a tuple normalized_shape such as (C, H, W) normalizes over all those dimensions
 

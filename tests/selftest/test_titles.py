@@ -159,6 +159,7 @@ PROOFS: dict[tuple[str, str, str], list[str]] = {
     ],
     ("rmsnorm", "test_zero_input", "NaN"): ["no_eps"],
     ("rmsnorm", "test_root_mean_square", "by its L2 norm"): ["l2_norm_not_rms"],
+    ("rmsnorm", "test_weight_scales_each_element", "1 + weight"): ["gemma_one_plus_weight"],
     ("rmsnorm", "test_no_elementwise_affine", "parameters"): ["affine_off_keeps_weight"],
     ("rmsnorm", "test_to_dtype", "a plain tensor"): ["eps_tensor_attribute"],
     ("rmsnorm", "test_follows_device", "is created on the CPU"): ["eps_tensor_on_cpu"],
