@@ -52,7 +52,8 @@ def drop_path_call(p, scale_by_keep=True):
 
 def kept_samples(out, x, p, *, given, scale=True, rtol=None, atol=None):
     """Each sample of out is all zeros or x / (1 - p) (x when not scaling); returns the (N,) kept
-    mask on the CPU."""
+    mask on the CPU. The checks hand the layer a copy of x, so that x is as it was here, whether
+    or not the layer writes into its input (test_input_unmodified's to tell)."""
     out = expect_like(out, x, given=given)
     got = out.detach().double().cpu().reshape(x.shape[0], -1)
     xs = x.detach().double().cpu().reshape(x.shape[0], -1)
@@ -236,7 +237,7 @@ def test_whole_sample_dropped(kata, device):
     for shape in ((64, 16), (32, 3, 8), (16, 2, 4, 4)):
         x = nonzero_values(*shape, device=device)
         given = f"DropPath(0.5) in training on x {shape_of(x)}"
-        kept_samples(kata.DropPath(0.5).to(device)(x), x, 0.5, given=given)
+        kept_samples(kata.DropPath(0.5).to(device)(x.clone()), x, 0.5, given=given)
 
 
 def test_draws_per_sample_not_per_batch(kata, device):
@@ -250,7 +251,7 @@ def test_draws_per_sample_not_per_batch(kata, device):
     """
     x = nonzero_values(256, 4, device=device)
     given = f"DropPath(0.5) in training on x {shape_of(x)}"
-    kept = kept_samples(kata.DropPath(0.5).to(device)(x), x, 0.5, given=given)
+    kept = kept_samples(kata.DropPath(0.5).to(device)(x.clone()), x, 0.5, given=given)
     # 256 independent draws at p = 0.5 agree with probability 2^-255.
     if kept.all() or not kept.any():
         what = "kept" if kept.all() else "dropped"
@@ -269,7 +270,7 @@ def test_keep_fraction(kata, device):
     for p in (0.1, 0.5, 0.8):
         x = torch.ones(n, 2, device=device)
         given = f"{drop_path_call(p)} in training on {n:,} samples of ones"
-        out = expect_like(kata.DropPath(p).to(device)(x), x, given=given)
+        out = expect_like(kata.DropPath(p).to(device)(x.clone()), x, given=given)
         # Survivors only: how they are scaled is test_survivors_scaled's business.
         fraction = (out.detach() != 0).any(1).double().mean().item()
         sigma = (p * (1 - p) / n) ** 0.5
@@ -291,10 +292,10 @@ def test_survivors_scaled(kata, device):
     for p in (0.1, 0.25, 0.6):
         x = nonzero_values(64, 8, device=device, dtype=torch.float64)
         given = f"{drop_path_call(p)} in training on x {shape_of(x)}"
-        kept = kept_samples(kata.DropPath(p).to(device)(x), x, p, given=given)
+        kept = kept_samples(kata.DropPath(p).to(device)(x.clone()), x, p, given=given)
         if not kept.any():
             fail(f"{given}: every sample was dropped; at p = {p} most should survive.")
-        out = kata.drop_path(x, p, True)
+        out = kata.drop_path(x.clone(), p, True)
         kept_samples(out, x, p, given=f"drop_path(x, {p}, training=True) on x {shape_of(x)}")
 
 
@@ -309,10 +310,12 @@ def test_no_scaling_without_scale_by_keep(kata, device):
     p = 0.3
     x = nonzero_values(64, 8, device=device, dtype=torch.float64)
     given = f"{drop_path_call(p, False)} in training on x {shape_of(x)}"
-    kept = kept_samples(kata.DropPath(p, False).to(device)(x), x, p, given=given, scale=False)
+    kept = kept_samples(
+        kata.DropPath(p, False).to(device)(x.clone()), x, p, given=given, scale=False
+    )
     if not kept.any():
         fail(f"{given}: every sample was dropped; at p = {p} most should survive.")
-    out = kata.drop_path(x, p, True, scale_by_keep=False)
+    out = kata.drop_path(x.clone(), p, True, scale_by_keep=False)
     given = f"drop_path(x, {p}, training=True, scale_by_keep=False) on x {shape_of(x)}"
     kept_samples(out, x, p, given=given, scale=False)
 
@@ -328,7 +331,7 @@ def test_gradient(kata, device):
     p = 0.4
     x = nonzero_values(32, 6, device=device, dtype=torch.float64).requires_grad_()
     given = f"{drop_path_call(p)} in training on x {shape_of(x)}"
-    out = kata.DropPath(p).to(device)(x)
+    out = kata.DropPath(p).to(device)(x.clone())
     kept = kept_samples(out, x, p, given=given).to(device)
     if not out.requires_grad:
         fail(f"{given}: the output does not require grad although x does.")
@@ -347,7 +350,7 @@ def test_drop_prob_one_gives_zeros(kata, device):
     """
     x = nonzero_values(8, 4, device=device, dtype=torch.float64).requires_grad_()
     given = f"DropPath(1.0) in training on x {shape_of(x)}"
-    out = kata.DropPath(1.0).to(device)(x)
+    out = kata.DropPath(1.0).to(device)(x.clone())
     expect_close(out, torch.zeros_like(x), given=given, rtol=0, atol=0)
     if not out.requires_grad:
         fail(f"{given}: the output does not require grad although x does.")
@@ -366,8 +369,8 @@ def test_fresh_draw_each_call(kata, device):
     mine = kata.DropPath(0.5).to(device)
     x = nonzero_values(128, 4, device=device)
     given = f"DropPath(0.5) called twice on the same x {shape_of(x)}"
-    first = kept_samples(mine(x), x, 0.5, given=given)
-    second = kept_samples(mine(x), x, 0.5, given=given)
+    first = kept_samples(mine(x.clone()), x, 0.5, given=given)
+    second = kept_samples(mine(x.clone()), x, 0.5, given=given)
     if torch.equal(first, second):  # two draws of 128 agree with probability 2^-128
         fail(f"{given}: both calls dropped exactly the same samples. Draw a new mask per call.")
 
@@ -384,7 +387,7 @@ def test_follows_torch_seed(kata, device):
     mine = kata.DropPath(0.5).to(device)
     x = nonzero_values(64, 4, device=device)
     expect_follows_torch_seed(
-        lambda: mine(x), given=f"DropPath(0.5) in training on x {shape_of(x)}"
+        lambda: mine(x.clone()), given=f"DropPath(0.5) in training on x {shape_of(x)}"
     )
 
 
@@ -427,9 +430,9 @@ def test_forward_matches_timm(kata, device):
         for shape in ((16, 8), (8, 3, 8), (8, 2, 4, 5), (4, 2, 3, 4, 2)):
             x = nonzero_values(*shape, device=device, dtype=dtype)
             mine = kata.DropPath(0.5).to(device)
-            kept_samples(mine(x), x, 0.5, given=f"DropPath(0.5) on x {shape_of(x)}")
+            kept_samples(mine(x.clone()), x, 0.5, given=f"DropPath(0.5) on x {shape_of(x)}")
             given = f"drop_path(x, 0.5, training=True) on x {shape_of(x)}"
-            kept_samples(kata.drop_path(x, 0.5, True), x, 0.5, given=given)
+            kept_samples(kata.drop_path(x.clone(), 0.5, True), x, 0.5, given=given)
             expect_close(mine.eval()(x), x, given=f"DropPath(0.5) in eval mode on x {shape_of(x)}")
 
 
@@ -466,7 +469,7 @@ def test_half_precision(kata, device, dtype):
     x = nonzero_values(32, 8, device=device, dtype=dtype)
     given = f"{drop_path_call(p)} in training on x {shape_of(x)}"
     # x / (1 - p) rounds differently in half precision depending on the order of operations.
-    kept_samples(kata.DropPath(p).to(device)(x), x, p, given=given, rtol=2e-2, atol=2e-2)
+    kept_samples(kata.DropPath(p).to(device)(x.clone()), x, p, given=given, rtol=2e-2, atol=2e-2)
 
 
 def perf_case(kata, device):
