@@ -329,14 +329,16 @@ class FunctionKata:
         expect_close(y, want_y, given=given)
         expect_grads_close(self.named(grads), want, given=given)
 
-    def grad_x_through_the_weight(self, kata: Any, device: torch.device, shape: tuple) -> None:
+    def grad_x_through_the_weight(
+        self, kata: Any, device: torch.device, shape: tuple, eps: float = 1e-5
+    ) -> None:
         """grad_out · weight with neither a mean nor a component along x̂ over any statistic's
         elements: both correction terms vanish, and grad_x is that gradient times rstd. A
         backward that leaves the weight out of the gradient reaching x̂ shows here, and not as
         a wrong mean or variance term."""
         x, w, b = self.inputs(*shape, device=device)
         dims = self.statistic_dims(x)
-        x_hat = self.builtin(x, None, None, 1e-5)
+        x_hat = self.builtin(x, None, None, eps)
         v = torch.randn_like(x)
         v = v - v.mean(dims, keepdim=True)
         v = v - x_hat * (v * x_hat).mean(dims, keepdim=True) / x_hat.square().mean(
@@ -344,7 +346,7 @@ class FunctionKata:
         )
         grad_out = v / self.along_features(w, x)
         said = f"with grad_out · weight of mean 0 and orthogonal to x̂ {self.constant}"
-        self._grad_x(kata, x, w, b, 1e-5, grad_out, given=f"{self.describe(x)} {said}")
+        self._grad_x(kata, x, w, b, eps, grad_out, given=f"{self.describe(x, eps)} {said}")
 
     def grad_x_through_the_mean(self, kata: Any, device: torch.device, shape: tuple) -> None:
         """grad_out · weight constant wherever one mean is taken: grad_x is zero."""
