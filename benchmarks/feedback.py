@@ -23,7 +23,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from norm_katas.grader import registry  # noqa: E402
+from norm_katas.content import registry  # noqa: E402
 
 KATA = "layernorm"
 VERDICT = r"Interview core \d+/\d+"

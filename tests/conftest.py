@@ -1,2 +1,2 @@
 # The grading plugin gives the kata suites their `kata` and `device` fixtures.
-pytest_plugins = ["norm_katas.grader.plugin"]
+pytest_plugins = ["norm_katas.engine.plugin"]

@@ -12,7 +12,7 @@ import pytest
 import torch
 from torch import nn
 
-from norm_katas.grader.checks import (
+from norm_katas.checks import (
     BUILTIN_DROPOUT_MODULES,
     BUILTIN_DROPOUTS,
     TOLERANCE,

@@ -22,7 +22,7 @@ drop_path, so the module covers the function's arithmetic where only one form is
 import pytest
 import torch
 
-from norm_katas.grader.checks import (
+from norm_katas.checks import (
     BUILTIN_DROPOUT_MODULES,
     BUILTIN_DROPOUTS,
     TOLERANCE,

@@ -25,7 +25,7 @@ What is checked, in which modes (float32 unless said; parity is the stretch tier
     a single vector (N,)   [parity]       yes       -         -          (64,)
 
 Where the kernel runs, how the engine is proven, and how every call is overseen: as for the
-Triton RMSNorm kata (see tests/test_triton_rmsnorm.py and norm_katas/grader/triton_engine.py).
+Triton RMSNorm kata (see tests/test_triton_rmsnorm.py and norm_katas/checks/triton_engine.py).
 Here both x and the residual are activations: torch work on either outside the kernel fails,
 and the residual's storage is fenced (NaN after it) like x's, so that a store past its end is
 seen compiled too. As for the Triton LayerNorm kata (tests/test_triton_layernorm.py), every
@@ -45,15 +45,9 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from norm_katas.grader import triton_engine
-from norm_katas.grader.checks import (
-    PerfCase,
-    dtype_name,
-    fail,
-    shape_of,
-)
-from norm_katas.grader.limits import TimedOut
-from norm_katas.grader.triton_engine import Call, Oversight
+from norm_katas.checks import PerfCase, dtype_name, fail, shape_of, triton_engine
+from norm_katas.checks.triton_engine import Call, Oversight
+from norm_katas.runtime.limits import TimedOut
 
 # What torch may do outside the kernel, besides allocating: make views.
 VIEWS = frozenset({
@@ -92,7 +86,7 @@ FUSED = Oversight(
 RTOL = {torch.float16: 2e-3}
 HALF = (torch.float16, torch.bfloat16)
 # Interpreted, the checks take half a second of CPU time: two processes share them
-# (grader.shards).
+# (engine.shards).
 SHARDS = 2
 
 

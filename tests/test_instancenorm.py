@@ -28,7 +28,7 @@ import pytest
 import torch
 from torch import nn
 
-from norm_katas.grader.checks import (
+from norm_katas.checks import (
     BUILTIN_NORM_MODULES,
     BUILTIN_NORMS,
     HALF_OFFSET,

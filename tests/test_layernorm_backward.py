@@ -35,7 +35,7 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from norm_katas.grader.checks import BUILTIN_NORMS, FunctionKata
+from norm_katas.checks import BUILTIN_NORMS, FunctionKata
 
 LAYER_NORM = FunctionKata(
     function="LayerNormFunction",

@@ -33,7 +33,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from norm_katas.grader.checks import (
+from norm_katas.checks import (
     CountingLinear,
     FixedMask,
     PerfCase,

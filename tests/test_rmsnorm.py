@@ -24,7 +24,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from norm_katas.grader.checks import (
+from norm_katas.checks import (
     BUILTIN_NORM_MODULES,
     BUILTIN_NORMS,
     PerfCase,

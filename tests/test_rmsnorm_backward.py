@@ -37,7 +37,7 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from norm_katas.grader.checks import (
+from norm_katas.checks import (
     BUILTIN_NORMS,
     FunctionKata,
     call_backward,

@@ -2,14 +2,15 @@
 
 Single-process checks first (torch.nn.SyncBatchNorm's parameters and buffers, BatchNorm's
 behaviour without a process group), then the distributed ones: the learner's module runs on four
-ranks at once (processes joined by torch.distributed over gloo on 127.0.0.1, see norm_katas/grader)
-and is compared with torch's BatchNorm on the concatenation of the ranks' batches, computed in
-float64 here. nn.SyncBatchNorm itself only runs on GPUs, and its formulas are BatchNorm's over
-the global batch: the gradients of weight and bias are each rank's own share (DDP sums them),
-torch/nn/modules/_functions.py. Torch parity last: float64 computed in float64, an empty rank,
-momentum=None, track_running_stats=False. Which dtype a layer computes in is dtype policy, so the
-core holds float64 values, and the statistics read off them, to float32's tolerance: a
-SyncBatchNorm that computes and communicates in float32 whatever it is given solves the core.
+ranks at once (processes joined by torch.distributed over gloo on 127.0.0.1, see
+norm_katas/checks/distributed) and is compared with torch's BatchNorm on the concatenation of
+the ranks' batches, computed in float64 here. nn.SyncBatchNorm itself only runs on GPUs, and its
+formulas are BatchNorm's over the global batch: the gradients of weight and bias are each rank's
+own share (DDP sums them), torch/nn/modules/_functions.py. Torch parity last: float64 computed
+in float64, an empty rank, momentum=None, track_running_stats=False. Which dtype a layer
+computes in is dtype policy, so the core holds float64 values, and the statistics read off them,
+to float32's tolerance: a SyncBatchNorm that computes and communicates in float32 whatever it is
+given solves the core.
 
 Each core property in every mode where it applies (without_process_group: one process, where
 SyncBatchNorm is BatchNorm; eps=0.5 and a constant channel where eps must show):
@@ -37,7 +38,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from norm_katas.grader.checks import (
+from norm_katas.checks import (
     BUILTIN_NORM_MODULES,
     BUILTIN_NORMS,
     FROM_SCRATCH,
@@ -54,7 +55,7 @@ from norm_katas.grader.checks import (
     fail,
     shape_of,
 )
-from norm_katas.grader.distributed import GlobalBatchNorm, WorldSpec, raised
+from norm_katas.checks.distributed import GlobalBatchNorm, WorldSpec, raised
 
 RANKS = 4
 # Process groups made on every start: two disjoint pairs, and three ranks without rank 0.

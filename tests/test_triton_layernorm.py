@@ -1,7 +1,7 @@
 """Hidden checks for the Triton LayerNorm kata: forward and backward kernels, run for real.
 
 Where the kernels run, and how the engine is proven: as for triton-rmsnorm (see
-tests/test_triton_rmsnorm.py and norm_katas/grader/triton_engine.py): compiled with `--device
+tests/test_triton_rmsnorm.py and norm_katas/checks/triton_engine.py): compiled with `--device
 cuda` on a GPU, in Triton's interpreter everywhere else, after a probe of the engine; a check
 whose call ran an operation the engine gets wrong (bfloat16 arithmetic, interpreted) is skipped
 with a note, never failed. The interpreter runs one program at a time, so the row counts are
@@ -39,8 +39,7 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from norm_katas.grader import triton_engine
-from norm_katas.grader.checks import (
+from norm_katas.checks import (
     PerfCase,
     call_backward,
     call_forward,
@@ -51,8 +50,9 @@ from norm_katas.grader.checks import (
     expect_through_function,
     fail,
     shape_of,
+    triton_engine,
 )
-from norm_katas.grader.triton_engine import Call, Oversight
+from norm_katas.checks.triton_engine import Call, Oversight
 
 # What torch may do outside the kernels, besides allocating: make views.
 VIEWS = frozenset({
@@ -99,7 +99,7 @@ EPS = 1e-5
 # watched for races too.)
 RACE_ROWS = 260
 # Interpreted, the checks take most of a second of CPU time: two processes share them
-# (grader.shards).
+# (engine.shards).
 SHARDS = 2
 SAMPLED = frozenset({0, 1, 2, 3, 4, 8, 12, 16, 32, 64, 96, 128, 256})
 SAMPLED_NAMES = "0-4, " + ", ".join(str(p) for p in sorted(SAMPLED) if p > 4)

@@ -60,17 +60,17 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from norm_katas.grader import triton_engine
-from norm_katas.grader.checks import (
+from norm_katas.checks import (
     PerfCase,
     dtype_name,
     expect_like,
     expect_tensor,
     fail,
     shape_of,
+    triton_engine,
 )
-from norm_katas.grader.limits import TimedOut
-from norm_katas.grader.triton_engine import Call, Oversight
+from norm_katas.checks.triton_engine import Call, Oversight
+from norm_katas.runtime.limits import TimedOut
 
 # What torch may do outside the kernel, besides allocating: make views.
 VIEWS = frozenset({

@@ -41,7 +41,7 @@ import warnings
 import pytest
 import torch
 
-from norm_katas.grader.checks import (
+from norm_katas.checks import (
     PerfCase,
     count_ops,
     count_python_lines,

@@ -8,7 +8,7 @@ Why a mutator of its own rather than mutmut or cosmic-ray: both mutate a package
 decide a mutant by running the project's own test command (mutmut's pytest with its trampolines,
 cosmic-ray's test-command per mutant from a session database). Here the thing under test is
 the grader, and a mutant is graded as a learner's file: `--impl FILE` through the warm grader
-(norm_katas.grader.server.Client), which imports torch and every suite once per worker; a
+(norm_katas.engine.server.Client), which imports torch and every suite once per worker; a
 pytest start per mutant would cost more than the grading. Neither ships the operators that
 matter for torch code either: dim/keepdim/unbiased keywords, a dropped term (+ eps, * weight),
 a dropped .detach() or torch.no_grad(), a negated `if self.training`, a dropped dtype cast,
@@ -269,11 +269,11 @@ def generate(source: str) -> list[Mutant]:
 
 
 class Graders:
-    """Warm graders (norm_katas.grader.server), one per worker, started once for every kata:
+    """Warm graders (norm_katas.engine.server), one per worker, started once for every kata:
     each imports torch and every suite, seconds of CPU that a server per kata would repeat."""
 
     def __init__(self, workers: int, device: str = "cpu") -> None:
-        from norm_katas.grader import server
+        from norm_katas.engine import server
 
         self.tmp = Path(tempfile.mkdtemp(prefix="mutants-"))
         self.env = {
@@ -350,8 +350,8 @@ def grade_all(
     are graded once."""
     from dataclasses import replace
 
-    from norm_katas.grader import registry
-    from norm_katas.grader.request import Request
+    from norm_katas.content import registry
+    from norm_katas.engine.request import Request
 
     by_source: dict[str, list[Mutant]] = {}
     for mutant in mutants:
@@ -419,7 +419,7 @@ def read_ledger(kata: str) -> tuple[dict[str, str], dict[str, str]]:
 
 
 def solution(kata: str) -> str:
-    from norm_katas.grader import registry
+    from norm_katas.content import registry
 
     return registry.get(kata).solution.read_text(encoding="utf-8")
 
@@ -428,7 +428,7 @@ def run_kata(kata: str, graders: Graders, device: str = "cpu") -> tuple[tuple, b
     """Grade every mutant of `kata`; say each unledgered survivor, error and stale ledger
     entry. Returns the table's row and whether there was any of those. On a GPU the
     [[needs_gpu]] entries are mistakes like any other: each must be killed."""
-    from norm_katas.grader import registry
+    from norm_katas.content import registry
 
     stem = Path(registry.get(kata).file).stem  # the ledger is named as the catalogue is
     mutants = generate(solution(kata))
@@ -463,7 +463,7 @@ def run_kata(kata: str, graders: Graders, device: str = "cpu") -> tuple[tuple, b
 
 
 def main(argv: list[str] | None = None) -> int:
-    from norm_katas.grader import registry
+    from norm_katas.content import registry
 
     parser = argparse.ArgumentParser(prog="nox -s mutants --", description=__doc__.split("\n")[0])
     parser.add_argument("katas", nargs="*", metavar="KATA", help="default: every kata")

@@ -17,7 +17,8 @@ import html
 import math
 from dataclasses import dataclass
 
-from norm_katas.grader import door, registry
+from norm_katas.content import registry
+from norm_katas.engine import suggest
 from norm_katas.practice.progress import KataProgress, clock
 
 FASTER, SLOWER, UNSOLVED = "#2da44e", "#db6d28", "#e5534b"
@@ -206,7 +207,7 @@ def _over_time(runs: list[MockRun], top: float) -> tuple[list[str], float]:
     top += 22
     if not runs:
         words = (
-            f"No mock interview yet: `{door.command('mock', where=door.NOTEBOOK)}` times one, "
+            f"No mock interview yet: `{suggest.command('mock', where=suggest.NOTEBOOK)}` times one, "  # noqa: E501
             "and its solve time shows here."
         )
         out.append(_text(0, top + 14, words, font_size="12", fill_opacity="0.7"))

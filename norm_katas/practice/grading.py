@@ -6,8 +6,8 @@ import sys
 from collections.abc import Callable
 from typing import TextIO
 
-from norm_katas.grader import runner
-from norm_katas.grader.request import Request
+from norm_katas.engine import runner
+from norm_katas.engine.request import Request
 from norm_katas.practice import history
 
 

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from norm_katas.grader.report import Report
+    from norm_katas.engine.report import Report
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS events (
@@ -227,7 +227,7 @@ def events(kata: str | None = None) -> list[Event]:
 
 def record_report(report: Report, mode: str, **mock: object) -> None:
     """Record a grading from the grader's report."""
-    from norm_katas.grader.report import CORE, PARITY, Outcome, untouched
+    from norm_katas.engine.report import CORE, PARITY, Outcome, untouched
 
     not_passed = (Outcome.FAILED, Outcome.NOT_RUN)
     failed = [c.name for c in report.checks if c.outcome in not_passed]

@@ -13,9 +13,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from norm_katas.grader import door, registry, runner
-from norm_katas.grader.report import CORE, PARITY, Report
-from norm_katas.grader.request import Request
+from norm_katas.content import registry
+from norm_katas.engine import runner, suggest
+from norm_katas.engine.report import CORE, PARITY, Report
+from norm_katas.engine.request import Request
 from norm_katas.practice import grading, history, loop, progress, workspace
 from norm_katas.practice.progress import clock
 
@@ -264,7 +265,7 @@ def run(kata_name: str | None, minutes: float | None, seed: int | None) -> int:
     except KeyboardInterrupt:
         print()
     if mock.in_history():
-        print(f"\nThis mock is in your history: {door.command('progress')}")
+        print(f"\nThis mock is in your history: {suggest.command('progress')}")
     else:
         print("\nThis mock left nothing in your history: no attempt of yours was recorded.")
     return 0  # a mock that ends with its scorecard went as it should, solved or not

@@ -10,7 +10,8 @@ import random
 from collections import Counter
 from dataclasses import dataclass
 
-from norm_katas.grader import door, registry
+from norm_katas.content import registry
+from norm_katas.engine import suggest
 from norm_katas.practice import history
 
 
@@ -191,7 +192,7 @@ def attempts(kata: str | None = None, limit: int | None = None) -> str:
     return "\n".join([*more, *lines])
 
 
-def report(where: str = door.TERMINAL) -> str:
+def report(where: str = suggest.TERMINAL) -> str:
     """Progress as `where` (a door) shows it: the commands it suggests are typed there."""
     progress = collect()
     pick, why = recommend(progress)
@@ -201,18 +202,18 @@ def report(where: str = door.TERMINAL) -> str:
         f"{table(progress)}\n"
         + (f"\n{spots}\n" if spots else "")
         + f"\nNext: {pick.kata.name} ({pick.kata.title}): {why}.\n"
-        f"      {door.command('grade', pick.kata.name, where=where)}   or   "
-        f"{door.command('mock', '--kata', pick.kata.name, where=where)}\n"
+        f"      {suggest.command('grade', pick.kata.name, where=where)}   or   "
+        f"{suggest.command('mock', '--kata', pick.kata.name, where=where)}\n"
         + _no_workspace(where)
         + f"\nHistory: {place}  "
-        f"({door.command('progress', '--history', where=where)} lists each attempt)"
+        f"({suggest.command('progress', '--history', where=where)} lists each attempt)"
     )
 
 
 def _no_workspace(where: str) -> str:
     """Where the commands above are typed, when not here: an installed copy grades the kata
     files of a workspace, and there is none here."""
-    if where != door.TERMINAL:
+    if where != suggest.TERMINAL:
         return ""
     try:
         registry.workspace()
@@ -245,7 +246,7 @@ def answer(parser: argparse.ArgumentParser, argv: list[str], where: str) -> str 
     if args.kata and not args.history:
         parser.error(
             "a kata name goes with --history "
-            f"({door.command('progress', '--history', 'layernorm', where=where)})"
+            f"({suggest.command('progress', '--history', 'layernorm', where=where)})"
         )
     if not args.history:
         return None

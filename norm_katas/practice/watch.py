@@ -9,9 +9,10 @@ from __future__ import annotations
 import sys
 import time
 
-from norm_katas.grader import door, loader, runner
-from norm_katas.grader.request import Request
+from norm_katas.engine import runner, suggest
+from norm_katas.engine.request import Request
 from norm_katas.practice import grading, loop
+from norm_katas.runtime import loader
 
 
 def run(request: Request) -> int:
@@ -53,5 +54,5 @@ def run(request: Request) -> int:
             loop.run(watched, keys, lambda: grade(), lambda: None)
     except KeyboardInterrupt:
         pass
-    print(f"\nLeft watch mode. Your gradings are in your history: {door.command('progress')}")
+    print(f"\nLeft watch mode. Your gradings are in your history: {suggest.command('progress')}")
     return 0

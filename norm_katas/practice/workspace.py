@@ -12,12 +12,12 @@ import os
 from datetime import datetime
 from pathlib import Path
 
-from norm_katas.grader import registry, stubs
+from norm_katas.content import pristine, registry
 from norm_katas.practice import history
 
 # The stub's section that gives the answers away: hidden in a mock, shown after it.
-PITFALLS = stubs.PITFALLS
-split_pitfalls = stubs.split_pitfalls
+PITFALLS = pristine.PITFALLS
+split_pitfalls = pristine.split_pitfalls
 
 
 class WorkspaceError(Exception):
@@ -27,8 +27,8 @@ class WorkspaceError(Exception):
 def pristine_stub(kata: registry.Kata) -> str:
     """The untouched stub's text."""
     try:
-        return stubs.text(kata)
-    except stubs.StubError as e:
+        return pristine.text(kata)
+    except pristine.StubError as e:
         raise WorkspaceError(str(e)) from None
 
 
@@ -36,7 +36,7 @@ def handed_out(kata: registry.Kata) -> str:
     """The stub as this copy hands it out to edit: in a clone the pristine stub, which says
     to grade it with nox; installed, saying to grade it with `norm-katas grade`."""
     stub = pristine_stub(kata)
-    return stubs.for_workspace(stub, kata.name) if registry.INSTALLED else stub
+    return pristine.for_workspace(stub, kata.name) if registry.INSTALLED else stub
 
 
 def _stamp() -> str:
@@ -60,9 +60,8 @@ def reset(kata: registry.Kata) -> Path | None:
 def reset_notebook(kata: registry.Kata) -> Path | None:
     """Restore the learner's notebooks/<stem>.ipynb (a clone's) to the kata's pristine notebook;
     back the current one up first. Returns the backup."""
-    from norm_katas import notebooks  # the generator: it imports the notebook magics' module
-
-    return _restore(kata, notebooks.path(kata), notebooks.text(kata))
+    text = pristine.notebook(kata).read_text(encoding="utf-8")
+    return _restore(kata, pristine.learners_notebook(kata), text)
 
 
 def _restore(kata: registry.Kata, path: Path, text: str) -> Path | None:
@@ -116,7 +115,7 @@ MARKER_TEXT = """\
 """
 
 
-def scratch_copy(kata: registry.Kata, graded: str = stubs.GRADED_IN_THE_MOCK) -> Path:
+def scratch_copy(kata: registry.Kata, graded: str = pristine.GRADED_IN_THE_MOCK) -> Path:
     """A fresh stub for a mock interview, in a new scratch folder outside katas/.
 
     It has the task and the contract only: the pitfalls come after the mock. Its last lines
@@ -124,7 +123,7 @@ def scratch_copy(kata: registry.Kata, graded: str = stubs.GRADED_IN_THE_MOCK) ->
     """
     path = history.data_dir() / "mock" / f"{_stamp()}-{kata.name}" / kata.file
     path.parent.mkdir(parents=True)
-    _write_atomically(path, stubs.for_mock(pristine_stub(kata), graded))
+    _write_atomically(path, pristine.for_mock(pristine_stub(kata), graded))
     return path
 
 

@@ -12,8 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from norm_katas.grader import registry, server
-from norm_katas.grader.request import Request
+from norm_katas.content import registry
+from norm_katas.engine import server
+from norm_katas.engine.request import Request
 
 # Each test worker grades in processes of its own. Left to torch's default (a thread per core
 # each), N workers start N x cores OpenMP threads that spin against each other: twice as slow.
@@ -50,7 +51,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 def _device_note(config: pytest.Config) -> str | None:
     """What the grading plugin says when --device asked for a device this machine lacks."""
-    from norm_katas.grader.plugin import GRADING
+    from norm_katas.engine.plugin import GRADING
 
     grading = config.stash.get(GRADING, None)
     note = getattr(grading, "device_note", None)
@@ -116,7 +117,7 @@ def grade(warm_grader: server.Client, tmp_path: Path, request: pytest.FixtureReq
 @pytest.fixture
 def warm_up_interrupted(monkeypatch: pytest.MonkeyPatch) -> None:
     """Ctrl-C arrives while the grader starts (runner.warm_up: torch and the checks loading)."""
-    from norm_katas.grader import runner
+    from norm_katas.engine import runner
 
     def interrupted(*args: object, **kwargs: object) -> None:
         raise KeyboardInterrupt

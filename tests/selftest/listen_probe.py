@@ -92,7 +92,7 @@ def _observed(when: str, method: Callable[..., Any], after: bool) -> Callable[..
 
 @pytest.hookimpl
 def pytest_configure(config: pytest.Config) -> None:
-    from norm_katas.grader.distributed.world import World
+    from norm_katas.checks.distributed.world import World
 
     World._start = _observed("started", World._start, after=True)  # type: ignore[method-assign]
     World.run = _observed("ran", World.run, after=True)  # type: ignore[method-assign]

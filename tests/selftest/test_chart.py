@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from norm_katas import notebook
-from norm_katas.grader import registry
+from norm_katas.content import registry
+from norm_katas.doors import magics
 from norm_katas.practice import chart, history, progress
 
 KATAS = registry.load()
@@ -215,14 +215,14 @@ def test_kata_progress_shows_the_picture_above_the_text(monkeypatch: pytest.Monk
     shown: list[str] = []
     texts: list[str] = []
     monkeypatch.setattr(
-        notebook, "_show", lambda markup, text: [shown.append(markup), texts.append(text)]
+        magics, "_show", lambda markup, text: [shown.append(markup), texts.append(text)]
     )
-    notebook.progress_magic()
+    magics.progress_magic()
     assert "Nothing to draw yet" in shown[-1] and "Next:" in shown[-1]
     # A plain-text front end (a console, a notebook converted to text) shows the report's text.
     assert "Next:" in texts[-1] and "<" not in texts[-1]
     mock(KATAS[0].name, "a", (300, True))
-    notebook.progress_magic()
+    magics.progress_magic()
     page = shown[-1]
     assert page.index("<svg") < page.index("</svg>") < page.index("<pre>") < page.index("Next:")
     assert "%kata_mock --kata" in page and "nox -s" not in page  # commands a notebook takes
@@ -230,11 +230,11 @@ def test_kata_progress_shows_the_picture_above_the_text(monkeypatch: pytest.Monk
 
 def test_kata_progress_takes_the_progress_commands_options(monkeypatch: pytest.MonkeyPatch) -> None:
     shown: list[str] = []
-    monkeypatch.setattr(notebook, "_show", lambda markup, text: shown.append(markup))
+    monkeypatch.setattr(magics, "_show", lambda markup, text: shown.append(markup))
     mock(KATAS[0].name, "a", (300, True))
-    notebook.progress_magic(f"--history {KATAS[0].name}")
+    magics.progress_magic(f"--history {KATAS[0].name}")
     assert "<svg" not in shown[-1] and f"{KATAS[0].name}" in shown[-1] and "mock" in shown[-1]
-    notebook.progress_magic("--help")
+    magics.progress_magic("--help")
     assert "usage: %kata_progress" in shown[-1] and "--history" in shown[-1]
     for wrong, says in [
         ("--nonsense", "unrecognized arguments: --nonsense"),
@@ -242,5 +242,5 @@ def test_kata_progress_takes_the_progress_commands_options(monkeypatch: pytest.M
         ("--history layernrom", "did you mean 'layernorm'?"),
         ('--history "layer', "No closing quotation"),
     ]:
-        notebook.progress_magic(wrong)
+        magics.progress_magic(wrong)
         assert says in html.unescape(shown[-1]), (wrong, shown[-1])

@@ -1,6 +1,6 @@
 """Self-tests for the documentation: every example in README.md and docs/*.md is what the tool
-prints now, produced by grading the real files it names (norm_katas.docs), and the generated
-text (the katas' page, the clone and pip lines) follows the registry and the settings."""
+prints now, produced by grading the real files it names (norm_katas.authoring.docs), and the
+generated text (the katas' page, the clone and pip lines) follows the registry and the settings."""
 
 from __future__ import annotations
 
@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from norm_katas import docs
-from norm_katas.grader import registry, server
+from norm_katas.authoring import docs
+from norm_katas.content import registry
+from norm_katas.engine import server
 
 
 def test_every_example_and_generated_block_is_current(tmp_path: Path) -> None:

@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from norm_katas.grader import options, registry, runner
+from norm_katas.content import registry
+from norm_katas.engine import options, runner
 from norm_katas.practice import history
 
 NOX = shutil.which("nox")
@@ -234,7 +235,7 @@ def test_ctrl_c_before_a_grading_begins_says_so_and_exits_130(
     warm_up_interrupted: None, capsys: pytest.CaptureFixture[str]
 ) -> None:
     # Ctrl-C while torch and the checks are imported, before any grading: said, never silent.
-    from norm_katas import cli
+    from norm_katas.doors import cli
 
     assert cli.main(["grade", "layernorm", "--impl", "solutions"]) == 130
     said = capsys.readouterr().err
@@ -245,14 +246,16 @@ def test_ctrl_c_before_a_grading_begins_says_so_and_exits_130(
 def test_the_help_and_install_advice_name_the_door_in_use(monkeypatch: pytest.MonkeyPatch) -> None:
     """In a clone, nox; installed, norm-katas and pip (no nox, no katas/); in a notebook, %pip
     and no --impl (the cell is the file)."""
-    from norm_katas.grader import door
+    from norm_katas.engine import suggest
 
     assert "katas/<kata>.py (default)" in options.help_text("x")
-    assert "`nox -s kata-triton-rmsnorm` installs it" in door.install(
+    assert "`nox -s kata-triton-rmsnorm` installs it" in suggest.install(
         "triton", "triton-rmsnorm", ""
     )
-    assert "--impl" not in options.help_text("%%kata layernorm", door.NOTEBOOK)
-    assert "%pip install 'triton'" in door.install("triton", "triton-rmsnorm", "py", door.NOTEBOOK)
+    assert "--impl" not in options.help_text("%%kata layernorm", suggest.NOTEBOOK)
+    assert "%pip install 'triton'" in suggest.install(
+        "triton", "triton-rmsnorm", "py", suggest.NOTEBOOK
+    )
     monkeypatch.setattr(registry, "INSTALLED", True)
     shown = options.help_text("norm-katas grade <kata>")
     assert "katas/" not in shown and "your workspace's <kata>.py (default" in shown, shown

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 from packaging.tags import sys_tags
 
-from norm_katas.grader import registry
+from norm_katas.content import registry
 
 NOX = shutil.which("nox")
 pytestmark = pytest.mark.skipif(NOX is None, reason="nox is not installed for this user")

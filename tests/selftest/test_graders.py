@@ -31,7 +31,7 @@ from pathlib import Path
 
 import pytest
 
-from norm_katas.grader import registry
+from norm_katas.content import registry
 from norm_katas.practice import workspace
 
 CATALOGUE = registry.ROOT / "tests" / "catalogue"
@@ -288,7 +288,7 @@ def test_the_vectorization_probe_compares_like_with_like() -> None:
     # does not. Inputs of another rank, or with a shorter dim, are the suite's mistake.
     import torch
 
-    from norm_katas.grader.checks import expect_vectorized
+    from norm_katas.checks import expect_vectorized
 
     learner: dict = {}
     exec(compile(LOOPS, "<learner>", "exec"), learner)
@@ -463,7 +463,7 @@ def test_an_engine_fault_is_named_for_an_operation_the_kernel_ran(
     # must read that the engine gets + wrong, not ×, which it never ran.
     import torch
 
-    from norm_katas.grader import triton_engine
+    from norm_katas.checks import triton_engine
 
     shared, fmul, fadd = ("binary_op", "bf16", "bf16"), ("create_fmul",), ("create_fadd",)
     mul = triton_engine.Fault("bfloat16 × bfloat16", "", torch.bfloat16, frozenset({shared, fmul}))
@@ -518,7 +518,7 @@ def test_a_one_shot_grading_does_without_torch_dynamo(tmp_path: Path) -> None:
     assert set(seen.read_text().split()) == {"False"}, "a check loaded torch._dynamo"
     # And where something does need it, the real module loads, once: the stand-in steps aside.
     script = (
-        "import sys, torch\nfrom norm_katas.grader import torch_compat\n"
+        "import sys, torch\nfrom norm_katas.runtime import torch_compat\n"
         "torch_compat.defer_dynamo()\nx = torch.randn(4, 8, device='meta')\n"
         "(x - x.mean(-1, keepdim=True)).var(-1).sqrt()\n"
         "assert 'torch._dynamo' not in sys.modules\n"
@@ -549,7 +549,7 @@ def test_a_rank_that_died_does_not_take_the_grading_with_it() -> None:
     import multiprocessing
     import signal
 
-    from norm_katas.grader.distributed.rank import send
+    from norm_katas.checks.distributed.rank import send
 
     mine, theirs = multiprocessing.Pipe()
     theirs.close()  # the rank is gone
@@ -568,7 +568,7 @@ def test_a_rank_that_died_does_not_take_the_grading_with_it() -> None:
 
 def test_a_sigpipe_with_the_reader_still_there_is_the_graders_failure(tmp_path: Path) -> None:
     # A grading stopped by SIGPIPE ends quietly only where its output has no reader (`| head`).
-    from norm_katas.grader.runner import _reader_gone
+    from norm_katas.engine.runner import _reader_gone
 
     read, write = os.pipe()
     with os.fdopen(write, "w") as out:
@@ -621,7 +621,7 @@ def test_a_reader_that_stops_early_gets_no_error() -> None:
 
 
 def test_the_supported_torch_range_is_stated_once() -> None:
-    from norm_katas.grader import torch_compat
+    from norm_katas.runtime import torch_compat
 
     floor = ".".join(map(str, torch_compat.MIN_TORCH))
     spec = f"torch>={floor},<3"
@@ -666,7 +666,7 @@ def test_a_suite_that_does_not_import_is_the_graders_failure(repo_copy: Path) ->
 
 
 def test_a_broken_plugin_is_the_graders_failure(repo_copy: Path) -> None:
-    plugin = repo_copy / "norm_katas" / "grader" / "report.py"
+    plugin = repo_copy / "norm_katas" / "engine" / "report.py"
     text = plugin.read_text().replace(
         "def header(", "def header(self, *a): raise KeyError('x')\n    def _old_header(", 1
     )
@@ -678,7 +678,7 @@ def test_a_broken_plugin_is_the_graders_failure(repo_copy: Path) -> None:
 
 
 def test_an_unsupported_torch_is_named_at_start(repo_copy: Path) -> None:
-    compat = repo_copy / "norm_katas" / "grader" / "torch_compat.py"
+    compat = repo_copy / "norm_katas" / "runtime" / "torch_compat.py"
     compat.write_text(compat.read_text().replace("MIN_TORCH = (2, 4)", "MIN_TORCH = (99, 0)"))
     run = cli("grade", "layernorm", cwd=repo_copy)
     assert run.returncode == 3
@@ -689,8 +689,8 @@ def test_an_unsupported_torch_is_named_at_start(repo_copy: Path) -> None:
 
 
 def test_readme_kata_table_matches_the_registry() -> None:
-    from norm_katas.cli import kata_table
-    from norm_katas.grader.scaffold import TABLE
+    from norm_katas.authoring.docs import TABLE
+    from norm_katas.content.registry import kata_table
 
     readme = (registry.ROOT / "README.md").read_text()
     between = TABLE.search(readme)  # new-kata rewrites what stands between the two markers
@@ -703,7 +703,7 @@ def test_readme_kata_table_matches_the_registry() -> None:
 def test_names_match_whole_namespaces() -> None:
     # torch.functional holds plain tensor functions (einsum, norm), torch.func autograd's
     # transforms: a rule that recognises code by name must not take one for the other.
-    from norm_katas.grader.tracing import in_namespace
+    from norm_katas.runtime.tracing import in_namespace
 
     assert in_namespace("torch.func.vjp", "torch.func")
     assert in_namespace("torch.func", "torch.func")

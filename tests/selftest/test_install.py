@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from norm_katas.grader import registry, stubs
+from norm_katas.content import pristine, registry
 
 pytestmark = pytest.mark.skipif(
     os.name == "nt", reason="the venv layout below is POSIX's (bin/); Windows installs alike"
@@ -118,7 +118,7 @@ def test_init_makes_a_workspace_of_stubs_that_grades_and_keeps_your_files(
     done = norm_katas("init", workspace.name)
     assert done.returncode == 0, done.stderr
     for kata in registry.load():
-        handed_out = stubs.for_workspace(kata.pristine.read_text(), kata.name)
+        handed_out = pristine.for_workspace(kata.pristine.read_text(), kata.name)
         assert (workspace / kata.file).read_text() == handed_out, kata.file
         assert f"norm-katas grade {kata.name}\n" in handed_out  # not nox: it is not there
     assert (workspace / registry.MARKER).is_file()
@@ -140,7 +140,7 @@ def test_init_makes_a_workspace_of_stubs_that_grades_and_keeps_your_files(
     assert reset.returncode == 0, reset.stderr
     assert "is the stub again" in reset.stdout
     kata = registry.get("layernorm")
-    assert mine.read_text() == stubs.for_workspace(kata.pristine.read_text(), kata.name)
+    assert mine.read_text() == pristine.for_workspace(kata.pristine.read_text(), kata.name)
 
 
 @pytest.mark.parametrize(
@@ -163,7 +163,7 @@ def test_authors_commands_refuse_to_write_into_the_installed_copy(
     assert "spectralnorm" not in norm_katas("list").stdout
 
 
-SHIPPED = "from norm_katas.grader import registry; print(registry.ROOT)"
+SHIPPED = "from norm_katas.content import registry; print(registry.ROOT)"
 
 
 def test_reset_notebook_needs_a_clone(norm_katas: Installed) -> None:
@@ -180,7 +180,7 @@ def test_a_notebook_away_from_the_clone_grades_with_the_installed_copy(
     nbformat = pytest.importorskip("nbformat", reason="needs nbformat, nbclient and ipykernel")
     nbclient = pytest.importorskip("nbclient", reason="needs nbclient")
     pytest.importorskip("ipykernel", reason="needs ipykernel (a kernel)")
-    from norm_katas import notebooks
+    from norm_katas.authoring import notebooks
 
     kata = registry.get("layernorm")
     prefix = norm_katas.bin.parent

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from norm_katas.grader import registry
+from norm_katas.content import registry
 
 Address = ipaddress.IPv4Address | ipaddress.IPv6Address
 

@@ -25,8 +25,7 @@ from pathlib import Path
 
 import pytest
 
-from norm_katas import notebooks
-from norm_katas.grader import registry
+from norm_katas.content import pristine, registry
 from norm_katas.practice import history
 
 ROOT = registry.ROOT
@@ -147,7 +146,7 @@ def test_repository_checks_leave_the_learners_work_alone(
         if not k.startswith("PYTEST_") and k not in ("NORM_KATAS_TORCH", "NORM_KATAS_TORCH_INDEX")
     }  # fmt: skip
     env |= {"NORM_KATAS_DATA": str(data), "NORM_KATAS_ENV": sys.prefix}
-    mine = (clone / "katas", clone / notebooks.FOLDER, data)
+    mine = (clone / "katas", clone / pristine.NOTEBOOKS, data)
     before = snapshot(*mine)
     assert len(before) >= 2 * len(registry.load()) + 1, before
 

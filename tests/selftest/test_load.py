@@ -1,12 +1,12 @@
 """Self-test: a busy machine changes no verdict (`nox -s tests`).
 
-A check's time limit counts the CPU time of the code it runs (grader.limits), so a machine busy
+A check's time limit counts the CPU time of the code it runs (runtime.limits), so a machine busy
 with other work slows a grading down without failing it, and the SyncBatchNorm ranks wait for
 each other by CPU time too. Here the grading server, and so every grading it forks with its
 ranks, shares one core with BUSY processes that never stop computing: a check takes several
 times its CPU time in wall-clock time. The checks run with a limit of LIMIT_S, a few times what
 the costliest of them uses, but below what the load stretches some of them to: a limit that
-counted wall-clock time would fail correct files here (as it did, before norm_katas.grader.limits).
+counted wall-clock time would fail correct files here (as it did, before norm_katas.runtime.limits).
 
 Under that load correct files get their usual verdict: every kata's reference with a check on
 simulated CUDA (the device check), among them the SyncBatchNorm reference with its four ranks,
@@ -34,7 +34,9 @@ from pathlib import Path
 import pytest
 import torch
 
-from norm_katas.grader import limits, registry, runner, server
+from norm_katas.content import registry
+from norm_katas.engine import runner, server
+from norm_katas.runtime import limits
 
 CATALOGUE = registry.ROOT / "tests" / "catalogue"
 # The report's machine had a load of 6 on 2 cores, 3 a core; here 4 on the grader's one core:
@@ -122,7 +124,8 @@ def test_a_stuck_process_says_where_it_is(tmp_path: Path) -> None:
     # What the runner and the SyncBatchNorm ranks ask a process before they stop it.
     loop = tmp_path / "mine.py"  # outside the grader, the suites and the libraries: a learner's
     loop.write_text(
-        "import sys\nfrom pathlib import Path\nfrom norm_katas.grader.limits import register_dump\n"
+        "import sys\nfrom pathlib import Path\n"
+        "from norm_katas.runtime.limits import register_dump\n"
         "dump = register_dump(Path(sys.argv[1]))\nprint('ready', flush=True)\n"
         "while True:\n    pass\n"
     )
@@ -186,7 +189,7 @@ def test_a_timeout_says_waiting_or_looping_by_the_cpu_it_used(
     at import and when the run stops: never "does it sleep?" and then "it loops forever"."""
     from types import SimpleNamespace
 
-    from norm_katas.grader import plugin
+    from norm_katas.engine import plugin
 
     mine = limits.Frame(str(tmp_path / "mine.py"), 7, "forward")
     budget = limits.Budget(1.0, "test_x", method="thread")  # no watchdog: never started
@@ -225,8 +228,8 @@ def test_the_grader_overrunning_a_lowered_limit_names_the_limit(
 ) -> None:
     """The grader's own work overran a check's limit: a machine too busy at the default, the
     learner's --timeout where it lowered the limit, never the learner's code."""
-    from norm_katas.grader.report import Report
-    from norm_katas.grader.request import CHECK_TIMEOUT_S, Request
+    from norm_katas.engine.report import Report
+    from norm_katas.engine.request import CHECK_TIMEOUT_S, Request
 
     said = {}
     for cpu_s in (CHECK_TIMEOUT_S, 0.05):

@@ -4,8 +4,9 @@ import json
 from dataclasses import replace
 from pathlib import Path
 
-from norm_katas.grader import registry, server
-from norm_katas.grader.request import Request
+from norm_katas.content import registry
+from norm_katas.engine import server
+from norm_katas.engine.request import Request
 from tools import mutants
 
 SOURCE = '''

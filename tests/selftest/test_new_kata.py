@@ -1,4 +1,4 @@
-"""Self-tests for `nox -s new-kata -- NAME` (norm_katas/grader/scaffold.py): the skeleton it
+"""Self-tests for `nox -s new-kata -- NAME` (norm_katas/authoring/new_kata.py): the skeleton it
 writes, in a copy of the repository, passes every self-test of its kata, and a name that cannot
 be a new kata is refused before anything is written."""
 
@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from norm_katas.grader import registry
+from norm_katas.content import registry
 
 NAME = "scale-shift"
 

@@ -20,8 +20,8 @@ from pathlib import Path
 
 import pytest
 
-from norm_katas import notebook, notebooks
-from norm_katas.grader import registry, stubs
+from norm_katas.content import pristine, registry
+from norm_katas.doors import magics
 from norm_katas.practice import history
 
 nbformat = pytest.importorskip(
@@ -33,7 +33,7 @@ pytest.importorskip("ipykernel", reason="the notebook self-test needs ipykernel 
 
 KATA = registry.get("layernorm")
 # Imported into the kernel by its first grading (runner.preload), for the gradings after it.
-WARM = ("torch._dynamo", "pytest", "norm_katas.grader.plugin")
+WARM = ("torch._dynamo", "pytest", "norm_katas.engine.plugin")
 WRONG = KATA.catalogue / "eps_outside_sqrt.py"
 EXITS = """
 import os
@@ -75,7 +75,7 @@ def test_a_generated_notebook_in_a_kernel(tmp_path: Path, monkeypatch: pytest.Mo
     monkeypatch.setenv("NORM_KATAS_DATA", str(tmp_path / "data"))  # the kernel's history
     # What a fresh clone's notebooks/layernorm.ipynb holds (test_stubs proves it), never the
     # learner's copy there, which may hold their work.
-    nb = nbformat.read(notebooks.pristine(KATA), as_version=4)
+    nb = nbformat.read(pristine.notebook(KATA), as_version=4)
     nbformat.validate(nb)
     generated = len(nb.cells)
     solution = KATA.solution.read_text(encoding="utf-8")
@@ -95,7 +95,7 @@ def test_a_generated_notebook_in_a_kernel(tmp_path: Path, monkeypatch: pytest.Mo
     ]
     # The kernel starts in the notebook's folder, as JupyterLab and VS Code start it: its first
     # cell finds the clone there (the child of a grading too), and installs nothing.
-    where = {"metadata": {"path": str(notebooks.folder())}}
+    where = {"metadata": {"path": str(pristine.learners_folder())}}
     client = nbclient.NotebookClient(nb, timeout=600, kernel_name="python3", resources=where)
     client.execute()
     if keep := os.environ.get("NORM_KATAS_KEEP_NOTEBOOK"):  # to look at what a learner sees
@@ -112,7 +112,7 @@ def test_a_generated_notebook_in_a_kernel(tmp_path: Path, monkeypatch: pytest.Mo
     assert KATA.title in teaching and "%%kata layernorm" in teaching, start.outputs
 
     assert _verdict(stub)["code"] == "1" and "Not started yet?" in _html(stub)
-    lines = notebook.cell_text(KATA).splitlines()
+    lines = magics.cell_text(KATA).splitlines()
     first = 1 + next(i for i, line in enumerate(lines) if "raise NotImplementedError" in line)
     assert f"your cell line {first}:" in _html(stub)  # as Jupyter numbers the cell's lines
 
@@ -302,42 +302,42 @@ def test_kata_puts_the_stub_in_a_new_cell_or_prints_it_in_colab(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     shell = _Shell()
-    notebook.kata_magic(shell, KATA.name, None)
-    assert shell.text == notebook.cell_text(KATA) and shell.text.startswith("%%kata layernorm\n")
+    magics.kata_magic(shell, KATA.name, None)
+    assert shell.text == magics.cell_text(KATA) and shell.text.startswith("%%kata layernorm\n")
     monkeypatch.setitem(sys.modules, "google.colab", types.ModuleType("google.colab"))
     capsys.readouterr()
     colab = _Shell()
-    notebook.kata_magic(colab, KATA.name, None)
+    magics.kata_magic(colab, KATA.name, None)
     assert colab.text is None  # Colab ignores set_next_input: the stub is printed to paste
-    assert notebook.cell_text(KATA) in capsys.readouterr().out
+    assert magics.cell_text(KATA) in capsys.readouterr().out
 
 
 def test_a_kata_cell_without_a_name_says_the_name_goes_on_its_first_line(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     shown: list[str] = []
-    monkeypatch.setattr(notebook, "_show", lambda markup, text: shown.append(text))
-    notebook.kata_magic(_Shell(), "", "class LayerNorm: ...\n")  # %%kata, and code below it
+    monkeypatch.setattr(magics, "_show", lambda markup, text: shown.append(text))
+    magics.kata_magic(_Shell(), "", "class LayerNorm: ...\n")  # %%kata, and code below it
     assert "%%kata NAME, e.g. %%kata layernorm" in shown[-1], shown
     assert "puts its stub in a new cell" not in shown[-1], shown
-    notebook.kata_magic(_Shell(), "", None)  # %kata alone: which stub to start
+    magics.kata_magic(_Shell(), "", None)  # %kata alone: which stub to start
     assert "puts its stub in a new cell" in shown[-1], shown
 
 
 def test_a_cuda_grading_without_a_gpu_says_how_to_get_one() -> None:
-    from norm_katas.grader.report import Check, Report
-    from norm_katas.grader.request import Request
+    from norm_katas.engine.report import Check, Report
+    from norm_katas.engine.request import Request
 
     report = Report(KATA.name, KATA.title, str(KATA.solution), "cpu", [Check("a", "a", [])])
     report.finished = True
     report.checks[0].outcome = "passed"
     asked = Request.create(KATA, str(KATA.solution), device="cuda")
-    assert "No GPU in this runtime" in notebook.render(asked, 0, report, "")
-    assert "Change runtime type" in notebook.render(asked, 0, report, "")
+    assert "No GPU in this runtime" in magics.render(asked, 0, report, "")
+    assert "Change runtime type" in magics.render(asked, 0, report, "")
     report.device = "cuda"
-    assert "No GPU" not in notebook.render(asked, 0, report, "")
+    assert "No GPU" not in magics.render(asked, 0, report, "")
     on_cpu = Request.create(KATA, str(KATA.solution))
-    assert "No GPU" not in notebook.render(on_cpu, 0, Report(KATA.name, "", "", "cpu"), "")
+    assert "No GPU" not in magics.render(on_cpu, 0, Report(KATA.name, "", "", "cpu"), "")
 
 
 # The catalogue's no_shape_check.py, self-contained as a learner writes it: the interview core
@@ -377,7 +377,7 @@ def test_mock_interview_in_a_kernel(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     monkeypatch.setenv("PYTHONPATH", path)
     solution = KATA.solution.read_text(encoding="utf-8")
     rmsnorm = registry.get("rmsnorm")
-    rms_handed_out = stubs.for_mock(stubs.text(rmsnorm), stubs.GRADED_IN_A_NOTEBOOK_MOCK)
+    rms_handed_out = pristine.for_mock(pristine.text(rmsnorm), pristine.GRADED_IN_A_NOTEBOOK_MOCK)
     code = nbformat.v4.new_code_cell
     cells = [
         code("%load_ext norm_katas"),
@@ -417,7 +417,7 @@ def test_mock_interview_in_a_kernel(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     assert f"Mock interview: {KATA.title}" in task and "5:00 on the clock" in task
     assert "No hints or options during the mock" in task and "time is up at" in task
     assert "raise NotImplementedError" not in task  # the docstring only: the code is the cell's
-    assert stubs.PITFALLS not in task and "--hints" not in task
+    assert pristine.PITFALLS not in task and "--hints" not in task
     assert f"%%kata {KATA.name}" in task
 
     assert "A mock interview of layernorm is running" in _html(second)
@@ -438,7 +438,7 @@ def test_mock_interview_in_a_kernel(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     page = _html(core)
     assert "solved ✓" in page and re.search(r"Gradings</th><td[^>]*>2<", page), page
     assert "Torch parity, the stretch goal, is at" in page and "grades as practice" in page
-    assert stubs.PITFALLS in page  # the debrief: the pitfalls, then each question, folded
+    assert pristine.PITFALLS in page  # the debrief: the pitfalls, then each question, folded
     assert "``" not in page and "<code>unbiased=True</code>" in page  # the stub's RST code
     text = _plain(core)
     assert "<code>" not in text and "``" not in text and "`unbiased=True`" in text, text
@@ -477,17 +477,17 @@ def test_kata_mock_puts_its_cell_in_a_new_cell_or_prints_it_in_colab(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.setenv("NORM_KATAS_DATA", str(tmp_path))
-    monkeypatch.setattr(notebook, "_show", lambda markup, text: print(markup))
-    handed_out = stubs.for_mock(stubs.text(KATA), stubs.GRADED_IN_A_NOTEBOOK_MOCK)
+    monkeypatch.setattr(magics, "_show", lambda markup, text: print(markup))
+    handed_out = pristine.for_mock(pristine.text(KATA), pristine.GRADED_IN_A_NOTEBOOK_MOCK)
     for colab in (False, True):
         if colab:
             monkeypatch.setitem(sys.modules, "google.colab", types.ModuleType("google.colab"))
         shell = _Shell()
-        notebook.mock_magic(shell, f"--kata {KATA.name} --minutes 5")
+        magics.mock_magic(shell, f"--kata {KATA.name} --minutes 5")
         printed = capsys.readouterr().out
         cell = f"%%kata {KATA.name}\n{handed_out}"
         assert (shell.text, cell in printed) == ((None, True) if colab else (cell, False))
-        notebook.mock_magic(shell, "--stop")
+        magics.mock_magic(shell, "--stop")
         assert 'data-ended="you stopped"' in capsys.readouterr().out
 
 
@@ -495,7 +495,7 @@ def test_a_notebook_mock_says_it_is_in_the_history_only_when_it_is() -> None:
     """A %kata_mock stopped before any attempt was recorded must not claim a place in history."""
     from types import SimpleNamespace
 
-    from norm_katas.notebook import _after
+    from norm_katas.doors.magics import _after
 
     def running(recorded: bool) -> SimpleNamespace:
         kata = SimpleNamespace(name="dropout")

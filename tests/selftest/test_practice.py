@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from norm_katas import notebooks
-from norm_katas.grader import registry, stubs
-from norm_katas.grader.report import FAIL, Check, Outcome, Report
+from norm_katas.authoring import notebooks
+from norm_katas.content import pristine, registry
+from norm_katas.engine.report import FAIL, Check, Outcome, Report
 from norm_katas.practice import history, mock, progress, workspace
 
 pexpect = pytest.importorskip("pexpect")  # not on every machine: the pty tests need it
@@ -173,8 +173,8 @@ def test_gradings_are_recorded_but_not_the_reference_solution(
 
     # What else is recorded, decided where every door records (practice.grading.grade), on the
     # warm grader's real reports: the reference is not an attempt, nor a selection of checks.
-    from norm_katas.grader import runner
-    from norm_katas.grader.request import Request
+    from norm_katas.engine import runner
+    from norm_katas.engine.request import Request
     from norm_katas.practice import grading
 
     def recorded(kata: str, impl: Path | str, *options: str) -> None:
@@ -416,7 +416,7 @@ def _check_input_dim(x):
 
 HANDED_OUT = """
 import sys
-from norm_katas.grader import registry
+from norm_katas.content import registry
 from norm_katas.practice import workspace
 for name in sys.argv[1:]:
     print(workspace.scratch_copy(registry.get(name)))
@@ -439,7 +439,7 @@ def test_committed_attempts_are_never_taken_for_the_stub(repo_copy: Path, data_d
     assert run.returncode == 0, run.stderr
     for kata, path in zip(KATAS, run.stdout.split(), strict=True):
         stub = workspace.pristine_stub(kata)
-        assert Path(path).read_text() == stubs.for_mock(stub), kata.name
+        assert Path(path).read_text() == pristine.for_mock(stub), kata.name
     # Reset restores every stub and keeps every attempt in a backup.
     run = cli("reset", "--all", cwd=repo_copy)
     assert run.returncode == 0, run.stderr
@@ -603,8 +603,10 @@ def test_watch_mode_a_new_save_stops_a_hanging_grading(tmp_path: Path) -> None:
 PROVEN_ONCE = """\
 import sys
 from pathlib import Path
-from norm_katas.grader import registry, runner, triton_engine
-from norm_katas.grader.request import Request
+from norm_katas.checks import triton_engine
+from norm_katas.content import registry
+from norm_katas.engine import runner
+from norm_katas.engine.request import Request
 
 kata = registry.get("triton-rmsnorm")
 probe = triton_engine._probe
@@ -752,7 +754,7 @@ def test_mock_offers_only_what_works_in_it() -> None:
     scratch = Path(child.match.group(1))
     handed_out = scratch.read_text()
     assert "nox -s kata-dropout" not in handed_out  # that grades katas/, not this file
-    assert stubs.GRADED_IN_THE_MOCK in handed_out
+    assert pristine.GRADED_IN_THE_MOCK in handed_out
     child.expect("left")
     save(scratch, (CATALOGUE / "dropout" / "no_scaling.py").read_text())
     child.expect("kept values are scaled by exactly 1 / \\(1 - p\\)")  # the headline

@@ -11,9 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from norm_katas.grader import registry
-from norm_katas.grader.door import NOTEBOOK
-from norm_katas.grader.report import (
+from norm_katas.content import registry
+from norm_katas.engine.report import (
     CORE,
     CRASH,
     FAIL,
@@ -24,6 +23,7 @@ from norm_katas.grader.report import (
     Printer,
     Report,
 )
+from norm_katas.engine.suggest import NOTEBOOK
 
 
 @pytest.fixture(autouse=True)
@@ -34,14 +34,14 @@ def _through_nox(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_options_are_offered_as_the_command_was_typed(monkeypatch: pytest.MonkeyPatch) -> None:
     """After nox the options follow `--`; after `python -m norm_katas grade` they do not."""
-    from norm_katas.grader import door
+    from norm_katas.engine import suggest
 
-    assert door.option("--all") == "-- --all"
-    assert door.command("grade", "layernorm", "--hints") == "nox -s kata-layernorm -- --hints"
+    assert suggest.option("--all") == "-- --all"
+    assert suggest.command("grade", "layernorm", "--hints") == "nox -s kata-layernorm -- --hints"
     monkeypatch.delenv("NORM_KATAS_INVOKED_FROM")
-    assert door.option("--all") == "--all"
-    assert door.command("progress") == "python -m norm_katas progress"
-    assert door.option("--all", door.NOTEBOOK) == "--all"
+    assert suggest.option("--all") == "--all"
+    assert suggest.command("progress") == "python -m norm_katas progress"
+    assert suggest.option("--all", suggest.NOTEBOOK) == "--all"
 
 
 def check(name: str, outcome: str = "passed", tier: str = CORE, kind: str = "", **kw) -> Check:
@@ -210,8 +210,8 @@ def test_the_same_check_on_other_inputs_and_a_declared_owner_fold() -> None:
 
 
 def test_the_notebook_groups_as_the_terminal_does() -> None:
-    from norm_katas import notebook
-    from norm_katas.grader.request import Request
+    from norm_katas.doors import magics
+    from norm_katas.engine.request import Request
 
     kata = registry.get("layernorm")
     path = str(registry.ROOT / "katas" / "layernorm.py")
@@ -221,7 +221,7 @@ def test_the_notebook_groups_as_the_terminal_does() -> None:
     other = check("c", "failed", CORE, FAIL, message="wrong")
     report = make(head, same, other)
     report.file = path
-    page = notebook.render(Request.create(kata, path), 1, report, "")
+    page = magics.render(Request.create(kata, path), 1, report, "")
     # The cell's first line is %%kata: line 12 of the file is the cell's 13.
     assert (
         "1 more check fails for the same reason: the same RuntimeError at your cell line 13."
@@ -296,7 +296,7 @@ def test_a_device_check_graded_on_the_cpu_says_it_ran_on_simulated_cuda(
     # that never happened. The checklist says where it ran.
     import torch
 
-    from norm_katas.grader.plugin import ON_CUDA, SIMULATED_CUDA
+    from norm_katas.engine.plugin import ON_CUDA, SIMULATED_CUDA
 
     for kata in registry.load():
         titles = re.findall(r'def test_follows_device.*?"""(.*?)\n', kata.suite.read_text(), re.S)
@@ -330,7 +330,7 @@ def test_a_value_message_says_the_difference_it_found(got: float, said: str) -> 
     # A NaN is the worst of differences and is said as NaN: "inf" would be a value not there.
     import torch
 
-    from norm_katas.grader.checks import expect_close
+    from norm_katas.checks import expect_close
 
     with pytest.raises(pytest.fail.Exception) as failed:
         expect_close(torch.tensor([1.0, got, 3.0]), torch.tensor([1.0, 2.0, 3.0]), given="x")
@@ -341,7 +341,7 @@ def test_a_value_message_shows_the_digits_that_differ() -> None:
     # A float64 value off by 1e-9 printed with 6 digits read "expected 0.706877, got 0.706877".
     import torch
 
-    from norm_katas.grader.checks import expect_close
+    from norm_katas.checks import expect_close
 
     want = torch.tensor([0.7068771234], dtype=torch.float64)
     with pytest.raises(pytest.fail.Exception) as failed:
@@ -355,7 +355,7 @@ def test_a_value_message_shows_the_digits_that_differ() -> None:
 def test_torchs_own_log_is_not_the_learners_output() -> None:
     import logging
 
-    from norm_katas.grader.plugin import learners_output, torch_log_muted
+    from norm_katas.engine.plugin import learners_output, torch_log_muted
 
     cpp = "[W1125 16:34:13.431000 7197 torch/csrc/distributed/c10d/ProcessGroupGloo.cpp:123] "
     mine = "E1125 is the learner's own line\nx.py:3] too\n"
@@ -385,8 +385,8 @@ def test_torchs_own_log_is_not_the_learners_output() -> None:
 
 
 def test_hints_are_chosen_for_the_failure() -> None:
-    from norm_katas.grader import stubs
-    from norm_katas.grader.report import (
+    from norm_katas.content import pristine
+    from norm_katas.engine.report import (
         CRASH_HINT,
         OUTSIDE_HINT,
         TIMEOUT_HINT,
@@ -404,7 +404,7 @@ def test_hints_are_chosen_for_the_failure() -> None:
     assert choose_hints(doc, FAIL, wrong_value) == ["start at one", "ones"]
     assert choose_hints(doc, FAIL, "RMSNorm(8,) has parameters []") == doc[:2]
     # A crash is not the check's mistake: its hint is the error's, from the stub's pitfalls.
-    pitfalls = stubs.split_pitfalls(stubs.text(registry.get("layernorm")))[1]
+    pitfalls = pristine.split_pitfalls(pristine.text(registry.get("layernorm")))[1]
     broadcast = (
         "your code raised RuntimeError: The size of tensor a (8) must match the size of tensor "
         "b (5) at non-singleton dimension 2, at katas/layernorm.py line 18: var = ..."
@@ -458,8 +458,9 @@ def test_a_wrong_initial_value_gets_its_own_hint(grade) -> None:
 def test_hints_hold_no_code() -> None:
     import ast
 
-    from norm_katas.grader import report, stubs
-    from norm_katas.grader.report import CODE_IN_HINT, CONDITION, describe
+    from norm_katas.content import pristine
+    from norm_katas.engine import report
+    from norm_katas.engine.report import CODE_IN_HINT, CONDITION, describe
 
     assert CODE_IN_HINT.search("self.weight = nn.Parameter(torch.ones(normalized_shape))")
     for code in (
@@ -485,7 +486,7 @@ def test_hints_hold_no_code() -> None:
                 found = [h for h in hints if CODE_IN_HINT.search(CONDITION.sub("", h))]
                 with_code += [f"{kata.suite.name}::{node.name}: {h}" for h in found]
         # A crash's hint from the stub's pitfalls is chosen among those without code.
-        assert stubs.PITFALLS in stubs.text(kata), kata.name
+        assert pristine.PITFALLS in pristine.text(kata), kata.name
     assert not with_code, "hints hold code (say it in prose and maths):\n" + "\n".join(with_code)
 
 
@@ -493,7 +494,7 @@ def test_new_memory_reads_as_nan_during_a_check_and_settings_come_back() -> None
     """What torch.empty returns does not depend on the allocator's history (plugin.py)."""
     import torch
 
-    from norm_katas.grader.plugin import uninitialized_memory_filled
+    from norm_katas.engine.plugin import uninitialized_memory_filled
 
     before = torch.are_deterministic_algorithms_enabled()
     with uninitialized_memory_filled():

@@ -1,4 +1,4 @@
-"""Self-tests: a suite's checks shared by two processes (grader.shards) give the verdict one
+"""Self-tests: a suite's checks shared by two processes (engine.shards) give the verdict one
 process gives, word for word, and end as it would when the learner's code ends a process.
 
 Each grading here runs twice through the warm grader: as every door grades (shared, where the
@@ -15,9 +15,9 @@ from types import SimpleNamespace
 
 import pytest
 
-from norm_katas.grader import registry
-from norm_katas.grader.request import Request
-from norm_katas.grader.shards import scheduling
+from norm_katas.content import registry
+from norm_katas.engine.request import Request
+from norm_katas.engine.shards import scheduling
 
 CATALOGUE = registry.ROOT / "tests" / "catalogue"
 # The suites that ask to share their checks.

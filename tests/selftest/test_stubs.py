@@ -1,4 +1,4 @@
-"""Self-tests for the pristine stubs (norm_katas/grader/stubs.py): stubs/<file> is the tool's
+"""Self-tests for the pristine stubs (norm_katas/content/pristine.py): stubs/<file> is the tool's
 copy of each untouched stub, recorded by hash in stubs/hashes.txt; the learner's katas/ is never
 read for it. The notebooks hold the stubs too: the tool's copies in stubs/notebooks/ are kept in
 step with them; the learner's copies in notebooks/ are never rewritten with their work in them."""
@@ -14,39 +14,40 @@ from pathlib import Path
 
 import pytest
 
-from norm_katas import notebook, notebooks
-from norm_katas.grader import registry, stubs
+from norm_katas.authoring import notebooks, record
+from norm_katas.content import pristine, registry
+from norm_katas.doors import magics
 
 KATAS = registry.load()
 
 
 def test_every_stub_is_as_recorded() -> None:
-    problems = stubs.problems()
+    problems = record.problems()
     assert not problems, "\n".join(problems)
 
 
 @pytest.mark.parametrize("kata", KATAS, ids=lambda k: k.name)
 def test_untouched_is_decided_by_content(kata: registry.Kata) -> None:
-    stub = stubs.text(kata)
-    assert stubs.untouched(kata, stub)
-    assert stubs.untouched(kata, stubs.for_mock(stub))  # as the mock hands it out
-    assert stubs.untouched(kata, stubs.for_mock(stub, stubs.GRADED_IN_A_NOTEBOOK_MOCK))
-    assert stubs.untouched(kata, stubs.split_pitfalls(stub)[0])  # as the mock handed it out
-    assert stubs.untouched(kata, stub.replace("\n", "\r\n"))  # a checkout with CRLF
-    assert stubs.untouched(kata, stubs.for_notebook(stub, kata.name))  # as a %%kata cell
-    assert stubs.untouched(kata, stubs.for_workspace(stub, kata.name))  # as norm-katas init
-    assert not stubs.untouched(kata, stub + "# a note of mine\n")
+    stub = pristine.text(kata)
+    assert pristine.untouched(kata, stub)
+    assert pristine.untouched(kata, pristine.for_mock(stub))  # as the mock hands it out
+    assert pristine.untouched(kata, pristine.for_mock(stub, pristine.GRADED_IN_A_NOTEBOOK_MOCK))
+    assert pristine.untouched(kata, pristine.split_pitfalls(stub)[0])  # as the mock handed it out
+    assert pristine.untouched(kata, stub.replace("\n", "\r\n"))  # a checkout with CRLF
+    assert pristine.untouched(kata, pristine.for_notebook(stub, kata.name))  # as a %%kata cell
+    assert pristine.untouched(kata, pristine.for_workspace(stub, kata.name))  # as norm-katas init
+    assert not pristine.untouched(kata, stub + "# a note of mine\n")
     # The learner's solution keeping a helper that raises, as the BatchNorm stub lays out.
     attempt = kata.solution.read_text() + "\n\ndef _todo():\n    raise NotImplementedError\n"
-    assert not stubs.untouched(kata, attempt)
+    assert not pristine.untouched(kata, attempt)
 
 
 @pytest.mark.parametrize("kata", KATAS, ids=lambda k: k.name)
 def test_the_mock_copy_says_how_the_mock_grades_it(kata: registry.Kata) -> None:
-    handed_out = stubs.for_mock(stubs.text(kata))
-    assert stubs.PITFALLS not in handed_out
+    handed_out = pristine.for_mock(pristine.text(kata))
+    assert pristine.PITFALLS not in handed_out
     assert "nox -s kata-" not in handed_out  # that grades katas/, not the mock's file
-    assert stubs.GRADED_IN_THE_MOCK in handed_out
+    assert pristine.GRADED_IN_THE_MOCK in handed_out
     compile(handed_out, kata.file, "exec")  # still a Python file
 
 
@@ -54,8 +55,8 @@ def test_the_mock_copy_says_how_the_mock_grades_it(kata: registry.Kata) -> None:
 def test_the_notebook_cell_keeps_the_code_and_says_how_a_cell_is_graded(
     kata: registry.Kata,
 ) -> None:
-    stub = stubs.text(kata)
-    cell = stubs.for_notebook(stub, kata.name)
+    stub = pristine.text(kata)
+    cell = pristine.for_notebook(stub, kata.name)
     assert "nox -s kata-" not in cell and f"%%kata {kata.name}" in cell
     code = stub[stub.index('"""', 3) + 3 :]  # everything after the module docstring
     assert cell.endswith(code), "the code below the docstring is the stub's, unchanged"
@@ -76,9 +77,9 @@ def test_an_installed_copy_hands_out_stubs_that_say_norm_katas_grade(
     workspace.init(tmp_path)
     text = (tmp_path / kata.file).read_text()
     assert f"Grade yourself with::\n\n    norm-katas grade {kata.name}\n" in text
-    assert "nox -s" not in text and stubs.untouched(kata, text)
+    assert "nox -s" not in text and pristine.untouched(kata, text)
     assert workspace.reset(registry.get(kata.name)) is None  # already the stub: nothing to do
-    (tmp_path / kata.file).write_text(stubs.text(kata))  # the clone's form: reset writes ours
+    (tmp_path / kata.file).write_text(pristine.text(kata))  # the clone's form: reset writes ours
     assert workspace.reset(registry.get(kata.name)) is not None
     assert (tmp_path / kata.file).read_text() == text
 
@@ -88,10 +89,10 @@ def test_notebooks_match_the_stubs_and_the_registry() -> None:
     a fresh clone's notebooks/ holds them (checked in git, never in the learner's files)."""
     assert not notebooks.problems(), "\n".join(notebooks.problems())
     for kata in KATAS:
-        nb = json.loads(notebooks.pristine(kata).read_text(encoding="utf-8"))
+        nb = json.loads(pristine.notebook(kata).read_text(encoding="utf-8"))
         sources = ["".join(cell["source"]) for cell in nb["cells"]]
         assert sources[1].rstrip().endswith("%load_ext norm_katas"), "the first cell loads it"
-        assert notebook.cell_text(kata).rstrip("\n") in sources, "the stub's %%kata cell"
+        assert magics.cell_text(kata).rstrip("\n") in sources, "the stub's %%kata cell"
         assert "--device cuda" in "".join(sources)
 
 
@@ -104,7 +105,11 @@ def test_nothing_installs_from_or_links_to_an_address_not_set() -> None:
     or opens any address; once set, only from that one."""
     address = registry.repository()
     docs = sorted((registry.ROOT / "docs").glob("*.md"))
-    files = [*(notebooks.path(kata) for kata in KATAS), registry.ROOT / "README.md", *docs]
+    files = [
+        *(pristine.learners_notebook(kata) for kata in KATAS),
+        registry.ROOT / "README.md",
+        *docs,
+    ]
     for file in files:
         for found in INSTALLS.findall(file.read_text(encoding="utf-8")):
             assert address and address.removeprefix("https://") in found, f"{file}: {found}"
@@ -173,7 +178,7 @@ def test_writing_the_notebooks_never_replaces_a_learners_notebook(tmp_path: Path
     copy = tmp_path / "repo"
     ignore = shutil.ignore_patterns(".git", ".nox", "__pycache__", "*.pyc", "catalogue")
     shutil.copytree(registry.ROOT, copy, ignore=ignore)
-    mine = {kata.name: copy / "notebooks" / notebooks.path(kata).name for kata in KATAS}
+    mine = {kata.name: copy / "notebooks" / pristine.learners_notebook(kata).name for kata in KATAS}
     for kata in KATAS:
         mine[kata.name].write_text(notebooks.text(kata), encoding="utf-8")
     work = notebooks.text(KATAS[0]).replace("raise NotImplementedError", "return x  # mine")
@@ -192,8 +197,8 @@ def test_writing_the_notebooks_never_replaces_a_learners_notebook(tmp_path: Path
     assert f"wrote notebooks/{mine[second.name].name} (it was missing)" in run.stdout
     assert f"wrote notebooks/{mine[third.name].name} (it was untouched)" in run.stdout
     for kata in (second, third):
-        pristine = copy / notebooks.PRISTINE / notebooks.pristine(kata).name
-        assert mine[kata.name].read_text() == pristine.read_text(), kata.name
+        tools = copy / pristine.PRISTINE_NOTEBOOKS / pristine.notebook(kata).name
+        assert mine[kata.name].read_text() == tools.read_text(), kata.name
     assert grader_cli("notebooks", cwd=copy).returncode == 0
 
 
@@ -204,7 +209,7 @@ def test_an_edited_stub_fails_until_it_is_recorded(tmp_path: Path) -> None:
     ignore = shutil.ignore_patterns(".git", ".nox", "__pycache__", "*.pyc", "catalogue")
     shutil.copytree(registry.ROOT, copy, ignore=ignore)
     for kata in KATAS:
-        (copy / "katas" / kata.file).write_text(stubs.text(kata))
+        (copy / "katas" / kata.file).write_text(pristine.text(kata))
     (copy / "katas" / "rmsnorm.py").write_text("# my RMSNorm\n")
     for name in ("layernorm.py", "rmsnorm.py"):
         stub = copy / "stubs" / name
@@ -212,7 +217,7 @@ def test_an_edited_stub_fails_until_it_is_recorded(tmp_path: Path) -> None:
     run = grader_cli("stubs", cwd=copy)
     assert run.returncode == 1, run.stdout + run.stderr
     assert "stubs/layernorm.py is not the stub recorded" in run.stderr, run.stderr
-    assert stubs.RECORD_COMMAND in run.stderr, run.stderr
+    assert pristine.RECORD_COMMAND in run.stderr, run.stderr
     run = grader_cli("stubs", "--record", cwd=copy)
     assert run.returncode == 0, run.stdout + run.stderr
     assert "katas/layernorm.py is the new stub too" in run.stdout, run.stdout
@@ -221,6 +226,7 @@ def test_an_edited_stub_fails_until_it_is_recorded(tmp_path: Path) -> None:
     assert (copy / "katas" / "layernorm.py").read_text() == layernorm
     assert (copy / "katas" / "rmsnorm.py").read_text() == "# my RMSNorm\n"
     assert (
-        f"{stubs.blob_id(layernorm)}  layernorm.py" in (copy / "stubs" / "hashes.txt").read_text()
+        f"{pristine.blob_id(layernorm)}  layernorm.py"
+        in (copy / "stubs" / "hashes.txt").read_text()
     )
     assert grader_cli("stubs", cwd=copy).returncode == 0

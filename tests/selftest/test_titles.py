@@ -15,7 +15,7 @@ import re
 
 import pytest
 
-from norm_katas.grader import registry
+from norm_katas.content import registry
 
 CATALOGUE = registry.ROOT / "tests" / "catalogue"
 MARKER = re.compile(r"""\b(EXPECT|ALSO)\s*=\s*["']([^"']+)["']""")

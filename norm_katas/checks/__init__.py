@@ -1,0 +1,170 @@
+"""Helpers for writing checks: all that a kata's suite imports.
+
+A check is a pytest test in tests/test_<kata>.py. Its docstring's first line is what the
+learner reads in the checklist; the following paragraphs are hints, idea first, then formula.
+It gets the learner's module from the `kata` fixture and the device from `device`; torch is
+seeded before every check. Fail with a message that names the input and the first
+discrepancy: the helpers here do that for you.
+
+    def test_eps_inside_sqrt(kata, device):
+        '''eps is added to the variance, inside the square root
+
+        The denominator is sqrt(var + eps), not sqrt(var) + eps.
+        '''
+        ln = kata.LayerNorm(8, eps=0.5).to(device)
+        x = torch.randn(4, 8, device=device) * 0.1
+        expected = F.layer_norm(x, (8,), eps=0.5)
+        expect_close(ln(x), expected, given=f"LayerNorm(8, eps=0.5) on x {shape_of(x)}")
+
+Import everything from here; the modules only sort it by theme:
+- comparisons: tolerances per dtype and device, expect_close and its kin, inputs that make a
+  mistake visible (HALF_OFFSET, nonzero_values);
+- modules: the learner's module beside torch's (paired, expect_same_grads, state_dict);
+- runtime: what the code does while it runs (from scratch, vectorized, torch's RNG, float64
+  arithmetic, device);
+- autograd: the custom torch.autograd.Function of the backward katas, and gradcheck;
+- backward: FunctionKata, the backward katas' checks as one template;
+- norm_katas.runtime.outcomes: fail, fail_for and the grader's own outcomes (CannotGrade, Hung).
+"""
+
+from __future__ import annotations
+
+from norm_katas.checks.autograd import (
+    RecordingContext,
+    call_backward,
+    call_forward,
+    expect_backward_by_hand,
+    expect_backward_shapes,
+    expect_gradcheck,
+    expect_saves_only_what_backward_needs,
+    expect_through_function,
+)
+from norm_katas.checks.backward import FunctionKata
+from norm_katas.checks.comparisons import (
+    DEVICE_TOLERANCE,
+    HALF_OFFSET,
+    TOLERANCE,
+    describe_call,
+    dtype_name,
+    expect_attributes,
+    expect_close,
+    expect_grads_close,
+    expect_like,
+    expect_raises,
+    expect_rounded_once,
+    expect_stable_under_shift,
+    expect_tensor,
+    nonzero_values,
+    shape_of,
+    tensors_in,
+    tolerance,
+)
+from norm_katas.checks.doubles import (
+    CountingLinear,
+    FixedMask,
+    RecordingLinear,
+    ZeroSublayer,
+    perturbed,
+    skip_unless_close,
+)
+from norm_katas.checks.execution import (
+    BUILTIN_DROPOUT_MODULES,
+    BUILTIN_DROPOUTS,
+    BUILTIN_NORM_MODULES,
+    BUILTIN_NORMS,
+    FROM_SCRATCH,
+    computes_in_float64,
+    count_ops,
+    count_python_lines,
+    expect_float64_arithmetic,
+    expect_follows_device,
+    expect_follows_torch_seed,
+    expect_from_scratch,
+    expect_function_follows_device,
+    expect_vectorized,
+)
+from norm_katas.checks.modules import (
+    backward_grads,
+    expect_registered_state,
+    expect_same_grads,
+    expect_state_dict_round_trip,
+    forward_with_grad,
+    grads_of,
+    load_torch_state,
+    paired,
+)
+from norm_katas.checks.suite import PerfCase
+from norm_katas.runtime.outcomes import (
+    Belongs,
+    CannotGrade,
+    Hung,
+    cannot_grade,
+    fail,
+    fail_for,
+    fail_hung,
+)
+
+__all__ = [
+    "BUILTIN_DROPOUTS",
+    "BUILTIN_DROPOUT_MODULES",
+    "BUILTIN_NORMS",
+    "BUILTIN_NORM_MODULES",
+    "DEVICE_TOLERANCE",
+    "FROM_SCRATCH",
+    "HALF_OFFSET",
+    "TOLERANCE",
+    "Belongs",
+    "CannotGrade",
+    "CountingLinear",
+    "FixedMask",
+    "FunctionKata",
+    "Hung",
+    "PerfCase",
+    "RecordingContext",
+    "RecordingLinear",
+    "ZeroSublayer",
+    "backward_grads",
+    "call_backward",
+    "call_forward",
+    "cannot_grade",
+    "computes_in_float64",
+    "count_ops",
+    "count_python_lines",
+    "describe_call",
+    "dtype_name",
+    "expect_attributes",
+    "expect_backward_by_hand",
+    "expect_backward_shapes",
+    "expect_close",
+    "expect_float64_arithmetic",
+    "expect_follows_device",
+    "expect_follows_torch_seed",
+    "expect_from_scratch",
+    "expect_function_follows_device",
+    "expect_gradcheck",
+    "expect_grads_close",
+    "expect_like",
+    "expect_raises",
+    "expect_registered_state",
+    "expect_rounded_once",
+    "expect_same_grads",
+    "expect_saves_only_what_backward_needs",
+    "expect_stable_under_shift",
+    "expect_state_dict_round_trip",
+    "expect_tensor",
+    "expect_through_function",
+    "expect_vectorized",
+    "fail",
+    "fail_for",
+    "fail_hung",
+    "forward_with_grad",
+    "grads_of",
+    "load_torch_state",
+    "nonzero_values",
+    "paired",
+    "perturbed",
+    "shape_of",
+    "skip_unless_close",
+    "tensors_in",
+    "tolerance",
+]

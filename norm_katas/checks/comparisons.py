@@ -1,0 +1,261 @@
+"""Comparing values: tolerances per dtype and device, and messages that name the first
+discrepancy."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import torch
+
+from norm_katas.runtime.outcomes import fail
+
+# (rtol, atol) per dtype for forward outputs on the CPU. Two correct formulas differ by a few
+# ulps; the mistakes the checks hunt for are orders of magnitude larger. float64 gets float32's
+# bounds: which dtype a layer computes a float64 input in is dtype policy (LLaMA's RMSNorm
+# computes in float32 whatever it is given), torch parity, and expect_float64_arithmetic checks
+# it without any tolerance. A value check must not fail such a layer for its rounding.
+TOLERANCE: dict[torch.dtype, tuple[float, float]] = {
+    torch.float64: (1e-5, 1e-5),
+    torch.float32: (1e-5, 1e-5),
+    torch.float16: (1e-3, 1e-3),
+    torch.bfloat16: (1.6e-2, 1e-2),
+}
+# Where another device lets correct code differ by more, and why.
+DEVICE_TOLERANCE: dict[str, dict[torch.dtype, tuple[float, float]]] = {
+    # CUDA accumulates float32 reductions in float32, in a tree order, where the CPU kernels
+    # accumulate in double: two correct float32 formulas then differ by up to ~log2(n) ulps
+    # more. float64 follows float32 (a float64 input may be computed in float32, see above);
+    # half keeps the CPU's bounds, which already exceed what order changes.
+    "cuda": {torch.float32: (2e-5, 2e-5), torch.float64: (2e-5, 2e-5)},
+    # Metal computes rsqrt and reductions with fast-math approximations; no float64 there.
+    "mps": {torch.float32: (1e-4, 1e-4), torch.float16: (2e-3, 2e-3)},
+}
+
+
+def dtype_name(dtype: torch.dtype) -> str:
+    """torch.bfloat16 -> "bfloat16", as the learner writes it in a message."""
+    return str(dtype).removeprefix("torch.")
+
+
+def tolerance(dtype: torch.dtype, device: torch.device | str = "cpu") -> tuple[float, float]:
+    """(rtol, atol) for comparing values of `dtype` computed on `device`."""
+    kind = torch.device(device).type
+    return DEVICE_TOLERANCE.get(kind, {}).get(dtype, TOLERANCE.get(dtype, (0.0, 0.0)))
+
+
+def shape_of(x: torch.Tensor) -> str:
+    """'(4, 8) float32', the way inputs are described in messages."""
+    return f"({', '.join(map(str, x.shape))}) {str(x.dtype).removeprefix('torch.')}"
+
+
+def describe_call(name: str, *args: Any, **kwargs: Any) -> str:
+    """'BatchNorm2d(3, momentum=None)': how a constructor call is shown in messages."""
+    shown = [repr(a) for a in args] + [f"{k}={v!r}" for k, v in kwargs.items()]
+    return f"{name}({', '.join(shown)})"
+
+
+def expect_tensor(out: Any, what: str = "forward") -> torch.Tensor:
+    """The value must be a tensor: catches a forgotten `return` or a returned tuple.
+    `what` names what returned it ("forward"), or, as "backward's <name>", one of backward's
+    gradients, where None is a deliberate answer rather than a forgotten return."""
+    if what.startswith("backward's "):
+        name = what.removeprefix("backward's ")
+        if out is None:
+            fail(
+                f"backward returned None as {name}, where a tensor is expected: None says "
+                "that an input takes no gradient, and this one takes one."
+            )
+        if not isinstance(out, torch.Tensor):
+            fail(f"backward returned a {type(out).__name__} as {name}, expected a torch.Tensor.")
+        return out
+    if out is None:
+        fail(f"{what} returned None instead of a tensor. Did you forget `return`?")
+    if not isinstance(out, torch.Tensor):
+        fail(f"{what} returned a {type(out).__name__}, expected a torch.Tensor.")
+    return out
+
+
+def expect_stable_under_shift(
+    run: Callable[[torch.Tensor], Any], x: torch.Tensor, shift: float, *, given: str
+) -> None:
+    """run(x) must be run(x − shift), to float32 rounding: a normalization takes each group's
+    mean out, so a shift of every value changes nothing, unless the variance is taken as
+    E[x²] − E[x]², which loses its digits when the mean is large. `run` is a layer whose output
+    does not depend on its earlier calls, or makes a fresh layer for each call.
+
+    Compared with the learner's own output for centred data, not with torch: any other mistake
+    (an unbiased variance, say) is in both outputs, so this fails for the instability alone. x
+    must lie within a factor of 2 of `shift`, so that x − shift is exact in float32. A
+    two-pass variance keeps the two outputs within 1e-4 of each other at a mean of 1000 and a
+    spread of 1; E[x²] − E[x]² is off by some hundredths."""
+    centred = x - shift
+    want = expect_tensor(run(centred.clone())).detach()
+    given = (
+        f"{given}, against its own output for x − {shift:g} (the same values about 0: "
+        "normalizing takes the mean out, so the two outputs are the same)"
+    )
+    expect_close(run(x.clone()), want, given=given, rtol=0, atol=2e-3)
+
+
+def expect_like(out: Any, x: torch.Tensor, *, given: str, what: str = "output") -> torch.Tensor:
+    """The output must have the input's shape, dtype and device."""
+    out = expect_tensor(out)
+    for attr in ("shape", "dtype", "device"):
+        want, got = getattr(x, attr), getattr(out, attr)
+        if want != got:
+            fail(f"{given}: {what} {attr} should be {_fmt(want)} like the input, got {_fmt(got)}.")
+    return out
+
+
+def expect_close(
+    got: Any,
+    expected: torch.Tensor,
+    *,
+    given: str,
+    what: str = "output",
+    rtol: float | None = None,
+    atol: float | None = None,
+) -> None:
+    """got must match expected (shape, dtype, device, then values) within TOLERANCE.
+
+    `given` names the setup ("LayerNorm(8) on x (4, 8) float32"); `what` names the value.
+    On failure the message shows the first element out of tolerance and the largest error.
+    """
+    got = expect_tensor(got, what)
+    if got.shape != expected.shape:
+        fail(f"{given}: {what} has shape {_fmt(got.shape)}, expected {_fmt(expected.shape)}.")
+    if got.dtype != expected.dtype:
+        fail(f"{given}: {what} has dtype {_fmt(got.dtype)}, expected {_fmt(expected.dtype)}.")
+    if got.device != expected.device:
+        fail(f"{given}: {what} is on {got.device}, expected {expected.device}.")
+    default_rtol, default_atol = tolerance(expected.dtype, expected.device)
+    rtol = default_rtol if rtol is None else rtol
+    atol = default_atol if atol is None else atol
+    g, e = got.detach().double().cpu(), expected.detach().double().cpu()
+    bad = ~torch.isclose(g, e, rtol=rtol, atol=atol, equal_nan=True)
+    if not bad.any():
+        return
+    first = tuple(int(i) for i in bad.nonzero()[0])
+    diff = (g - e).abs()
+    # A NaN is the worst difference of all, and is said as NaN, never as inf.
+    ranked = diff.nan_to_num(nan=float("inf"), posinf=torch.finfo(diff.dtype).max)
+    worst = tuple(int(i) for i in torch.unravel_index(ranked.argmax(), ranked.shape))
+    nan_note = (
+        " It contains NaN: from 0/0, the square root of a negative, or memory read before it was"
+        " written (torch.empty does not set it)."
+        if g.isnan().any() and not e.isnan().any()
+        else ""
+    )
+    want, have = _distinct(e[first].item(), g[first].item())
+    fail(
+        f"{given}: {what} differs from the expected value at {list(first)}: "
+        f"expected {want}, got {have}. "
+        f"{int(bad.sum())} of {bad.numel()} elements are off; the largest difference is "
+        f"{diff[worst].item():.3g} at {list(worst)} (rtol={rtol:g}, atol={atol:g}).{nan_note}"
+    )
+
+
+def _distinct(want: float, have: float) -> tuple[str, str]:
+    """The two values with 6 significant digits, or as many more as it takes to tell them
+    apart: a float64 miss of 1e-9 read 'expected 0.706877, got 0.706877'."""
+    for digits in range(6, 18):
+        shown = f"{want:.{digits}g}", f"{have:.{digits}g}"
+        if shown[0] != shown[1]:
+            return shown
+    return f"{want:.6g}", f"{have:.6g}"
+
+
+def expect_grads_close(
+    got: dict[str, torch.Tensor | None],
+    expected: dict[str, torch.Tensor | None],
+    *,
+    given: str,
+    rtol: float | None = None,
+    atol: float | None = None,
+) -> None:
+    """Compare gradients by name ("input", "weight", ...); a missing gradient fails clearly."""
+    for name, want in expected.items():
+        have = got.get(name)
+        if want is not None and have is None:
+            fail(f"{given}: the gradient of {name} is None. Is it used in forward, with autograd?")
+        if want is not None:
+            expect_close(have, want, given=given, what=f"gradient of {name}", rtol=rtol, atol=atol)
+
+
+# An offset whose spacing in each half dtype is a quarter of randn's spread: a mean of such
+# values rounded to the dtype is off by up to an eighth of the spread; in float32, by 1e-7 of it.
+HALF_OFFSET: dict[torch.dtype, float] = {torch.float16: 384.0, torch.bfloat16: 48.0}
+
+
+def nonzero_values(
+    *shape: int, device: torch.device | str, dtype: torch.dtype = torch.float32
+) -> torch.Tensor:
+    """Values of magnitude in [0.5, 1.5) and random sign: no zeros, so a dropped one shows."""
+    magnitude = torch.rand(shape, dtype=torch.float64) + 0.5
+    sign = torch.randint(0, 2, shape) * 2 - 1
+    return (magnitude * sign).to(device, dtype)
+
+
+def expect_rounded_once(
+    y: Any,
+    grads: dict[str, torch.Tensor | None],
+    want_y: torch.Tensor,
+    want_grads: dict[str, torch.Tensor],
+    *,
+    dtype: torch.dtype,
+    given: str,
+) -> None:
+    """Half-precision results computed in float32 and rounded once to `dtype`: within 2 ulps of
+    the float64 values (want_y, want_grads) rounded once.
+
+    float32 arithmetic rounded once lands within an ulp of them: correct files stay under 0.6 of
+    the bound (40 seeds, several shapes), half-precision arithmetic misses it 5 to 600 times.
+    """
+    tol = 2 * torch.finfo(dtype).eps
+    expect_close(y, want_y.to(dtype), given=given, rtol=tol, atol=tol)
+    want = {name: g.to(dtype) for name, g in want_grads.items()}
+    expect_grads_close(grads, want, given=given, rtol=tol, atol=tol)
+
+
+def expect_attributes(obj: Any, given: str, **want: Any) -> None:
+    """obj.<name> == value for each name=value, in order; a missing attribute fails, named."""
+    for name, value in want.items():
+        got = getattr(obj, name, f"no attribute {name}")
+        if got != value:
+            fail(f"{given}.{name} should be {value}, got {got}.")
+
+
+def expect_raises(
+    errors: type[BaseException] | tuple[type[BaseException], ...],
+    run: Callable[[], Any],
+    *,
+    given: str,
+) -> BaseException:
+    """run() must raise one of `errors` (NotImplementedError still reads as unfinished)."""
+    errors = errors if isinstance(errors, tuple) else (errors,)
+    names = " or ".join(e.__name__ for e in errors)
+    try:
+        run()
+    except errors as e:
+        return e
+    except NotImplementedError:
+        raise
+    except Exception as e:
+        fail(f"{given} should raise {names}, but raised {type(e).__name__}: {e}")
+    fail(f"{given} should raise {names}, but returned normally.")
+
+
+def tensors_in(value: Any) -> list[torch.Tensor]:
+    """Every tensor in value (a tensor, or tuples, lists and dicts of them), in order."""
+    from torch.utils._pytree import tree_leaves
+
+    return [t for t in tree_leaves(value) if isinstance(t, torch.Tensor)]
+
+
+def _fmt(value: object) -> str:
+    if isinstance(value, torch.Size):
+        return f"({', '.join(map(str, value))})"
+    if isinstance(value, torch.dtype):
+        return str(value).removeprefix("torch.")
+    return str(value)

@@ -1,0 +1,38 @@
+"""The processes a grading runs in: whether one may be forked, how one ended, and where an
+exception was raised, in words for a message."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import sys
+import traceback
+
+
+def fork_is_safe() -> bool:
+    """Whether a child may be forked from this process rather than started afresh."""
+    if sys.platform != "linux" or os.environ.get("NORM_KATAS_SPAWN"):
+        return False  # macOS frameworks and Windows do not survive fork without exec
+    torch = sys.modules.get("torch")
+    return torch is None or not torch.cuda.is_initialized()
+
+
+def exit_status(status: int | None) -> str:
+    """How a process ended, for a message: 'exit status 1', 'killed by SIGKILL, out of memory?'."""
+    if status is None:
+        return "still running"
+    if status < 0:
+        with contextlib.suppress(ValueError):
+            name = signal.Signals(-status).name
+            return f"killed by {name}" + (", out of memory?" if name == "SIGKILL" else "")
+    return f"exit status {status}"
+
+
+def cause(e: BaseException) -> str:
+    return f"{type(e).__name__}: {e}".strip()
+
+
+def where(e: BaseException) -> str:
+    """The last frames of a traceback, the grader's own or torch's: where to look."""
+    return "".join(traceback.format_exception(type(e), e, e.__traceback__, limit=-4))
