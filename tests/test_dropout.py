@@ -17,6 +17,7 @@ from norm_katas.checks import (
     BUILTIN_DROPOUTS,
     TOLERANCE,
     PerfCase,
+    Suite,
     describe_call,
     expect_attributes,
     expect_close,
@@ -33,6 +34,8 @@ from norm_katas.checks import (
     nonzero_values,
     shape_of,
 )
+
+SUITE = Suite()
 
 
 def dropout_call(p=0.5, inplace=False):
@@ -481,6 +484,7 @@ def test_half_precision(kata, device, dtype):
     _expect_dropout_of(_run_on_copy(mine, x), x, p, given=given, rtol=2e-2, atol=2e-2)
 
 
+@SUITE.perf
 def perf_case(kata, device):
     """What --perf times: your Dropout and nn.Dropout, in training, on activations."""
     shape = (8192, 4096) if device.type == "cuda" else (2048, 1024)

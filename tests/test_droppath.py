@@ -27,6 +27,7 @@ from norm_katas.checks import (
     BUILTIN_DROPOUTS,
     TOLERANCE,
     PerfCase,
+    Suite,
     describe_call,
     expect_attributes,
     expect_close,
@@ -42,6 +43,8 @@ from norm_katas.checks import (
     nonzero_values,
     shape_of,
 )
+
+SUITE = Suite()
 
 FORBIDDEN = BUILTIN_DROPOUTS | {"stochastic_depth"}
 
@@ -472,6 +475,7 @@ def test_half_precision(kata, device, dtype):
     kept_samples(kata.DropPath(p).to(device)(x.clone()), x, p, given=given, rtol=2e-2, atol=2e-2)
 
 
+@SUITE.perf
 def perf_case(kata, device):
     """What --perf times: your DropPath and the same mask built with F.dropout (torch has no
     DropPath of its own), in training, on a residual branch's output."""

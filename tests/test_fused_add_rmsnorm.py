@@ -45,9 +45,24 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from norm_katas.checks import PerfCase, dtype_name, fail, shape_of, triton_engine
+from norm_katas.checks import (
+    PerfCase,
+    Suite,
+    TimedOut,
+    dtype_name,
+    fail,
+    shape_of,
+    triton_engine,
+)
 from norm_katas.checks.triton_engine import Call, Oversight
-from norm_katas.runtime.limits import TimedOut
+
+SUITE = Suite(
+    shards=2,
+    no_device_note=(
+        "No CUDA device here: the kernel runs in Triton's interpreter on the CPU, where every "
+        "load and store is checked by address; the bandwidth report (--perf) needs a GPU."
+    ),
+)
 
 # What torch may do outside the kernel, besides allocating: make views.
 VIEWS = frozenset({
@@ -87,7 +102,6 @@ RTOL = {torch.float16: 2e-3}
 HALF = (torch.float16, torch.bfloat16)
 # Interpreted, the checks take half a second of CPU time: two processes share them
 # (engine.shards).
-SHARDS = 2
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -562,12 +576,8 @@ def test_single_vector(kata, device):
 
 # -- on a GPU: what compiled grading cannot see, --perf ---------------------------------------
 
-NO_DEVICE_NOTE = (
-    "No CUDA device here: the kernel runs in Triton's interpreter on the CPU, where every load "
-    "and store is checked by address; the bandwidth report (--perf) needs a GPU."
-)
 
-
+@SUITE.note
 def device_note(device: torch.device) -> str | None:
     """What grading on this device cannot see, under the report's title."""
     if device.type != "cuda":
@@ -579,6 +589,7 @@ def device_note(device: torch.device) -> str | None:
     )
 
 
+@SUITE.perf
 def perf_case(kata, device):
     """What --perf times: your fused_add_rms_norm and the unfused pair residual.add_(x) then
     F.rms_norm(residual), forward only. Both update the residual in place at every call."""

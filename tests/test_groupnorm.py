@@ -30,6 +30,7 @@ from norm_katas.checks import (
     BUILTIN_NORMS,
     HALF_OFFSET,
     PerfCase,
+    Suite,
     describe_call,
     expect_close,
     expect_float64_arithmetic,
@@ -47,6 +48,8 @@ from norm_katas.checks import (
     paired,
     shape_of,
 )
+
+SUITE = Suite()
 
 # (num_groups, num_channels, input shape): G of 1, a divisor of C, and C, over ranks 2 to 4.
 CASES = [
@@ -513,6 +516,7 @@ def test_empty_batch(kata, device):
         expect_close(mine(x), ref(x).detach(), given=f"GroupNorm(3, 6) on x {shape_of(x)}")
 
 
+@SUITE.perf
 def perf_case(kata, device):
     """What --perf times: your GroupNorm and nn.GroupNorm on a batch of feature maps."""
     shape, groups = ((32, 256, 56, 56), 32) if device.type == "cuda" else ((16, 64, 32, 32), 8)

@@ -33,6 +33,7 @@ from norm_katas.checks import (
     BUILTIN_NORMS,
     HALF_OFFSET,
     PerfCase,
+    Suite,
     describe_call,
     dtype_name,
     expect_close,
@@ -51,6 +52,8 @@ from norm_katas.checks import (
     paired,
     shape_of,
 )
+
+SUITE = Suite()
 
 STATS = ("running_mean", "running_var", "num_batches_tracked")
 MISSING = object()
@@ -1126,6 +1129,7 @@ def test_half_precision(kata, device, dtype):
         expect_half_within_bound(mine, x, given=given)
 
 
+@SUITE.perf
 def perf_case(kata, device):
     """What --perf times: your InstanceNorm2d and nn.InstanceNorm2d on a batch of feature maps."""
     shape = (16, 64, 128, 128) if device.type == "cuda" else (8, 32, 32, 32)

@@ -16,6 +16,7 @@ from norm_katas.checks import (
     BUILTIN_NORMS,
     HALF_OFFSET,
     PerfCase,
+    Suite,
     describe_call,
     expect_close,
     expect_float64_arithmetic,
@@ -33,6 +34,8 @@ from norm_katas.checks import (
     paired,
     shape_of,
 )
+
+SUITE = Suite()
 
 
 def test_parameters(kata):
@@ -446,6 +449,7 @@ def test_empty_batch(kata, device):
         expect_close(mine(x), ref(x).detach(), given=f"LayerNorm({shape}) on x {shape_of(x)}")
 
 
+@SUITE.perf
 def perf_case(kata, device):
     """What --perf times: your LayerNorm and nn.LayerNorm on a batch of token vectors."""
     rows, d = (8192, 4096) if device.type == "cuda" else (2048, 1024)

@@ -35,7 +35,9 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from norm_katas.checks import BUILTIN_NORMS, FunctionKata
+from norm_katas.checks import BUILTIN_NORMS, FunctionKata, Suite
+
+SUITE = Suite()
 
 LAYER_NORM = FunctionKata(
     function="LayerNormFunction",
@@ -374,6 +376,7 @@ def test_float32_parameters_with_half_input(kata, device, dtype):
     LAYER_NORM.float32_parameters_with_half_input(kata, device, dtype, (4, 64))
 
 
+@SUITE.perf
 def perf_case(kata, device):
     """What --perf times: your layer_norm and F.layer_norm, forward and backward."""
     shape = (8192, 4096) if device.type == "cuda" else (2048, 1024)

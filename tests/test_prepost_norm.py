@@ -38,6 +38,7 @@ from norm_katas.checks import (
     FixedMask,
     PerfCase,
     RecordingLinear,
+    Suite,
     ZeroSublayer,
     backward_grads,
     expect_close,
@@ -56,6 +57,8 @@ from norm_katas.checks import (
     shape_of,
     skip_unless_close,
 )
+
+SUITE = Suite()
 
 D, NHEAD, FF = 16, 4, 32  # a small block: every check runs in well under a second
 NORM_FIRST = (False, True)  # Post-LN, then Pre-LN
@@ -794,6 +797,7 @@ def test_masks_match_torch(kata, device):
             expect_close(mine(x, **kwargs), ref(x, **kwargs).detach(), given=given)
 
 
+@SUITE.perf
 def perf_case(kata, device):
     """What --perf times: your Pre-LN block and nn.TransformerEncoderLayer, in training."""
     d, nhead, ff, batch, seq = (

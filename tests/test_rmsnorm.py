@@ -28,6 +28,7 @@ from norm_katas.checks import (
     BUILTIN_NORM_MODULES,
     BUILTIN_NORMS,
     PerfCase,
+    Suite,
     describe_call,
     dtype_name,
     expect_close,
@@ -46,6 +47,8 @@ from norm_katas.checks import (
     paired,
     shape_of,
 )
+
+SUITE = Suite()
 
 # float16 outputs get rtol 2e-3 (two ulps) instead of 1e-3: casting back before multiplying by
 # the weight, as Hugging Face's LLaMA does, rounds once more than torch and is still correct.
@@ -527,6 +530,7 @@ def test_empty_batch(kata, device):
         expect_same(mine, ref, x, given=f"RMSNorm({shape}, eps=1e-6) on x {shape_of(x)}")
 
 
+@SUITE.perf
 def perf_case(kata, device):
     """What --perf times: your RMSNorm and nn.RMSNorm on a batch of token vectors."""
     rows, d = (8192, 4096) if device.type == "cuda" else (2048, 1024)

@@ -40,6 +40,7 @@ import torch.nn.functional as F
 from norm_katas.checks import (
     BUILTIN_NORMS,
     FunctionKata,
+    Suite,
     call_backward,
     call_forward,
     describe_call,
@@ -53,6 +54,8 @@ from norm_katas.checks import (
     paired,
     shape_of,
 )
+
+SUITE = Suite()
 
 RMS_NORM = FunctionKata(
     function="RMSNormFunction",
@@ -482,6 +485,7 @@ def test_default_eps(kata, device):
         expect_close(expect_tensor(mine(x.clone()), "RMSNorm"), x_hat.to(dtype), given=given)
 
 
+@SUITE.perf
 def perf_case(kata, device):
     """What --perf times: your rms_norm and F.rms_norm, forward and backward."""
     shape = (8192, 4096) if device.type == "cuda" else (2048, 1024)

@@ -44,6 +44,7 @@ from norm_katas.checks import (
     FROM_SCRATCH,
     TOLERANCE,
     PerfCase,
+    Suite,
     describe_call,
     expect_close,
     expect_float64_arithmetic,
@@ -81,7 +82,7 @@ WORLD = WorldSpec(RANKS, "SyncBatchNorm", groups=GROUPS, forbidden=FORBIDDEN)
 # ranks at once (xs[k][r]: rank r's input at step k), and the same on the global batch.
 Scenario = WORLD.scenario
 # Said under the header when --device cuda cannot give every rank its own GPU.
-device_note = WORLD.device_note
+SUITE = Suite(device_note=WORLD.device_note)
 
 
 def random_state(C: int, *, affine: bool = True, stats: bool = True) -> dict:
@@ -1002,6 +1003,7 @@ def test_track_running_stats_false(kata, device):
         expect_close(evaluation["y"], local, given=given, what="output (local batch statistics)")
 
 
+@SUITE.perf
 def perf_case(kata, device):
     """What --perf times: your SyncBatchNorm on one process (no process group, so no
     collectives), against nn.SyncBatchNorm, which is BatchNorm there too."""

@@ -41,6 +41,7 @@ import torch.nn.functional as F
 
 from norm_katas.checks import (
     PerfCase,
+    Suite,
     call_backward,
     call_forward,
     dtype_name,
@@ -53,6 +54,17 @@ from norm_katas.checks import (
     triton_engine,
 )
 from norm_katas.checks.triton_engine import Call, Oversight
+
+# Interpreted, the checks take most of a second of CPU time: two processes share them
+# (shards); without a GPU, the kernels run in that interpreter (no_device_note).
+SUITE = Suite(
+    shards=2,
+    no_device_note=(
+        "No CUDA device here: the kernels run in Triton's interpreter on the CPU, where every "
+        "load and store is checked by address and races are found; --perf's bandwidth needs a "
+        "GPU."
+    ),
+)
 
 # What torch may do outside the kernels, besides allocating: make views.
 VIEWS = frozenset({
@@ -98,9 +110,6 @@ EPS = 1e-5
 # tutorial gives N <= 1024. (The checks before this one run every program of 16 and 33 rows,
 # watched for races too.)
 RACE_ROWS = 260
-# Interpreted, the checks take most of a second of CPU time: two processes share them
-# (engine.shards).
-SHARDS = 2
 SAMPLED = frozenset({0, 1, 2, 3, 4, 8, 12, 16, 32, 64, 96, 128, 256})
 SAMPLED_NAMES = "0-4, " + ", ".join(str(p) for p in sorted(SAMPLED) if p > 4)
 
@@ -528,12 +537,8 @@ def test_module_like_nn_layernorm(kata, device):
 
 # -- on a GPU: what compiled grading cannot see, --perf ---------------------------------------
 
-NO_DEVICE_NOTE = (
-    "No CUDA device here: the kernels run in Triton's interpreter on the CPU, where every load "
-    "and store is checked by address and races are found; --perf's bandwidth needs a GPU."
-)
 
-
+@SUITE.note
 def device_note(device: torch.device) -> str | None:
     """What grading on this device cannot see, under the report's title."""
     if device.type != "cuda":
@@ -545,6 +550,7 @@ def device_note(device: torch.device) -> str | None:
     )
 
 
+@SUITE.perf
 def perf_case(kata, device):
     """What --perf times: your layer_norm and F.layer_norm, forward and backward.
     On the CPU the kernels run in Triton's interpreter, which says nothing about their speed."""

@@ -62,6 +62,8 @@ import torch.nn.functional as F
 
 from norm_katas.checks import (
     PerfCase,
+    Suite,
+    TimedOut,
     dtype_name,
     expect_like,
     expect_tensor,
@@ -70,7 +72,13 @@ from norm_katas.checks import (
     triton_engine,
 )
 from norm_katas.checks.triton_engine import Call, Oversight
-from norm_katas.runtime.limits import TimedOut
+
+SUITE = Suite(
+    no_device_note=(
+        "No CUDA device here: the kernel runs in Triton's interpreter on the CPU, where every "
+        "load and store is checked by address; the bandwidth report needs a GPU."
+    ),
+)
 
 # What torch may do outside the kernel, besides allocating: make views.
 VIEWS = frozenset({
@@ -375,12 +383,9 @@ def test_single_vector(kata, device):
 # -- on a GPU: what compiled grading cannot see, the bandwidth report, --perf ------------------
 
 # Under the title when --device cuda finds no GPU (instead of the simulated-CUDA note).
-NO_DEVICE_NOTE = (
-    "No CUDA device here: the kernel runs in Triton's interpreter on the CPU, where every load "
-    "and store is checked by address; the bandwidth report needs a GPU."
-)
 
 
+@SUITE.note
 def device_note(device: torch.device) -> str | None:
     """What grading on this device cannot see, under the report's title."""
     if device.type != "cuda":
@@ -474,6 +479,7 @@ def _bandwidth_report(kata, device) -> str:
     )
 
 
+@SUITE.perf
 def perf_case(kata, device):
     """What --perf times: your rms_norm and F.rms_norm, forward only (the kata has no backward).
     On the CPU the kernel runs in Triton's interpreter, which says nothing about its speed."""

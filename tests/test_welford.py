@@ -43,6 +43,7 @@ import torch
 
 from norm_katas.checks import (
     PerfCase,
+    Suite,
     count_ops,
     count_python_lines,
     dtype_name,
@@ -53,6 +54,8 @@ from norm_katas.checks import (
     fail_for,
     shape_of,
 )
+
+SUITE = Suite()
 
 # The batches of the stream checks: sizes that differ, a batch of one and an empty batch.
 SIZES = (7, 1, 0, 13, 4, 32, 2, 9, 1, 64, 3)
@@ -805,6 +808,7 @@ def test_any_correction(kata, device):
         expect_close(got, want, given=given, what=f"var(correction={c})")
 
 
+@SUITE.perf
 def perf_case(kata, device):
     """What --perf times: your update on a batch, and torch.var_mean of the same batch."""
     rows, d = (8192, 4096) if device.type == "cuda" else (2048, 1024)

@@ -4,7 +4,8 @@ It writes a kata that already runs and passes the self-tests, about a placeholde
 (`<Name>(num_features)`: y = x · weight + bias, feature by feature) for the author to replace:
 - stubs/<stem>.py, recorded in stubs/hashes.txt, and katas/<stem>.py, its copy (content.pristine);
 - solutions/<stem>.py, the reference;
-- tests/test_<stem>.py, the suite: a header, one check with its two hints, and perf_case;
+- tests/test_<stem>.py, the suite: a header, its SUITE, one check with its two hints, and
+  perf_case;
 - tests/catalogue/<stem>/: what the catalogue rule asks of a kata with that one check (six
   wrong files, each failing it, and two ok_ files), placeholders like the layer;
 - tests/followups/<stem>.toml, the mock's follow-up questions;
@@ -222,7 +223,9 @@ which order: the interview core first, then torch parity (@pytest.mark.parity).
 
 import torch
 
-from norm_katas.checks import PerfCase, expect_close, shape_of
+from norm_katas.checks import PerfCase, Suite, expect_close, shape_of
+
+SUITE = Suite()
 
 
 def layer(kata, features, device):
@@ -247,6 +250,7 @@ def test_output(kata, device):
     expect_close(mine(x), expected.float(), given=f"{CLASS}(8) on x {shape_of(x)}")
 
 
+@SUITE.perf
 def perf_case(kata, device):
     """What --perf times: your {CLASS} and torch.addcmul on a batch of vectors."""
     mine = layer(kata, 1024, device)

@@ -93,11 +93,12 @@ from norm_katas.checks.modules import (
     load_torch_state,
     paired,
 )
-from norm_katas.checks.suite import PerfCase
+from norm_katas.checks.suite import PerfCase, Suite
 from norm_katas.runtime.outcomes import (
     Belongs,
     CannotGrade,
     Hung,
+    TimedOut,
     cannot_grade,
     fail,
     fail_for,
@@ -122,6 +123,8 @@ __all__ = [
     "PerfCase",
     "RecordingContext",
     "RecordingLinear",
+    "Suite",
+    "TimedOut",
     "ZeroSublayer",
     "backward_grads",
     "call_backward",

@@ -1,10 +1,12 @@
-"""What the engine reads from a suite, declared: its `Suite` object, and the `PerfCase` that
---perf times. See docs/writing-a-kata.md."""
+"""What the engine reads from a suite, declared in one typed object: `SUITE = Suite(...)`
+near the suite's top, and the `PerfCase` that --perf times. The engine reads nothing else of a
+suite's module but its checks (the `test_` functions). See docs/writing-a-kata.md."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from types import ModuleType
 from typing import Any
 
 import torch
@@ -29,3 +31,52 @@ class PerfCase:
     # Said under the figures instead of the usual causes of a gap (WHY_SLOWER), when the
     # kata has its own (a Triton kernel in the interpreter is slow for another reason).
     note: str | None = None
+
+
+MakePerfCase = Callable[[ModuleType, torch.device], PerfCase]
+DeviceNote = Callable[[torch.device], "str | None"]
+
+
+@dataclass
+class Suite:
+    """What a kata's suite tells the engine beyond its checks, all optional:
+
+        SUITE = Suite(shards=2, no_device_note="...")
+
+        @SUITE.perf
+        def perf_case(kata, device) -> PerfCase: ...
+
+    - `shards`: 2 for a suite whose checks take most of a second each (Triton's interpreter):
+      after the first check, a forked worker runs every second check (engine.shards);
+    - `perf_case(kata, device)`: the `PerfCase` that --perf times (`@SUITE.perf`);
+    - `device_note(device)`: a line under the report's header on what --device means for this
+      kata, or None (`@SUITE.note`, or given as `device_note=`);
+    - `no_device_note`: said instead of the engine's own note when the asked device is missing
+      (Triton: the kernel runs in the interpreter, not on simulated CUDA).
+    """
+
+    shards: int = 1
+    no_device_note: str | None = None
+    perf_case: MakePerfCase | None = None
+    device_note: DeviceNote | None = None
+
+    def perf(self, make: MakePerfCase) -> MakePerfCase:
+        """Decorator: `make(kata, device)` is what --perf times."""
+        self.perf_case = make
+        return make
+
+    def note(self, note: DeviceNote) -> DeviceNote:
+        """Decorator: `note(device)` is said under the report's header."""
+        self.device_note = note
+        return note
+
+
+DEFAULT = Suite()
+
+
+def declared(module: ModuleType | None) -> Suite:
+    """The suite module's `SUITE`, or the defaults where it declares none."""
+    found = vars(module).get("SUITE", DEFAULT) if module is not None else DEFAULT
+    if not isinstance(found, Suite):
+        raise TypeError(f"{module.__name__}.SUITE is a {type(found).__name__}, not a Suite")
+    return found

@@ -1,6 +1,7 @@
 """--perf: time the learner's layer against torch's built-in on the same input and device.
 
-A suite opts in with `perf_case(kata, device) -> PerfCase`. Both sides are warmed up, then
+A suite opts in with `@SUITE.perf` on `perf_case(kata, device) -> PerfCase` (checks.suite).
+Both sides are warmed up, then
 timed in the same run (the median of repeated calls, synchronized on a GPU), for forward and
 for backward, with the peak memory their own tensors take. It reports ratios and never grades:
 timings depend on the machine, correctness does not.

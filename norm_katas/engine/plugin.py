@@ -34,6 +34,7 @@ from typing import IO, Any
 import pytest
 import torch
 
+from norm_katas.checks.suite import declared
 from norm_katas.content import pristine, registry
 from norm_katas.engine import options, shards
 from norm_katas.engine.report import (
@@ -353,7 +354,7 @@ def measure_perf(
     from norm_katas.engine import perf
 
     suite = next((item.module for item in session.items if hasattr(item, "module")), None)
-    make_case = getattr(suite, "perf_case", None)
+    make_case = declared(suite).perf_case
     if make_case is None or report.load_error:
         return None
     try:
@@ -506,12 +507,13 @@ class Grading:
             door=request.door,
             mock=request.mock,
         )
-        # A suite may add what --device means for it (SyncBatchNorm: ranks on gloo, not nccl).
-        suite = getattr(items[0], "module", None) if items else None
-        # A suite may say what grading without the asked device means for it (Triton: the
-        # kernel runs in the interpreter, not on simulated CUDA).
-        missing = self.device_note and getattr(suite, "NO_DEVICE_NOTE", None)
-        notes = [missing or self.device_note, _suite_note(suite, self.target)]
+        # A suite may add what --device means for it (SyncBatchNorm: ranks on gloo, not nccl),
+        # and what grading without the asked device means for it (Triton: the kernel runs in
+        # the interpreter, not on simulated CUDA).
+        suite = declared(getattr(items[0], "module", None) if items else None)
+        missing = self.device_note and suite.no_device_note
+        own = suite.device_note(self.target) if suite.device_note else None
+        notes = [missing or self.device_note, own]
         self.printer.header(self.report, "\n".join(n for n in notes if n) or None)
 
     @pytest.hookimpl(hookwrapper=True)
@@ -698,11 +700,6 @@ def _pitfalls(kata: registry.Kata) -> str:
         return pristine.split_pitfalls(pristine.text(kata))[1]
     except (pristine.StubError, OSError, UnicodeDecodeError):
         return ""
-
-
-def _suite_note(suite: Any, device: torch.device) -> str | None:
-    note = getattr(suite, "device_note", None)
-    return note(device) if callable(note) else None
 
 
 def _tier(item: pytest.Item) -> Tier:

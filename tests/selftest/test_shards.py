@@ -11,17 +11,20 @@ import json
 import re
 from dataclasses import replace
 from pathlib import Path
-from types import SimpleNamespace
+from types import ModuleType, SimpleNamespace
 
 import pytest
 
+from norm_katas.checks.suite import Suite
 from norm_katas.content import registry
 from norm_katas.engine.request import Request
 from norm_katas.engine.shards import scheduling
 
 CATALOGUE = registry.ROOT / "tests" / "catalogue"
 # The suites that ask to share their checks.
-SHARED = [k.name for k in registry.load() if re.search(r"^SHARDS = 2", k.suite.read_text(), re.M)]
+SHARED = [
+    k.name for k in registry.load() if re.search(r"^    shards=2,$", k.suite.read_text(), re.M)
+]
 # Catalogue files whose failures come from both processes: a race and an access outside the
 # tensors (every launch watched), torch work met in other checks, wrong values.
 FILES = {
@@ -141,8 +144,9 @@ def test_options_that_need_one_process_keep_the_checks_in_one(both_ways, tmp_pat
 
 
 def _asking(request: Request, shards: int = 2, items: int = 15) -> bool:
-    """scheduling.asked for a grading of `request` whose suite sets SHARDS = shards."""
-    module = SimpleNamespace(SHARDS=shards)
+    """scheduling.asked for a grading of `request` whose suite declares Suite(shards=shards)."""
+    module = ModuleType("suite")
+    module.SUITE = Suite(shards=shards)
     session = SimpleNamespace(
         items=[SimpleNamespace(module=module)] * items, testsfailed=0,
         config=SimpleNamespace(option=SimpleNamespace(collectonly=False)),

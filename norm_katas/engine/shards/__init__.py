@@ -2,7 +2,7 @@
 
 Triton's interpreter runs a kernel one program at a time, in Python: triton-layernorm's checks
 take a second of CPU time, where watch mode means to answer within half of one. A suite that
-sets `SHARDS = 2` has its checks run by two processes at once, wherever that is safe; every
+declares `Suite(shards=2)` has its checks run by two processes at once, wherever that is safe; every
 other grading, and this one wherever it is not, runs its checks one after another as before.
 
 The jobs, one module each, as pytest-xdist splits its own: scheduling (whether to share, and

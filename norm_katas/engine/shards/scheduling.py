@@ -26,8 +26,6 @@ import pytest
 if TYPE_CHECKING:
     from norm_katas.engine.plugin import Grading
 
-SUITE_ATTRIBUTE = "SHARDS"  # a suite's processes: 2 to share its checks, else one
-
 
 def asked(grading: Grading, session: pytest.Session) -> bool:
     """Whether the suite asks to share its checks, and the grading allows it."""
@@ -40,8 +38,9 @@ def asked(grading: Grading, session: pytest.Session) -> bool:
         return False
     if session.testsfailed or session.config.option.collectonly or len(items) < 3:
         return False
-    module = getattr(items[0], "module", None)
-    return getattr(module, SUITE_ATTRIBUTE, 1) >= 2
+    from norm_katas.checks.suite import declared
+
+    return declared(getattr(items[0], "module", None)).shards >= 2
 
 
 def still_safe(grading: Grading, session: pytest.Session) -> bool:
