@@ -8,8 +8,8 @@ It writes a kata that already runs and passes the self-tests, about a placeholde
   perf_case;
 - tests/catalogue/<stem>/: what the catalogue rule asks of a kata with that one check (six
   wrong files, each failing it, and two ok_ files), placeholders like the layer;
-- tests/followups/<stem>.toml, the mock's follow-up questions;
-- the entry in katas/katas.toml, and the README's kata table and docs/katas.md, regenerated
+- followups/<stem>.toml, the mock's follow-up questions;
+- the entry in katas.toml, and the README's kata table and docs/katas.md, regenerated
   from the registry;
 - its notebook, stubs/notebooks/<stem>.ipynb, and the learner's copy notebooks/<stem>.ipynb.
 Nothing is written unless NAME is a new, valid kata name and none of those files exists yet.
@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from norm_katas.authoring import docs, record
+from norm_katas.authoring import docs, notebooks, record
 from norm_katas.content import registry
 
 NAME = re.compile(r"[a-z][a-z0-9]*(?:-[a-z0-9]+)*")
@@ -77,7 +77,7 @@ def create(name: str) -> list[str]:
         raise ScaffoldError(why)
     kata = registry.Kata(name, f"{class_name(name)} from scratch", DIFFICULTY, MINUTES)
     written = files(kata)
-    if there := [p for p in [*written, kata.stub, kata.catalogue] if p.exists()]:
+    if there := [p for p in [*written, kata.stub, *kata.parts().values()] if p.exists()]:
         listed = ", ".join(str(p.relative_to(registry.ROOT)) for p in there)
         raise ScaffoldError(f"the kata {name!r} would overwrite what exists: {listed}")
     for path, content in written.items():
@@ -86,12 +86,10 @@ def create(name: str) -> list[str]:
     with registry.REGISTRY.open("a", encoding="utf-8", newline="\n") as f:
         f.write(ENTRY.format(name=name, title=kata.title, difficulty=DIFFICULTY, minutes=MINUTES))
     done = [f"wrote {p.relative_to(registry.ROOT)}" for p in written]
-    done.append("added its entry to katas/katas.toml")
+    done.append("added its entry to katas.toml")
     done += record.record()
     done.append(update_readme())
-    from norm_katas.authoring import notebooks  # its notebook, made from the stub and the entry
-
-    done += notebooks.write()
+    done += notebooks.write()  # its notebooks, made from the stub and the entry
     return [*done, NEXT.format(name=name, stem=kata.stem)]
 
 
@@ -122,7 +120,7 @@ minutes = {minutes}
 
 NEXT = """
 The skeleton passes the self-tests: `nox -s tests -- -k {name}`. Now make it your kata:
-1. katas/katas.toml: its title, difficulty and minutes (the README's table follows with
+1. katas.toml: its title, difficulty and minutes (the README's table follows with
    `python -m norm_katas list --markdown`, which a self-test compares).
 2. stubs/{stem}.py teaches the layer and states its contract; record each change with
    `python -m norm_katas stubs --record` (which also writes its notebook again, in
@@ -134,7 +132,7 @@ The skeleton passes the self-tests: `nox -s tests -- -k {name}`. Now make it you
 4. tests/catalogue/{stem}/: every specific check must be some wrong file's EXPECT (and the
    report's headline for it), every broad one some file's EXPECT or ALSO; at least six wrong
    files and two ok_ files. The skeleton's files make the placeholder's mistakes: replace them.
-5. tests/followups/{stem}.toml: two to four questions (ending in '?') with model answers."""
+5. followups/{stem}.toml: two to four questions (ending in '?') with model answers."""
 
 STUB = '''\
 """Kata: {TITLE}.

@@ -174,7 +174,7 @@ def problems() -> list[str]:
     in a clone, each learner's notebook that a fresh clone would not open as the pristine copy.
     A learner's notebook is never judged by what they wrote in it (see record.held)."""
     found = []
-    expected = {pristine.notebook(kata): kata for kata in registry.load()}
+    expected = {kata.pristine_notebook: kata for kata in registry.load()}
     for file, kata in expected.items():
         current = _read(file)
         if current is None:
@@ -186,7 +186,7 @@ def problems() -> list[str]:
             )
         elif (
             not registry.INSTALLED
-            and record.held(pristine.learners_notebook(kata), pristine.blob_id(current)) is False
+            and record.held(kata.notebook, pristine.blob_id(current)) is False
         ):
             found.append(
                 f"{FOLDER}/{file.name} has never held {PRISTINE}/{file.name}, not now and not in "
@@ -208,14 +208,14 @@ def write() -> list[str]:
     pristine.notebook_folder().mkdir(parents=True, exist_ok=True)
     done = []
     for kata in registry.load():
-        tool, wanted = pristine.notebook(kata), text(kata)
+        tool, wanted = kata.pristine_notebook, text(kata)
         before = _read(tool)
         if before != wanted:
             _write(tool, wanted)
             done.append(f"wrote {PRISTINE}/{tool.name}")
         if registry.INSTALLED:
             continue
-        mine = pristine.learners_notebook(kata)
+        mine = kata.notebook
         current = _read(mine)
         if current == wanted:
             continue

@@ -51,19 +51,9 @@ def notebook_folder() -> Path:
     return registry.ROOT / PRISTINE_NOTEBOOKS
 
 
-def notebook(kata: registry.Kata) -> Path:
-    """The tool's pristine copy of the kata's notebook."""
-    return notebook_folder() / f"{kata.stem}.ipynb"
-
-
 def learners_folder() -> Path:
     """The learner's notebooks: a clone's notebooks/ (an installed copy has none)."""
     return registry.ROOT / NOTEBOOKS
-
-
-def learners_notebook(kata: registry.Kata) -> Path:
-    """The learner's working copy of the kata's notebook, in a clone."""
-    return registry.ROOT / registry.notebook(kata)
 
 
 class StubError(Exception):

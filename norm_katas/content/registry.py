@@ -1,4 +1,4 @@
-"""The kata registry (katas/katas.toml): one entry per kata drives nox, the grader and docs."""
+"""The kata registry (katas.toml): one entry per kata drives nox, the grader and docs."""
 
 from __future__ import annotations
 
@@ -15,14 +15,14 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - Python 3.10 needs `pip install tomli` beside nox
     import tomli as tomllib
 
-# Where the kata content is (katas/katas.toml, stubs/, solutions/, tests/): a clone's root, or,
-# for a norm-katas installed with pip, the copy the package ships in norm_katas/_content/ with
-# the same layout (pyproject.toml's wheel target).
+# Where the kata content is (katas.toml, stubs/, solutions/, tests/, followups/): a clone's
+# root, or, for a norm-katas installed with pip, the copy the package ships in
+# norm_katas/_content/ with the same layout (pyproject.toml's wheel target).
 _PACKAGE = Path(__file__).resolve().parents[1]
 _SHIPPED = _PACKAGE / "_content"
-INSTALLED = (_SHIPPED / "katas" / "katas.toml").is_file()
+INSTALLED = (_SHIPPED / "katas.toml").is_file()
 ROOT = _SHIPPED if INSTALLED else _PACKAGE.parent
-REGISTRY = ROOT / "katas" / "katas.toml"
+REGISTRY = ROOT / "katas.toml"
 STUBS = (
     ROOT / "stubs"
 )  # the pristine stubs: the tool's copies, never the learner's (content.pristine)
@@ -71,9 +71,10 @@ FIELDS = ("name", "title", "difficulty", "minutes", "requires")
 
 @dataclass(frozen=True)
 class Kata:
-    """One entry of the registry. Every file of a kata is named after it: the kata "prepost-norm"
-    is katas/prepost_norm.py (also in stubs/ and solutions/), tests/test_prepost_norm.py,
-    tests/catalogue/prepost_norm/ and tests/followups/prepost_norm.toml."""
+    """One entry of the registry. Every part of a kata is named after it (`parts()` lists them):
+    the kata "prepost-norm" is katas/prepost_norm.py (also in stubs/ and solutions/),
+    tests/test_prepost_norm.py, tests/catalogue/prepost_norm/, followups/prepost_norm.toml and
+    notebooks/prepost_norm.ipynb (also in stubs/notebooks/)."""
 
     name: str  # nox session is kata-<name>
     title: str
@@ -124,7 +125,32 @@ class Kata:
     @property
     def followups(self) -> Path:
         """The questions asked after a mock interview, with their model answers."""
-        return ROOT / "tests" / "followups" / f"{self.stem}.toml"
+        return ROOT / "followups" / f"{self.stem}.toml"
+
+    @property
+    def notebook(self) -> Path:
+        """The learner's working copy of the kata's notebook, in a clone."""
+        return ROOT / "notebooks" / f"{self.stem}.ipynb"
+
+    @property
+    def pristine_notebook(self) -> Path:
+        """The tool's copy of the kata's notebook, as generated (authoring.notebooks)."""
+        return STUBS / "notebooks" / f"{self.stem}.ipynb"
+
+    @property
+    def mutants(self) -> Path:
+        """The mutants ledger: the changes to the solution that no correct suite could reject,
+        each with why. Only a kata that has such mutants has one."""
+        return ROOT / "tests" / "mutants" / f"{self.stem}.toml"
+
+    def parts(self) -> dict[str, Path]:
+        """Every part of the kata, by role, in a clone: what `nox -s new-kata` writes (all but
+        the mutants ledger, which comes with the first equivalent mutant)."""
+        return {
+            "stub": self.pristine, "learner's file": self.committed, "solution": self.solution,
+            "suite": self.suite, "catalogue": self.catalogue, "follow-ups": self.followups,
+            "notebook": self.pristine_notebook, "learner's notebook": self.notebook,
+        }  # fmt: skip
 
 
 def read_toml(path: Path) -> dict[str, Any]:
@@ -151,7 +177,7 @@ def _parse() -> list[Kata]:
     for entry in read_toml(REGISTRY)["kata"]:
         if unknown_keys := sorted(set(entry) - set(FIELDS)):
             raise ValueError(
-                f"katas/katas.toml: the kata {entry.get('name')!r} has keys no kata has "
+                f"katas.toml: the kata {entry.get('name')!r} has keys no kata has "
                 f"({', '.join(unknown_keys)}); a kata's keys are {', '.join(FIELDS)} (its files "
                 "are named after its name)"
             )

@@ -169,8 +169,8 @@ def _reset_notebooks(katas: list[registry.Kata]) -> int:
         )
         return runner.USAGE
     for kata in katas:
-        mine = f"{pristine.NOTEBOOKS}/{pristine.learners_notebook(kata).name}"
-        existed = pristine.learners_notebook(kata).exists()
+        mine = f"{pristine.NOTEBOOKS}/{kata.notebook.name}"
+        existed = kata.notebook.exists()
         backup = workspace.reset_notebook(kata)
         if not existed:
             print(f"{mine} was missing: it is the kata's notebook again.")

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from norm_katas.content import registry
+from norm_katas.content import followups, registry
 from norm_katas.engine import runner, suggest
 from norm_katas.engine.report import CORE, PARITY, Report
 from norm_katas.engine.request import Request
@@ -61,10 +61,8 @@ def pick(
 
 
 def follow_ups(kata: registry.Kata) -> list[tuple[str, str]]:
-    """(question, model answer) of each [[followup]] in tests/followups/<kata>.toml."""
-    if not kata.followups.exists():
-        return []
-    return [(f["question"], f["answer"]) for f in registry.read_toml(kata.followups)["followup"]]
+    """(question, model answer) of each follow-up question of the kata (content.followups)."""
+    return followups.questions(kata)
 
 
 @dataclass

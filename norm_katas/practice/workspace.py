@@ -60,8 +60,8 @@ def reset(kata: registry.Kata) -> Path | None:
 def reset_notebook(kata: registry.Kata) -> Path | None:
     """Restore the learner's notebooks/<stem>.ipynb (a clone's) to the kata's pristine notebook;
     back the current one up first. Returns the backup."""
-    text = pristine.notebook(kata).read_text(encoding="utf-8")
-    return _restore(kata, pristine.learners_notebook(kata), text)
+    text = kata.pristine_notebook.read_text(encoding="utf-8")
+    return _restore(kata, kata.notebook, text)
 
 
 def _restore(kata: registry.Kata, path: Path, text: str) -> Path | None:

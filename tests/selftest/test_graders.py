@@ -31,21 +31,15 @@ from pathlib import Path
 
 import pytest
 
-from norm_katas.content import registry
+from norm_katas.content import catalogue, registry
 from norm_katas.practice import workspace
 
-CATALOGUE = registry.ROOT / "tests" / "catalogue"
+CATALOGUE = catalogue.FOLDER
 KATAS = {k.name: k for k in registry.load()}
-MARKER = re.compile(r"""\b(EXPECT|ALSO|SAYS|COMPILED)\s*=\s*["']([^"']+)["']""")
 INTERNAL = ("Traceback (most recent call last)", "INTERNALERROR")
 
 
-def markers(path: Path) -> dict[str, str]:
-    return dict(MARKER.findall(path.read_text()))
-
-
-def catalogue(kata: registry.Kata) -> list[Path]:
-    return sorted((CATALOGUE / Path(kata.file).stem).glob("*.py"))
+markers = catalogue.markers
 
 
 def suite_marks(kata: registry.Kata) -> dict[str, str]:
@@ -97,7 +91,7 @@ def summary(report: dict, output: str = "") -> str:
 ENTRIES = [
     pytest.param(kata.name, path, id=f"{kata.name}/{path.stem}")
     for kata in KATAS.values()
-    for path in catalogue(kata)
+    for path in catalogue.files(kata)
 ]
 
 
@@ -190,9 +184,7 @@ def test_catalogue_entry(name: str, path: Path, grade, request: pytest.FixtureRe
         assert code == 1 and not report["solved"], output
 
 
-BROKEN = sorted(
-    [*(CATALOGUE / "broken").glob("*.py"), *(CATALOGUE / "uses_reference").glob("*.py")]
-)
+BROKEN = sorted(catalogue.broken())
 
 
 @pytest.mark.parametrize("path", BROKEN, ids=lambda p: p.stem)
@@ -240,9 +232,9 @@ def test_an_interrupt_the_code_raises_fails_checks_and_a_signal_stops_the_run(
 @pytest.mark.parametrize("name", KATAS)
 def test_every_check_is_failed_by_a_wrong_implementation(name: str) -> None:
     kata = KATAS[name]
-    named = {markers(p).get("EXPECT") for p in catalogue(kata)}
+    named = {markers(p).get("EXPECT") for p in catalogue.files(kata)}
     unproven = sorted(
-        set(suite_checks(kata)) - named - {c for p in catalogue(kata) for c in also(p)}
+        set(suite_checks(kata)) - named - {c for p in catalogue.files(kata) for c in also(p)}
     )
     assert not unproven, (
         f"no wrong implementation in tests/catalogue/ proves these checks: {unproven}"
@@ -251,8 +243,8 @@ def test_every_check_is_failed_by_a_wrong_implementation(name: str) -> None:
     marks = suite_marks(kata)
     unheaded = sorted(c for c in set(marks) - named if "mark.broad" not in marks[c])
     assert not unheaded, f"no wrong implementation has these specific checks as EXPECT: {unheaded}"
-    wrong = [p for p in catalogue(kata) if markers(p).get("EXPECT") != "pass"]
-    right = [p for p in catalogue(kata) if markers(p).get("EXPECT") == "pass"]
+    wrong = [p for p in catalogue.files(kata) if markers(p).get("EXPECT") != "pass"]
+    right = [p for p in catalogue.files(kata) if markers(p).get("EXPECT") == "pass"]
     assert len(wrong) >= 6, f"{name} needs at least six wrong implementations, has {len(wrong)}"
     assert len(right) >= 2, f"{name} needs at least two correct variants, has {len(right)}"
 
@@ -709,3 +701,10 @@ def test_names_match_whole_namespaces() -> None:
     assert in_namespace("torch.func", "torch.func")
     assert not in_namespace("torch.functional.einsum", "torch.func")
     assert not in_namespace("torch.funcx", "torch._functorch", "torch.func")
+
+
+@pytest.mark.parametrize("name", KATAS)
+def test_every_part_the_registry_names_exists(name: str) -> None:
+    """One kata's parts are named by its registry entry (Kata.parts), and new-kata writes each."""
+    missing = [f"{role}: {path}" for role, path in KATAS[name].parts().items() if not path.exists()]
+    assert not missing, f"{name}'s parts that are missing:\n" + "\n".join(missing)

@@ -68,9 +68,9 @@ def test_a_new_kata_passes_its_self_tests(repo_copy: Path, request: pytest.Fixtu
     for made in ["katas", "stubs", "solutions"]:
         assert (repo_copy / made / f"{stem}.py").is_file(), made
     assert (repo_copy / "tests" / f"test_{stem}.py").is_file()
-    assert (repo_copy / "tests" / "followups" / f"{stem}.toml").is_file()
+    assert (repo_copy / "followups" / f"{stem}.toml").is_file()
     assert any((repo_copy / "tests" / "catalogue" / stem).glob("ok_*.py"))
-    assert f'name = "{NAME}"' in (repo_copy / "katas" / "katas.toml").read_text()
+    assert f'name = "{NAME}"' in (repo_copy / "katas.toml").read_text()
     assert f"`kata-{NAME}`" in (repo_copy / "README.md").read_text()  # its row in the table
     pristine = repo_copy / "stubs" / "notebooks" / f"{stem}.ipynb"
     assert (repo_copy / "notebooks" / f"{stem}.ipynb").read_text() == pristine.read_text()

@@ -75,7 +75,7 @@ def test_a_generated_notebook_in_a_kernel(tmp_path: Path, monkeypatch: pytest.Mo
     monkeypatch.setenv("NORM_KATAS_DATA", str(tmp_path / "data"))  # the kernel's history
     # What a fresh clone's notebooks/layernorm.ipynb holds (test_stubs proves it), never the
     # learner's copy there, which may hold their work.
-    nb = nbformat.read(pristine.notebook(KATA), as_version=4)
+    nb = nbformat.read(KATA.pristine_notebook, as_version=4)
     nbformat.validate(nb)
     generated = len(nb.cells)
     solution = KATA.solution.read_text(encoding="utf-8")

@@ -89,7 +89,7 @@ def test_notebooks_match_the_stubs_and_the_registry() -> None:
     a fresh clone's notebooks/ holds them (checked in git, never in the learner's files)."""
     assert not notebooks.problems(), "\n".join(notebooks.problems())
     for kata in KATAS:
-        nb = json.loads(pristine.notebook(kata).read_text(encoding="utf-8"))
+        nb = json.loads(kata.pristine_notebook.read_text(encoding="utf-8"))
         sources = ["".join(cell["source"]) for cell in nb["cells"]]
         assert sources[1].rstrip().endswith("%load_ext norm_katas"), "the first cell loads it"
         assert magics.cell_text(kata).rstrip("\n") in sources, "the stub's %%kata cell"
@@ -106,7 +106,7 @@ def test_nothing_installs_from_or_links_to_an_address_not_set() -> None:
     address = registry.repository()
     docs = sorted((registry.ROOT / "docs").glob("*.md"))
     files = [
-        *(pristine.learners_notebook(kata) for kata in KATAS),
+        *(kata.notebook for kata in KATAS),
         registry.ROOT / "README.md",
         *docs,
     ]
@@ -178,13 +178,13 @@ def test_writing_the_notebooks_never_replaces_a_learners_notebook(tmp_path: Path
     copy = tmp_path / "repo"
     ignore = shutil.ignore_patterns(".git", ".nox", "__pycache__", "*.pyc", "catalogue")
     shutil.copytree(registry.ROOT, copy, ignore=ignore)
-    mine = {kata.name: copy / "notebooks" / pristine.learners_notebook(kata).name for kata in KATAS}
+    mine = {kata.name: copy / "notebooks" / kata.notebook.name for kata in KATAS}
     for kata in KATAS:
         mine[kata.name].write_text(notebooks.text(kata), encoding="utf-8")
     work = notebooks.text(KATAS[0]).replace("raise NotImplementedError", "return x  # mine")
     mine[KATAS[0].name].write_bytes(work.replace("\n", "\r\n").encode())  # saved on Windows
     mine[KATAS[1].name].unlink()
-    toml = copy / "katas" / "katas.toml"
+    toml = copy / "katas.toml"
     toml.write_text(toml.read_text().replace("minutes = ", "minutes = 1", 3))
     run = grader_cli("notebooks", cwd=copy)
     assert run.returncode == 1 and "stubs/notebooks/" in run.stderr, run.stdout + run.stderr
@@ -197,7 +197,7 @@ def test_writing_the_notebooks_never_replaces_a_learners_notebook(tmp_path: Path
     assert f"wrote notebooks/{mine[second.name].name} (it was missing)" in run.stdout
     assert f"wrote notebooks/{mine[third.name].name} (it was untouched)" in run.stdout
     for kata in (second, third):
-        tools = copy / pristine.PRISTINE_NOTEBOOKS / pristine.notebook(kata).name
+        tools = copy / pristine.PRISTINE_NOTEBOOKS / kata.pristine_notebook.name
         assert mine[kata.name].read_text() == tools.read_text(), kata.name
     assert grader_cli("notebooks", cwd=copy).returncode == 0
 
