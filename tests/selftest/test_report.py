@@ -210,7 +210,7 @@ def test_the_same_check_on_other_inputs_and_a_declared_owner_fold() -> None:
 
 
 def test_the_notebook_groups_as_the_terminal_does() -> None:
-    from norm_katas.doors import magics
+    from norm_katas.doors import render
     from norm_katas.engine.request import Request
 
     kata = registry.get("layernorm")
@@ -221,7 +221,7 @@ def test_the_notebook_groups_as_the_terminal_does() -> None:
     other = check("c", "failed", CORE, FAIL, message="wrong")
     report = make(head, same, other)
     report.file = path
-    page = magics.render(Request.create(kata, path), 1, report, "")
+    page = render.verdict(Request.create(kata, path), 1, report, "")
     # The cell's first line is %%kata: line 12 of the file is the cell's 13.
     assert (
         "1 more check fails for the same reason: the same RuntimeError at your cell line 13."
