@@ -32,7 +32,7 @@ from types import ModuleType
 from typing import Any
 
 from norm_katas.content import pristine, registry
-from norm_katas.doors import magics
+from norm_katas.doors import cells, render
 from norm_katas.engine import suggest
 from norm_katas.engine.request import GRADER_FAILED, USAGE, Request, UsageError
 
@@ -98,7 +98,7 @@ def _check(name: str, code: object, options: tuple[str, ...], caller: dict[str, 
             f"(norm_katas.check({kata.name!r}, LayerNorm, '--hints')), not {bad[0]!r}."
         )
     for option in options:
-        if (flag := option.split("=")[0]) in magics.NOT_HERE or flag == "--watch":
+        if (flag := option.split("=")[0]) in cells.NOT_HERE or flag == "--watch":
             return refused(f"{prog}: {flag} does not apply here: the code passed is graded.")
     from norm_katas.engine import options as grading_options
 
@@ -108,7 +108,7 @@ def _check(name: str, code: object, options: tuple[str, ...], caller: dict[str, 
         source = source_of(kata, code, caller)
     except SourceError as e:
         return refused(str(e))
-    where = magics.folder(kata)
+    where = cells.folder(kata)
     where.mkdir(parents=True, exist_ok=True)
     path = where / kata.file
     path.write_text(source if source.endswith("\n") else source + "\n", encoding="utf-8")
@@ -118,10 +118,10 @@ def _check(name: str, code: object, options: tuple[str, ...], caller: dict[str, 
         return refused(str(e))
     request = dataclasses.replace(request, door=suggest.NOTEBOOK)
     try:
-        outcome, said = magics.grade_logged(request, magics.MODE)
+        outcome, said = cells.grade_logged(request, cells.MODE)
     except KeyboardInterrupt:
         return refused("Grading interrupted: nothing was recorded.", INTERRUPTED)
-    markup = magics.render(request, outcome.code, outcome.report, said, cell=False)
+    markup = render.verdict(request, outcome.code, outcome.report, said, cell=False)
     text = said if said.strip() or outcome.code != GRADER_FAILED else "The grader failed."
     return Verdict(kata.name, outcome.code, text, markup, outcome.report, path)
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from norm_katas.content import registry
-from norm_katas.doors import magics
+from norm_katas.doors import cells, magics
 from norm_katas.practice import chart, history, progress
 
 KATAS = registry.load()
@@ -215,7 +215,7 @@ def test_kata_progress_shows_the_picture_above_the_text(monkeypatch: pytest.Monk
     shown: list[str] = []
     texts: list[str] = []
     monkeypatch.setattr(
-        magics, "_show", lambda markup, text: [shown.append(markup), texts.append(text)]
+        cells, "show", lambda markup, text: [shown.append(markup), texts.append(text)]
     )
     magics.progress_magic()
     assert "Nothing to draw yet" in shown[-1] and "Next:" in shown[-1]
@@ -230,7 +230,7 @@ def test_kata_progress_shows_the_picture_above_the_text(monkeypatch: pytest.Monk
 
 def test_kata_progress_takes_the_progress_commands_options(monkeypatch: pytest.MonkeyPatch) -> None:
     shown: list[str] = []
-    monkeypatch.setattr(magics, "_show", lambda markup, text: shown.append(markup))
+    monkeypatch.setattr(cells, "show", lambda markup, text: shown.append(markup))
     mock(KATAS[0].name, "a", (300, True))
     magics.progress_magic(f"--history {KATAS[0].name}")
     assert "<svg" not in shown[-1] and f"{KATAS[0].name}" in shown[-1] and "mock" in shown[-1]

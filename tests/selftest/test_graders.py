@@ -658,10 +658,12 @@ def test_a_suite_that_does_not_import_is_the_graders_failure(repo_copy: Path) ->
 
 
 def test_a_broken_plugin_is_the_graders_failure(repo_copy: Path) -> None:
-    plugin = repo_copy / "norm_katas" / "engine" / "report.py"
+    # The printer, which the plugin imports: its header is the first thing a grading prints.
+    plugin = repo_copy / "norm_katas" / "engine" / "report" / "printer.py"
     text = plugin.read_text().replace(
         "def header(", "def header(self, *a): raise KeyError('x')\n    def _old_header(", 1
     )
+    assert text != plugin.read_text(), "Printer.header moved: break the plugin elsewhere"
     plugin.write_text(text)
     run = cli("grade", "layernorm", "--impl", "solutions", cwd=repo_copy)
     output = run.stdout + run.stderr

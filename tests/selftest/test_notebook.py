@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from norm_katas.content import pristine, registry
-from norm_katas.doors import magics
+from norm_katas.doors import cells, magics, notebook_mock, render
 from norm_katas.practice import history
 
 nbformat = pytest.importorskip(
@@ -316,7 +316,7 @@ def test_a_kata_cell_without_a_name_says_the_name_goes_on_its_first_line(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     shown: list[str] = []
-    monkeypatch.setattr(magics, "_show", lambda markup, text: shown.append(text))
+    monkeypatch.setattr(cells, "show", lambda markup, text: shown.append(text))
     magics.kata_magic(_Shell(), "", "class LayerNorm: ...\n")  # %%kata, and code below it
     assert "%%kata NAME, e.g. %%kata layernorm" in shown[-1], shown
     assert "puts its stub in a new cell" not in shown[-1], shown
@@ -332,12 +332,12 @@ def test_a_cuda_grading_without_a_gpu_says_how_to_get_one() -> None:
     report.finished = True
     report.checks[0].outcome = "passed"
     asked = Request.create(KATA, str(KATA.solution), device="cuda")
-    assert "No GPU in this runtime" in magics.render(asked, 0, report, "")
-    assert "Change runtime type" in magics.render(asked, 0, report, "")
+    assert "No GPU in this runtime" in render.verdict(asked, 0, report, "")
+    assert "Change runtime type" in render.verdict(asked, 0, report, "")
     report.device = "cuda"
-    assert "No GPU" not in magics.render(asked, 0, report, "")
+    assert "No GPU" not in render.verdict(asked, 0, report, "")
     on_cpu = Request.create(KATA, str(KATA.solution))
-    assert "No GPU" not in magics.render(on_cpu, 0, Report(KATA.name, "", "", "cpu"), "")
+    assert "No GPU" not in render.verdict(on_cpu, 0, Report(KATA.name, "", "", "cpu"), "")
 
 
 # The catalogue's no_shape_check.py, self-contained as a learner writes it: the interview core
@@ -477,17 +477,17 @@ def test_kata_mock_puts_its_cell_in_a_new_cell_or_prints_it_in_colab(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.setenv("NORM_KATAS_DATA", str(tmp_path))
-    monkeypatch.setattr(magics, "_show", lambda markup, text: print(markup))
+    monkeypatch.setattr(cells, "show", lambda markup, text: print(markup))
     handed_out = pristine.for_mock(pristine.text(KATA), pristine.GRADED_IN_A_NOTEBOOK_MOCK)
     for colab in (False, True):
         if colab:
             monkeypatch.setitem(sys.modules, "google.colab", types.ModuleType("google.colab"))
         shell = _Shell()
-        magics.mock_magic(shell, f"--kata {KATA.name} --minutes 5")
+        notebook_mock.mock_magic(shell, f"--kata {KATA.name} --minutes 5")
         printed = capsys.readouterr().out
         cell = f"%%kata {KATA.name}\n{handed_out}"
         assert (shell.text, cell in printed) == ((None, True) if colab else (cell, False))
-        magics.mock_magic(shell, "--stop")
+        notebook_mock.mock_magic(shell, "--stop")
         assert 'data-ended="you stopped"' in capsys.readouterr().out
 
 
@@ -495,7 +495,7 @@ def test_a_notebook_mock_says_it_is_in_the_history_only_when_it_is() -> None:
     """A %kata_mock stopped before any attempt was recorded must not claim a place in history."""
     from types import SimpleNamespace
 
-    from norm_katas.doors.magics import _after
+    from norm_katas.doors.render import _after
 
     def running(recorded: bool) -> SimpleNamespace:
         kata = SimpleNamespace(name="dropout")

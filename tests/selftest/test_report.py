@@ -210,7 +210,7 @@ def test_the_same_check_on_other_inputs_and_a_declared_owner_fold() -> None:
 
 
 def test_the_notebook_groups_as_the_terminal_does() -> None:
-    from norm_katas.doors import magics
+    from norm_katas.doors import render
     from norm_katas.engine.request import Request
 
     kata = registry.get("layernorm")
@@ -221,7 +221,7 @@ def test_the_notebook_groups_as_the_terminal_does() -> None:
     other = check("c", "failed", CORE, FAIL, message="wrong")
     report = make(head, same, other)
     report.file = path
-    page = magics.render(Request.create(kata, path), 1, report, "")
+    page = render.verdict(Request.create(kata, path), 1, report, "")
     # The cell's first line is %%kata: line 12 of the file is the cell's 13.
     assert (
         "1 more check fails for the same reason: the same RuntimeError at your cell line 13."
@@ -386,13 +386,8 @@ def test_torchs_own_log_is_not_the_learners_output() -> None:
 
 def test_hints_are_chosen_for_the_failure() -> None:
     from norm_katas.content import pristine
-    from norm_katas.engine.report import (
-        CRASH_HINT,
-        OUTSIDE_HINT,
-        TIMEOUT_HINT,
-        TODO,
-        choose_hints,
-    )
+    from norm_katas.engine.report import TODO, choose_hints
+    from norm_katas.engine.report.hints import CRASH_HINT, OUTSIDE_HINT, TIMEOUT_HINT
 
     doc = [
         "make it a Parameter",
@@ -459,8 +454,15 @@ def test_hints_hold_no_code() -> None:
     import ast
 
     from norm_katas.content import pristine
-    from norm_katas.engine import report
-    from norm_katas.engine.report import CODE_IN_HINT, CONDITION, describe
+    from norm_katas.engine.report.hints import (
+        CODE_IN_HINT,
+        CONDITION,
+        CRASH_HINT,
+        CRASH_SUBJECTS,
+        TIMEOUT_HINT,
+        TODO_HINT,
+        describe,
+    )
 
     assert CODE_IN_HINT.search("self.weight = nn.Parameter(torch.ones(normalized_shape))")
     for code in (
@@ -475,8 +477,8 @@ def test_hints_hold_no_code() -> None:
         "merge: return before dividing by n", "For each channel: its own mean",
     ):  # fmt: skip
         assert not CODE_IN_HINT.search(prose), prose
-    ours = [report.CRASH_HINT, report.TODO_HINT, report.TIMEOUT_HINT]
-    ours += [fallback for _, _, fallback in report.CRASH_SUBJECTS]
+    ours = [CRASH_HINT, TODO_HINT, TIMEOUT_HINT]
+    ours += [fallback for _, _, fallback in CRASH_SUBJECTS]
     assert not [h for h in ours if CODE_IN_HINT.search(h)]
     with_code = []
     for kata in registry.load():
