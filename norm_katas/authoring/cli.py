@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import sys
 
-from norm_katas.authoring import docs, new_kata, notebooks, record
+from norm_katas.authoring import docs_writer, new_kata, notebook_writer, record
 from norm_katas.content import pristine, registry
 from norm_katas.doors import cli
 from norm_katas.doors.cli import parser
@@ -36,7 +36,7 @@ def cmd_stubs(argv: list[str]) -> int:
             return 1
         print("\n".join(done) or "every stub was recorded already: nothing to do")
         if not registry.INSTALLED:  # the notebooks hold the stubs: write them again
-            print("\n".join(notebooks.write()))
+            print("\n".join(notebook_writer.write()))
     return _problems(
         record.problems(),
         f"{len(pristine.recorded())} pristine stubs in stubs/, each as recorded",
@@ -57,9 +57,9 @@ def cmd_notebooks(argv: list[str]) -> int:
     if write and (refused := _authors_only("notebooks --write")):
         return refused
     if write:
-        print("\n".join(notebooks.write()) or "every notebook is up to date: nothing to do")
+        print("\n".join(notebook_writer.write()) or "every notebook is up to date: nothing to do")
     fine = f"{len(registry.load())} notebooks in {pristine.PRISTINE_NOTEBOOKS}/, each up to date"
-    return _problems(notebooks.problems(), fine)
+    return _problems(notebook_writer.problems(), fine)
 
 
 def cmd_docs(argv: list[str]) -> int:
@@ -73,7 +73,7 @@ def cmd_docs(argv: list[str]) -> int:
     write = ask.parse_args(argv).write
     if refused := _authors_only("docs"):
         return refused
-    return docs.run(write)
+    return docs_writer.run(write)
 
 
 def _authors_only(command: str) -> int | None:

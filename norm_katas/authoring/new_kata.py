@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from norm_katas.authoring import docs, notebooks, record
+from norm_katas.authoring import docs_writer, notebook_writer, record
 from norm_katas.content import registry
 
 NAME = re.compile(r"[a-z][a-z0-9]*(?:-[a-z0-9]+)*")
@@ -89,7 +89,7 @@ def create(name: str) -> list[str]:
     done.append("added its entry to katas.toml")
     done += record.record()
     done.append(update_readme())
-    done += notebooks.write()  # its notebooks, made from the stub and the entry
+    done += notebook_writer.write()  # its notebooks, made from the stub and the entry
     return [*done, NEXT.format(name=name, stem=kata.stem)]
 
 
@@ -97,17 +97,19 @@ def update_readme() -> str:
     """Regenerate the README's kata table from the registry, between its markers."""
     readme = registry.ROOT / "README.md"
     text = readme.read_text(encoding="utf-8")
-    if not docs.TABLE.search(text):
+    if not docs_writer.TABLE.search(text):
         return (
             "README.md has no kata table between <!-- kata-table --> markers: paste "
             "`python -m norm_katas list --markdown` there"
         )
     table = registry.kata_table()
     readme.write_text(
-        docs.TABLE.sub(lambda m: m[1] + table + m[2], text, count=1), encoding="utf-8", newline="\n"
+        docs_writer.TABLE.sub(lambda m: m[1] + table + m[2], text, count=1),
+        encoding="utf-8",
+        newline="\n",
     )
 
-    return "\n".join(["updated the kata table in README.md", *docs.write_generated()])
+    return "\n".join(["updated the kata table in README.md", *docs_writer.write_generated()])
 
 
 ENTRY = """

@@ -43,7 +43,7 @@ HEADER = f"""\
 
 
 NOTEBOOKS = "notebooks"  # the learner's working copies of the kata notebooks, in a clone
-PRISTINE_NOTEBOOKS = "stubs/notebooks"  # the tool's copies (authoring.notebooks writes them)
+PRISTINE_NOTEBOOKS = "stubs/notebooks"  # the tool's copies (authoring.notebook_writer writes them)
 
 
 def notebook_folder() -> Path:

@@ -134,7 +134,7 @@ class Kata:
 
     @property
     def pristine_notebook(self) -> Path:
-        """The tool's copy of the kata's notebook, as generated (authoring.notebooks)."""
+        """The tool's copy of the kata's notebook, as generated (authoring.notebook_writer)."""
         return STUBS / "notebooks" / f"{self.stem}.ipynb"
 
     @property

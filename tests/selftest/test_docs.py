@@ -1,5 +1,5 @@
 """Self-tests for the documentation: every example in README.md and docs/*.md is what the tool
-prints now, produced by grading the real files it names (norm_katas.authoring.docs), and the
+prints now, produced by grading the real files it names (norm_katas.authoring.docs_writer), and the
 generated text (the katas' page, the clone and pip lines) follows the registry and the settings."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from norm_katas.authoring import docs
+from norm_katas.authoring import docs_writer
 from norm_katas.content import registry
 from norm_katas.engine import server
 
@@ -16,18 +16,20 @@ from norm_katas.engine import server
 def test_every_example_and_generated_block_is_current(tmp_path: Path) -> None:
     # A grader of its own: the examples are graded as `python -m norm_katas` typed, where the
     # self-tests' warm grader grades as through nox.
-    client = server.Client(env=docs.grader_env(str(tmp_path)))
+    client = server.Client(env=docs_writer.grader_env(str(tmp_path)))
     assert not client.error, client.error
     try:
-        stale = docs.stale(docs.client_grader(client, tmp_path))
+        stale = docs_writer.stale(docs_writer.client_grader(client, tmp_path))
     finally:
         client.close()
     shown = [str(path.relative_to(registry.ROOT)) for path in stale]
-    assert not stale, f"stale examples in {', '.join(shown)}: run `{docs.COMMAND}`"
+    assert not stale, f"stale examples in {', '.join(shown)}: run `{docs_writer.COMMAND}`"
 
 
 def test_every_example_is_shown_and_every_page_is_in_the_site() -> None:
-    assert docs.names_used() == set(docs.EXAMPLES), "an example no page shows, or the reverse"
+    assert docs_writer.names_used() == set(docs_writer.EXAMPLES), (
+        "an example no page shows, or the reverse"
+    )
     nav = (registry.ROOT / "mkdocs.yml").read_text()
     for page in (registry.ROOT / "docs").glob("*.md"):
         assert f": {page.name}" in nav, f"docs/{page.name} is not in mkdocs.yml's nav"
@@ -37,8 +39,8 @@ def test_a_stale_example_is_found(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     """The check fails both ways: a report edited by hand (the README's old rtol) is stale."""
     page = tmp_path / "page.md"
     page.write_text("<!-- example: usage -->\n```console\nrtol=1e-07\n```\n<!-- /example -->\n")
-    monkeypatch.setattr(docs, "files", lambda: [page])
-    found = docs.stale(lambda kata, args: ("", 0))
+    monkeypatch.setattr(docs_writer, "files", lambda: [page])
+    found = docs_writer.stale(lambda kata, args: ("", 0))
     assert list(found) == [page] and "--timeout abc: expected a number" in found[page]
 
 
@@ -46,11 +48,11 @@ def test_the_clone_line_is_a_placeholder_until_the_address_is_set(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setattr(registry, "repository", lambda: None)
-    assert f"git clone {docs.PLACEHOLDER} norm-katas" in docs.clone_lines()
-    assert "git+<the repository URL>" in docs.pip_line()
+    assert f"git clone {docs_writer.PLACEHOLDER} norm-katas" in docs_writer.clone_lines()
+    assert "git+<the repository URL>" in docs_writer.pip_line()
     monkeypatch.setattr(registry, "repository", lambda: "https://github.com/owner/name")
-    assert "git clone https://github.com/owner/name.git\ncd name\n" in docs.clone_lines()
-    assert "pip install git+https://github.com/owner/name " in docs.pip_line()
+    assert "git clone https://github.com/owner/name.git\ncd name\n" in docs_writer.clone_lines()
+    assert "pip install git+https://github.com/owner/name " in docs_writer.pip_line()
 
 
 def test_messages_point_at_sections_that_exist() -> None:

@@ -683,7 +683,7 @@ def test_an_unsupported_torch_is_named_at_start(repo_copy: Path) -> None:
 
 
 def test_readme_kata_table_matches_the_registry() -> None:
-    from norm_katas.authoring.docs import TABLE
+    from norm_katas.authoring.docs_writer import TABLE
     from norm_katas.content.registry import kata_table
 
     readme = (registry.ROOT / "README.md").read_text()

@@ -180,7 +180,7 @@ def test_a_notebook_away_from_the_clone_grades_with_the_installed_copy(
     nbformat = pytest.importorskip("nbformat", reason="needs nbformat, nbclient and ipykernel")
     nbclient = pytest.importorskip("nbclient", reason="needs nbclient")
     pytest.importorskip("ipykernel", reason="needs ipykernel (a kernel)")
-    from norm_katas.authoring import notebooks
+    from norm_katas.authoring import notebook_writer
 
     kata = registry.get("layernorm")
     prefix = norm_katas.bin.parent
@@ -191,7 +191,7 @@ def test_a_notebook_away_from_the_clone_grades_with_the_installed_copy(
     assert spec.returncode == 0, spec.stdout + spec.stderr
     folder = tmp_path / "my-notebooks"
     folder.mkdir()
-    nb = nbformat.reads(notebooks.text(kata), as_version=4)
+    nb = nbformat.reads(notebook_writer.text(kata), as_version=4)
     nb.cells.append(nbformat.v4.new_code_cell(f"%%kata {kata.name}\n{kata.solution.read_text()}"))
     env = {**norm_katas.env, "JUPYTER_PATH": str(prefix / "share" / "jupyter")}
     saved = dict(os.environ)

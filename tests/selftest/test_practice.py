@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from norm_katas.authoring import notebooks
+from norm_katas.authoring import notebook_writer
 from norm_katas.content import pristine, registry
 from norm_katas.engine.report import FAIL, Check, Outcome, Report
 from norm_katas.practice import history, mock, progress, workspace
@@ -350,7 +350,7 @@ def fresh_copy(dest: Path) -> Path:
     shutil.copytree(registry.ROOT, dest, ignore=ignore)
     for kata in KATAS:
         (dest / "katas" / kata.file).write_text(workspace.pristine_stub(kata))
-        (dest / registry.notebook(kata)).write_text(notebooks.text(kata))
+        (dest / registry.notebook(kata)).write_text(notebook_writer.text(kata))
     return dest
 
 
@@ -382,14 +382,16 @@ def test_reset_notebook_backs_up_the_learner_notebook_first(
 ) -> None:
     kata = registry.get("layernorm")
     mine = repo_copy / registry.notebook(kata)
-    work = notebooks.text(kata).replace("raise NotImplementedError", "return x  # mine").encode()
+    work = (
+        notebook_writer.text(kata).replace("raise NotImplementedError", "return x  # mine").encode()
+    )
     mine.write_bytes(work)
     assert cli("notebooks", cwd=repo_copy).returncode == 0, "a learner's work is no problem"
     run = cli("reset", "layernorm", "--notebook", cwd=repo_copy)
     assert run.returncode == 0, run.stderr
     (backup,) = (data_dir / "backups").glob(f"*-layernorm/{mine.name}")
     assert backup.read_bytes() == work and str(backup) in run.stdout, run.stdout
-    assert mine.read_text() == notebooks.text(kata)
+    assert mine.read_text() == notebook_writer.text(kata)
     assert (repo_copy / "katas" / kata.file).read_text() == workspace.pristine_stub(kata)
     again = cli("reset", "layernorm", "--notebook", cwd=repo_copy)
     assert "notebooks/layernorm.ipynb is already the untouched notebook" in again.stdout

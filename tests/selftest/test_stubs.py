@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from norm_katas.authoring import notebooks, record
+from norm_katas.authoring import notebook_writer, record
 from norm_katas.content import pristine, registry
 from norm_katas.doors import magics
 
@@ -87,7 +87,7 @@ def test_an_installed_copy_hands_out_stubs_that_say_norm_katas_grade(
 def test_notebooks_match_the_stubs_and_the_registry() -> None:
     """stubs/notebooks/ is generated: one notebook per kata, each as its stub and entry make it;
     a fresh clone's notebooks/ holds them (checked in git, never in the learner's files)."""
-    assert not notebooks.problems(), "\n".join(notebooks.problems())
+    assert not notebook_writer.problems(), "\n".join(notebook_writer.problems())
     for kata in KATAS:
         nb = json.loads(kata.pristine_notebook.read_text(encoding="utf-8"))
         sources = ["".join(cell["source"]) for cell in nb["cells"]]
@@ -131,7 +131,7 @@ def _setting(monkeypatch: pytest.MonkeyPatch, address: str) -> None:
 def test_a_set_address_installs_from_it_and_links_to_it(monkeypatch: pytest.MonkeyPatch) -> None:
     _setting(monkeypatch, "https://github.com/someone/norm-katas/")
     kata = registry.get("layernorm")
-    made = notebooks.text(kata)
+    made = notebook_writer.text(kata)
     assert (
         '%pip install --quiet \\"norm-katas @ git+https://github.com/someone/norm-katas\\"' in made
     )
@@ -140,7 +140,7 @@ def test_a_set_address_installs_from_it_and_links_to_it(monkeypatch: pytest.Monk
     assert f"[Colab]({colab}layernorm.ipynb)" in registry.kata_table()
     assert "ModuleNotFoundError" not in made
     _setting(monkeypatch, "")
-    made = notebooks.text(kata)
+    made = notebook_writer.text(kata)
     assert not INSTALLS.findall(made + registry.kata_table()) and "Open In Colab" not in made
     _setting(monkeypatch, "git@github.com:someone/norm-katas.git")
     with pytest.raises(ValueError, match=r"must be https://github.com/OWNER/NAME"):
@@ -153,7 +153,7 @@ def test_the_setup_cell_says_how_to_install_norm_katas_where_it_is_missing(
     """Away from a clone, with no address set, the first cell stops with how to install it."""
     if registry.repository():
         pytest.skip("the repository's address is set: the cell installs from it")
-    cell = notebooks.setup_cell(registry.get("layernorm"))
+    cell = notebook_writer.setup_cell(registry.get("layernorm"))
     code = "\n".join(line for line in cell.splitlines() if not line.startswith("%"))
     ran = subprocess.run(
         [sys.executable, "-I", "-c", code], cwd=tmp_path, capture_output=True, text=True,
@@ -180,8 +180,8 @@ def test_writing_the_notebooks_never_replaces_a_learners_notebook(tmp_path: Path
     shutil.copytree(registry.ROOT, copy, ignore=ignore)
     mine = {kata.name: copy / "notebooks" / kata.notebook.name for kata in KATAS}
     for kata in KATAS:
-        mine[kata.name].write_text(notebooks.text(kata), encoding="utf-8")
-    work = notebooks.text(KATAS[0]).replace("raise NotImplementedError", "return x  # mine")
+        mine[kata.name].write_text(notebook_writer.text(kata), encoding="utf-8")
+    work = notebook_writer.text(KATAS[0]).replace("raise NotImplementedError", "return x  # mine")
     mine[KATAS[0].name].write_bytes(work.replace("\n", "\r\n").encode())  # saved on Windows
     mine[KATAS[1].name].unlink()
     toml = copy / "katas.toml"
