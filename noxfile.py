@@ -13,6 +13,7 @@ only when complete. Choose the torch build with environment variables (see docs/
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import difflib
 import importlib.util
@@ -318,7 +319,9 @@ def _numpy_for_old_triton(session: nox.Session, python: Path) -> None:
         "except m.PackageNotFoundError: t = (99, 0)\n"
         "print(int(t < (3, 2) and int(m.version('numpy').split('.')[0]) >= 2))"
     )
-    if session.run(str(python), "-c", probe, external=True, silent=True).strip() == "1":
+    # Asked directly, not through session.run, which would echo the probe's code to the learner.
+    asked = subprocess.run([str(python), "-c", probe], capture_output=True, text=True)
+    if asked.stdout.strip() == "1":
         session.log("Triton < 3.2 interprets kernels wrongly with numpy 2: installing numpy<2")
         pip = [str(python), "-m", "pip", "install", "--disable-pip-version-check", "-q"]
         session.run(*pip, "numpy<2", external=True)
@@ -383,7 +386,20 @@ for _kata in registry.load():
 @nox.session(python=False)
 def mock(session: nox.Session) -> None:
     """A timed mock interview on a fresh stub: -- [--kata NAME] [--minutes N]."""
-    run_practice(session, grader_python(session, all_extras()), "mock", *session.posargs)
+    python = grader_python(session, mock_extras(session.posargs))
+    run_practice(session, python, "mock", *session.posargs)
+
+
+def mock_extras(args: list[str]) -> tuple[str, ...]:
+    """What a mock's grading needs beyond torch: its kata's extras when --kata names one (a
+    dropout mock needs no Triton), else every kata's, since the mock may pick any. A name that
+    is no kata's needs nothing: the mock itself says so."""
+    parser = argparse.ArgumentParser(add_help=False, allow_abbrev=False)
+    parser.add_argument("--kata")
+    name = parser.parse_known_args(args)[0].kata
+    if name is None:
+        return all_extras()
+    return next((k.requires for k in registry.load() if k.name == name), ())
 
 
 @nox.session(python=False)

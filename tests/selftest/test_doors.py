@@ -366,3 +366,24 @@ def test_self_tests_asked_for_cuda_without_a_gpu_say_they_ran_on_the_cpu() -> No
     result = subprocess.run(command, cwd=registry.ROOT, capture_output=True, text=True)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "--device cuda: No CUDA device here" in result.stdout, result.stdout
+
+
+def test_a_mock_installs_only_what_its_kata_needs() -> None:
+    """`nox -s mock -- --kata dropout` installs no Triton; a Triton kata's mock, and a mock that
+    may pick any kata, install it."""
+    nox_python = os.environ.get("NORM_KATAS_NOX")
+    if nox_python is None:
+        pytest.skip("needs nox: `nox -s tests` names the Python that runs it (NORM_KATAS_NOX)")
+    script = (
+        "import sys, noxfile\n"
+        "for args in (['--kata', 'dropout'], ['--kata=triton-rmsnorm', '--minutes', '5'], [],"
+        " ['--kata', 'nonesuch']):\n"
+        "    print(noxfile.mock_extras(args))\n"
+    )
+    run = subprocess.run(
+        [nox_python, "-c", script], cwd=registry.ROOT, capture_output=True, text=True, timeout=60
+    )
+    assert run.returncode == 0, run.stdout + run.stderr
+    dropout, triton, any_kata, unknown = run.stdout.splitlines()
+    assert dropout == "()" and unknown == "()", run.stdout
+    assert "triton" in triton and "triton" in any_kata, run.stdout
