@@ -59,7 +59,7 @@ from norm_katas.runtime import limits, torch_compat
 from norm_katas.runtime.loader import (
     LearnerModule,
     LoadError,
-    MissingName,
+    NotThisCheck,
     display_path,
     load_file,
 )
@@ -335,7 +335,7 @@ def record_outcome(
         check.raised = raised_at(call.excinfo, learner)
         check.hints = choose_hints(
             check.hints, check.kind, check.message, pitfalls,
-            missing=call.excinfo.errisinstance(MissingName),
+            missing=call.excinfo.errisinstance(NotThisCheck),
         )  # fmt: skip
         if call.excinfo.errisinstance(Belongs):
             check.belongs = call.excinfo.value.check

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import ast
+import contextlib
 import difflib
 import functools
 import importlib.util
 import linecache
+import os
 import sys
 import traceback
 from pathlib import Path
@@ -21,7 +23,11 @@ class LoadError(Exception):
     """The learner's file could not be imported; str() is the learner-facing message."""
 
 
-class MissingName(pytest.fail.Exception):
+class NotThisCheck(pytest.fail.Exception):
+    """A failure that is no check's own mistake, so that no check's hints apply to it."""
+
+
+class MissingName(NotThisCheck):
     """The learner's file lacks a name the kata needs: the check's own hints do not apply."""
 
 
@@ -107,6 +113,7 @@ def load_file(path: Path, module_name: str) -> ModuleType:
             "Top-level code in your file must run without errors."
         ) from None
     _expect_own_code(module, path)
+    _guard_the_reference(path)
     return module
 
 
@@ -173,6 +180,69 @@ def _expect_own_code(module: ModuleType, path: Path) -> None:
                     f"{display_path(source)}. Write your own; the grader checks your code, "
                     "not the reference."
                 )
+
+
+class UsesReference(NotThisCheck):
+    """The learner's code reached the reference solution while the checks ran. A pytest
+    outcome (a BaseException): their `except Exception` cannot swallow it."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, pytrace=False)
+
+
+_guarded: Path | None = None  # the learner's file whose checks may not reach solutions/
+
+
+def _guard_the_reference(path: Path) -> None:
+    """From now on, until this process ends (a grading's child, a rank), nothing may read the
+    reference solution: the checks above judge what the file holds once imported, this judges
+    what runs. Any way of reaching it reads its file or runs its code (an import by a computed
+    name in __init__, runpy, exec of its source, `self.__class__ = ...` of a class so found),
+    which Python's audit events show: an `open` of a file in solutions/, an `exec` of code
+    compiled from one."""
+    global _guarded
+    if _builds_on_the_reference(path):
+        return
+    if _guarded is None:
+        sys.addaudithook(_audit)  # for the process's life: an audit hook cannot be removed
+    _guarded = path
+
+
+def _audit(event: str, args: tuple[object, ...]) -> None:
+    if _guarded is None or event not in ("open", "exec"):
+        return
+    if event == "open":
+        target = args[0]
+        if not isinstance(target, (str, bytes, os.PathLike)):
+            return  # a file descriptor
+        name = os.fsdecode(target)
+    else:
+        name = getattr(args[0], "co_filename", "")
+        if name.startswith("<"):
+            return
+    if _in_solutions(os.path.abspath(name)):
+        with contextlib.suppress(ValueError):  # its compiled copy: the source is what is meant
+            name = importlib.util.source_from_cache(name)
+        raise UsesReference(
+            f"your code reached the reference solution while the checks ran "
+            f"({display_path(Path(name))}). Write your own; the grader checks your code, not "
+            "the reference."
+        )
+
+
+@functools.cache
+def _solutions() -> tuple[str, ...]:
+    """solutions/ as a prefix, as written and with symbolic links followed."""
+    from norm_katas.content.registry import ROOT
+
+    folder = ROOT / "solutions"
+    return tuple(
+        {os.path.join(os.path.abspath(folder), ""), os.path.join(os.path.realpath(folder), "")}
+    )
+
+
+def _in_solutions(name: str) -> bool:
+    return name.startswith(_solutions())
 
 
 def _defined_in(value: object) -> Path | None:

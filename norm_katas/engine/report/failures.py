@@ -9,7 +9,12 @@ from pathlib import Path
 import pytest
 
 from norm_katas.engine.report.data import CRASH, FAIL, TIMEOUT, TODO, Kind
-from norm_katas.runtime.loader import MissingName, display_path, learner_frame, raised_in
+from norm_katas.runtime.loader import (
+    NotThisCheck,
+    display_path,
+    learner_frame,
+    raised_in,
+)
 from norm_katas.runtime.outcomes import TimedOut
 
 
@@ -20,7 +25,7 @@ def explain(excinfo: pytest.ExceptionInfo[BaseException], learner: Path | None) 
     if isinstance(e, pytest.fail.Exception):
         if isinstance(e, TimedOut):  # the learner's code ran out of time: the check says where
             return TIMEOUT, text
-        if isinstance(e, MissingName):  # not this check's mistake: no hint for it
+        if isinstance(e, NotThisCheck):  # a missing name, the reference: no hint of the check's
             return CRASH, text
         return FAIL, text
     if _authors_assertion(excinfo, learner):
