@@ -211,7 +211,7 @@ def test_grad_x_through_the_rms(kata, device):
     factor = torch.randn(4, 1, device=device) + 2
     said = "with grad_out · weight equal to x̂ times a factor constant along each row"
     given = f"{RMS_NORM.describe(x, 1e-10)} {said}"
-    RMS_NORM._grad_x(kata, x, w, b, 1e-10, x_hat * factor / w, given=given)
+    RMS_NORM.expect_grad_x(kata, x, w, b, 1e-10, x_hat * factor / w, given=given)
 
 
 def test_backward_eps_inside_sqrt(kata, device):
