@@ -47,9 +47,17 @@ class TermChecks(Harness):
         A factor of its own for each (not one for all), so that a projection averaged over
         every element instead of within each statistic's elements shows."""
         x, w, b = self.inputs(*shape, device=device)
-        x_hat = self.builtin(x, None, None, 1e-5)
         factor = torch.randn(self.per_statistic(x), dtype=x.dtype, device=device) + 2
+        self.grad_x_along_x_hat(kata, x, w, b, factor)
+
+    def grad_x_along_x_hat(
+        self, kata: Any, x: torch.Tensor, w: torch.Tensor, b: torch.Tensor,
+        factor: torch.Tensor, eps: float = 1e-5,
+    ) -> None:  # fmt: skip
+        """grad_x is (almost) zero for grad_out · weight equal to x̂ times `factor`, one value per
+        statistic (shaped per_statistic(x)): the path through the variance alone, whose
+        projection term must remove it all."""
+        x_hat = self.builtin(x, None, None, eps)
         grad_out = x_hat * factor / self.along_features(w, x)
         said = f"with grad_out · weight equal to x̂ times a factor constant {self.constant}"
-        given = f"{self.describe(x)} {said}"
-        self.expect_grad_x(kata, x, w, b, 1e-5, grad_out, given=given)
+        self.expect_grad_x(kata, x, w, b, eps, grad_out, given=f"{self.describe(x, eps)} {said}")

@@ -9,7 +9,9 @@ from typing import Any
 import torch
 
 from norm_katas.checks.autograd import (
+    call_backward,
     call_forward,
+    expect_backward_shapes,
     expect_gradcheck,
 )
 from norm_katas.checks.backward.harness import Harness
@@ -77,6 +79,26 @@ class ValueChecks(Harness):
         grad_out = torch.randn_like(x)
         given = self.describe(x)
         self.expect_like_autograd(kata, x, w, b, grad_out, given=given)
+
+    def without_weight(self, kata: Any, device: torch.device, shape: tuple) -> None:
+        """weight=None, where the kata allows it: forward gives x̂, and backward grad_x and None
+        for the weight; with eps=1e-5, then eps=0.05 on small inputs, where eps shows."""
+        function = getattr(kata, self.function)
+        for eps in (1e-5, 0.05):
+            x, _, _ = self.inputs(*shape, device=device, spread=2.0 if eps < 0.01 else 0.1)
+            grad_out = torch.randn_like(x)
+            given = f"{self.function} on x {shape_of(x)} with weight=None (eps={eps:g})"
+            # what autograd gives first, from x and grad_out as they are; the learner gets copies
+            xi = x.clone().requires_grad_()
+            want_y = self.builtin(xi, None, None, eps)
+            want_y.backward(grad_out)
+            y, ctx = call_forward(function, *self.tensors(x.clone(), None, None), eps)
+            expect_close(expect_tensor(y, "forward"), want_y.detach(), given=given)
+            result = call_backward(function, ctx, grad_out.clone(), given=given)
+            names = (*(f"grad_{n}" for n in self.tensor_names), "the None for eps")
+            inputs = (*self.tensors(x, None, None), eps)
+            expect_backward_shapes(result, inputs, names=names, given=given)
+            expect_grads_close({"input": result[0]}, {"input": xi.grad}, given=given)
 
     def backward_eps_inside_sqrt(self, kata: Any, device: torch.device, *shapes: tuple) -> None:
         for shape in shapes:
