@@ -45,6 +45,7 @@ from norm_katas.checks import (
     expect_attributes,
     expect_close,
     expect_grads_close,
+    expect_node_of,
     expect_tensor,
     fail,
     grads_of,
@@ -271,18 +272,10 @@ def test_module(kata, device):
         mine, ref = mine.to(device), ref.to(device)
         x = torch.randn(3, 4, 8, device=device) * 0.1 + 0.5
         node = mine(x.clone().requires_grad_()).grad_fn
-        # The node's class, not its name: RMSNormFunction may be another name for your class
-        # (Liger's LigerRMSNormFunction), whose node is called after it.
-        yours = kata.RMSNormFunction
-        through = getattr(type(node), "_forward_cls", None)
-        if not (
-            isinstance(through, type) and isinstance(yours, type) and issubclass(through, yours)
-        ):
-            fail(
-                f"{given}(x) produced an output whose grad_fn is {type(node).__name__}, not "
-                "your RMSNormFunction's: its forward must return rms_norm(x, self.weight, "
-                "self.eps), so that your backward computes the gradients."
-            )
+        returns = "rms_norm(x, self.weight, self.eps)"
+        expect_node_of(
+            node, kata.RMSNormFunction, name="RMSNormFunction", given=f"{given}(x)", returns=returns
+        )
         # yours on a copy of grad_out (grads_of copies x): torch's gets it as it was made
         grad_out = torch.randn_like(x)
         have = grads_of(mine, x, grad_out.clone())
