@@ -41,13 +41,11 @@ from norm_katas.checks import (
     BUILTIN_NORMS,
     FunctionKata,
     Suite,
-    call_backward,
-    call_forward,
     describe_call,
     expect_attributes,
-    expect_backward_shapes,
     expect_close,
     expect_grads_close,
+    expect_node_of,
     expect_tensor,
     fail,
     grads_of,
@@ -207,11 +205,8 @@ def test_grad_x_through_the_rms(kata, device):
     # A factor of its own per row: a projection averaged over every element, not each row's,
     # would cancel one factor for all.
     x, w, b = RMS_NORM.inputs(4, 8, device=device)
-    x_hat = F.rms_norm(x, (8,), None, 1e-10)
     factor = torch.randn(4, 1, device=device) + 2
-    said = "with grad_out · weight equal to x̂ times a factor constant along each row"
-    given = f"{RMS_NORM.describe(x, 1e-10)} {said}"
-    RMS_NORM._grad_x(kata, x, w, b, 1e-10, x_hat * factor / w, given=given)
+    RMS_NORM.grad_x_along_x_hat(kata, x, w, b, factor, eps=1e-10)
 
 
 def test_backward_eps_inside_sqrt(kata, device):
@@ -247,21 +242,7 @@ def test_without_weight(kata, device):
 
     y = x̂ = x / √(mean(x²) + ε); ∂L/∂x = r · (dy − x̂ · mean(dy · x̂)).
     """
-    function = kata.RMSNormFunction
-    for eps in (1e-5, 0.05):
-        x, _, _ = RMS_NORM.inputs(3, 8, device=device, spread=2.0 if eps < 0.01 else 0.1)
-        grad_out = torch.randn_like(x)
-        given = f"RMSNormFunction on x {shape_of(x)} with weight=None (eps={eps:g})"
-        # what autograd gives first, from x and grad_out as they are; the learner gets copies
-        xi = x.clone().requires_grad_()
-        want_y = F.rms_norm(xi, (8,), None, eps)
-        want_y.backward(grad_out)
-        y, ctx = call_forward(function, x.clone(), None, eps)
-        expect_close(expect_tensor(y, "forward"), want_y.detach(), given=given)
-        result = call_backward(function, ctx, grad_out.clone(), given=given)
-        names = ("grad_x", "grad_weight", "the None for eps")
-        expect_backward_shapes(result, (x, None, eps), names=names, given=given)
-        expect_grads_close({"input": result[0]}, {"input": xi.grad}, given=given)
+    RMS_NORM.without_weight(kata, device, (3, 8))
 
 
 def test_module(kata, device):
@@ -291,18 +272,10 @@ def test_module(kata, device):
         mine, ref = mine.to(device), ref.to(device)
         x = torch.randn(3, 4, 8, device=device) * 0.1 + 0.5
         node = mine(x.clone().requires_grad_()).grad_fn
-        # The node's class, not its name: RMSNormFunction may be another name for your class
-        # (Liger's LigerRMSNormFunction), whose node is called after it.
-        yours = kata.RMSNormFunction
-        through = getattr(type(node), "_forward_cls", None)
-        if not (
-            isinstance(through, type) and isinstance(yours, type) and issubclass(through, yours)
-        ):
-            fail(
-                f"{given}(x) produced an output whose grad_fn is {type(node).__name__}, not "
-                "your RMSNormFunction's: its forward must return rms_norm(x, self.weight, "
-                "self.eps), so that your backward computes the gradients."
-            )
+        returns = "rms_norm(x, self.weight, self.eps)"
+        expect_node_of(
+            node, kata.RMSNormFunction, name="RMSNormFunction", given=f"{given}(x)", returns=returns
+        )
         # yours on a copy of grad_out (grads_of copies x): torch's gets it as it was made
         grad_out = torch.randn_like(x)
         have = grads_of(mine, x, grad_out.clone())

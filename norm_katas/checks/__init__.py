@@ -36,6 +36,7 @@ from norm_katas.checks.autograd import (
     expect_backward_by_hand,
     expect_backward_shapes,
     expect_gradcheck,
+    expect_node_of,
     expect_saves_only_what_backward_needs,
     expect_through_function,
 )
@@ -147,6 +148,7 @@ __all__ = [
     "expect_gradcheck",
     "expect_grads_close",
     "expect_like",
+    "expect_node_of",
     "expect_raises",
     "expect_registered_state",
     "expect_rounded_once",

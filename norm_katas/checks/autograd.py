@@ -36,6 +36,22 @@ def expect_through_function(
         )
 
 
+def expect_node_of(node: Any, function: Any, *, name: str, given: str, returns: str) -> None:
+    """node, an output's grad_fn, is the learner's `function`'s (or a subclass's): judged by
+    class, not by name, since `name`, the learner's name for it, may stand for a class named
+    otherwise (Liger's LigerRMSNormFunction), whose node is called after it. `given` names
+    the call, `returns` what its forward must return."""
+    through = getattr(type(node), "_forward_cls", None)
+    if not (
+        isinstance(through, type) and isinstance(function, type) and issubclass(through, function)
+    ):
+        fail(
+            f"{given} produced an output whose grad_fn is {type(node).__name__}, not your "
+            f"{name}'s: its forward must return {returns}, so that your backward computes the "
+            "gradients."
+        )
+
+
 class RecordingContext:
     """Stands in for the ctx autograd hands a Function, so that forward and backward can be
     called directly: what forward saved can be inspected, and backward runs on this thread,

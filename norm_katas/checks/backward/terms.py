@@ -1,0 +1,63 @@
+"""The checks of grad_x term by term: special gradients that isolate each path from x̂ back
+to x. grad_out · weight with no mean and no part along x̂ shows the weight alone; one constant
+wherever a mean runs reaches x only through the mean, one proportional to x̂ only through the
+variance (or RMSNorm's root mean square), and each must give zero there."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+
+from norm_katas.checks.backward.harness import Harness
+
+
+class TermChecks(Harness):
+    """The checks of dL/dx's terms, one method each."""
+
+    def grad_x_through_the_weight(
+        self, kata: Any, device: torch.device, shape: tuple, eps: float = 1e-5
+    ) -> None:
+        """grad_out · weight with neither a mean nor a component along x̂ over any statistic's
+        elements: both correction terms vanish, and grad_x is that gradient times rstd. A
+        backward that leaves the weight out of the gradient reaching x̂ shows here, and not as
+        a wrong mean or variance term."""
+        x, w, b = self.inputs(*shape, device=device)
+        dims = self.statistic_dims(x)
+        x_hat = self.builtin(x, None, None, eps)
+        v = torch.randn_like(x)
+        v = v - v.mean(dims, keepdim=True)
+        v = v - x_hat * (v * x_hat).mean(dims, keepdim=True) / x_hat.square().mean(
+            dims, keepdim=True
+        )
+        grad_out = v / self.along_features(w, x)
+        said = f"with grad_out · weight of mean 0 and orthogonal to x̂ {self.constant}"
+        self.expect_grad_x(kata, x, w, b, eps, grad_out, given=f"{self.describe(x, eps)} {said}")
+
+    def grad_x_through_the_mean(self, kata: Any, device: torch.device, shape: tuple) -> None:
+        """grad_out · weight constant wherever one mean is taken: grad_x is zero."""
+        x, w, b = self.inputs(*shape, device=device)
+        per_mean = torch.randn(self.per_statistic(x), dtype=x.dtype, device=device)
+        grad_out = (per_mean / self.along_features(w, x)).expand_as(x).clone()
+        given = f"{self.describe(x)} with grad_out · weight constant {self.constant}"
+        self.expect_grad_x(kata, x, w, b, 1e-5, grad_out, given=given)
+
+    def grad_x_through_the_variance(self, kata: Any, device: torch.device, shape: tuple) -> None:
+        """grad_out · weight equal to x̂ times a factor per statistic: grad_x is (almost) zero.
+        A factor of its own for each (not one for all), so that a projection averaged over
+        every element instead of within each statistic's elements shows."""
+        x, w, b = self.inputs(*shape, device=device)
+        factor = torch.randn(self.per_statistic(x), dtype=x.dtype, device=device) + 2
+        self.grad_x_along_x_hat(kata, x, w, b, factor)
+
+    def grad_x_along_x_hat(
+        self, kata: Any, x: torch.Tensor, w: torch.Tensor, b: torch.Tensor,
+        factor: torch.Tensor, eps: float = 1e-5,
+    ) -> None:  # fmt: skip
+        """grad_x is (almost) zero for grad_out · weight equal to x̂ times `factor`, one value per
+        statistic (shaped per_statistic(x)): the path through the variance alone, whose
+        projection term must remove it all."""
+        x_hat = self.builtin(x, None, None, eps)
+        grad_out = x_hat * factor / self.along_features(w, x)
+        said = f"with grad_out · weight equal to x̂ times a factor constant {self.constant}"
+        self.expect_grad_x(kata, x, w, b, eps, grad_out, given=f"{self.describe(x, eps)} {said}")
