@@ -25,7 +25,7 @@ What is checked, in which modes (float32 unless said; parity is the stretch tier
     a single vector (N,)   [parity]       yes       -         -          (64,)
 
 Where the kernel runs, how the engine is proven, and how every call is overseen: as for the
-Triton RMSNorm kata (see tests/test_triton_rmsnorm.py and norm_katas/checks/triton_engine.py).
+Triton RMSNorm kata (see tests/test_triton_rmsnorm.py and norm_katas/checks/triton_engine/).
 Here both x and the residual are activations: torch work on either outside the kernel fails,
 and the residual's storage is fenced (NaN after it) like x's, so that a store past its end is
 seen compiled too. As for the Triton LayerNorm kata (tests/test_triton_layernorm.py), every

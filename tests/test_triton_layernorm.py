@@ -1,7 +1,7 @@
 """Hidden checks for the Triton LayerNorm kata: forward and backward kernels, run for real.
 
 Where the kernels run, and how the engine is proven: as for triton-rmsnorm (see
-tests/test_triton_rmsnorm.py and norm_katas/checks/triton_engine.py): compiled with `--device
+tests/test_triton_rmsnorm.py and norm_katas/checks/triton_engine/): compiled with `--device
 cuda` on a GPU, in Triton's interpreter everywhere else, after a probe of the engine; a check
 whose call ran an operation the engine gets wrong (bfloat16 arithmetic, interpreted) is skipped
 with a note, never failed. The interpreter runs one program at a time, so the row counts are
