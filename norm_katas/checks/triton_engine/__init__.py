@@ -61,20 +61,50 @@ Each job lives in a module of its own, from the bottom up:
 - startup: start and prepare, which import, patch and prove, once per process.
 - guarded: the function's run fenced and watched (torch work, allocations, launches).
 - oversight: Oversight and Call, what a suite declares and calls.
+- suites: what the Triton suites share (the engine fixture, VIEWS, the device notes, what
+  --perf times, the checks on strided rows).
 
 A suite imports what it needs from here, never from the modules.
 """
 
 from norm_katas.checks.triton_engine import mode
 from norm_katas.checks.triton_engine.oversight import Call, Oversight
+from norm_katas.checks.triton_engine.probe import HALF
 from norm_katas.checks.triton_engine.startup import prepare, start
+from norm_katas.checks.triton_engine.suites import (
+    SPLITS_AND_FILLS,
+    VIEWS,
+    PerfSetting,
+    blame_strides,
+    engine,
+    first_check,
+    no_device_note,
+    on_gpu,
+    passes,
+    perf_setting,
+    rms_norm_reference,
+    weight_unseen,
+)
 
 __all__ = [
+    "HALF",
     "INTERPRETED",
+    "SPLITS_AND_FILLS",
+    "VIEWS",
     "Call",
     "Oversight",
+    "PerfSetting",
+    "blame_strides",
+    "engine",
+    "first_check",
+    "no_device_note",
+    "on_gpu",
+    "passes",
+    "perf_setting",
     "prepare",
+    "rms_norm_reference",
     "start",
+    "weight_unseen",
 ]
 
 
