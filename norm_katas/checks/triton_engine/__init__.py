@@ -1,9 +1,9 @@
 """The Triton engine for the Triton katas: the learner's kernel run for real, and watched.
 
-A suite declares what its function may do (an `Oversight`), starts the engine from a
-module-scoped autouse fixture (`start`, before the `kata` fixture imports the learner's file)
-and calls the learner's function through `Oversight.run`, its values checked by
-`Oversight.expect_values`. What the engine does:
+A suite declares what its function may do (an `Oversight`), starts the engine with the
+module-scoped autouse fixture `engine = triton_engine.engine` (`start`, before the `kata`
+fixture imports the learner's file) and calls the learner's function through `Oversight.run`,
+its values checked by `Oversight.expect_values`. What the engine does:
 
 Where the kernel runs. With `--device cuda` on a GPU, compiled by Triton as in production;
 everywhere else in Triton's interpreter, so that grading works on any machine, without the
