@@ -1,7 +1,7 @@
 """Hidden checks for the Triton LayerNorm kata: forward and backward kernels, run for real.
 
 Where the kernels run, and how the engine is proven: as for triton-rmsnorm (see
-tests/test_triton_rmsnorm.py and norm_katas/checks/triton_engine.py): compiled with `--device
+tests/test_triton_rmsnorm.py and norm_katas/checks/triton_engine/): compiled with `--device
 cuda` on a GPU, in Triton's interpreter everywhere else, after a probe of the engine; a check
 whose call ran an operation the engine gets wrong (bfloat16 arithmetic, interpreted) is skipped
 with a note, never failed. The interpreter runs one program at a time, so the row counts are
@@ -53,151 +53,26 @@ from norm_katas.checks import (
     shape_of,
     triton_engine,
 )
-from norm_katas.checks.triton_engine import Call, Oversight
+from norm_katas.checks.triton_engine import HALF, Call, Oversight
 
 # Interpreted, the checks take most of a second of CPU time: two processes share them
 # (shards); without a GPU, the kernels run in that interpreter (no_device_note).
 SUITE = Suite(
     shards=2,
-    no_device_note=(
-        "No CUDA device here: the kernels run in Triton's interpreter on the CPU, where every "
-        "load and store is checked by address and races are found; --perf's bandwidth needs a "
-        "GPU."
+    no_device_note=triton_engine.no_device_note("--perf's bandwidth", "kernels", races=True),
+    device_note=triton_engine.on_gpu(
+        "Compiled on the GPU, the kernels' memory accesses cannot be watched: a read past the "
+        "end of a tensor, and programs racing on dweight or dbias (which the interpreter "
+        "finds), go unseen unless the values come out wrong. Grade on the CPU too."
     ),
 )
-
-# What torch may do outside the kernels, besides allocating: make views.
-VIEWS = frozenset({
-    "zero_", "fill_", "view", "_unsafe_view", "reshape", "_reshape_alias", "as_strided",
-    "expand", "squeeze", "unsqueeze", "flatten", "unflatten", "transpose", "t", "permute",
-    "select", "slice", "alias", "detach", "narrow", "split", "split_with_sizes", "unbind",
-    "movedim", "view_as", "lift_fresh", "lift_fresh_copy", "_local_scalar_dense",
-})  # fmt: skip
-LAYER_NORM = Oversight(
-    function="LayerNormFunction",
-    inputs=(("x", math.nan), ("the weight", 2.0), ("the bias", 2.0), ("dy", math.nan)),
-    activations=(0, 3),
-    views=VIEWS,
-    in_bounds="test_masked_tail",
-    does_the_work="test_kernels_do_the_work",
-    race_free="test_reduction_race_free",
-    kernels="the kernels",
-    stray_advice="Mask every tl.load and tl.store (mask = cols < N, and rows < P in the second "
-    "pass), the weight's and the bias's too, and move each pointer only within its own tensor: "
-    "each tensor's rows by its own stride (x's rows may lie further apart than y's, dy's and "
-    "dx's), the weight and the bias not at all.",
-    overrun_advice="Mask every store, offset each tensor's rows by its own stride, and launch "
-    "no more programs than there are rows (or partial rows, or column blocks).",
-    copy_advice="Let the kernels read x and dy where they are, in their own dtype: pass the row "
-    "strides (and dy's column stride: autograd may hand a transposed or expanded dy) and cast "
-    "after tl.load.",
-    work_advice="do the arithmetic and the casts in the kernels, the sum of the partial rows "
-    "of dweight and dbias too (a second kernel); torch should only allocate and reshape.",
-    launch_advice="Launch yours with kernel[grid](...): forward one program per row, backward a "
-    "kernel for dx and the partial sums and one for the final sums.",
-    unwritten_advice="Does every row get a program, and does each program cover all N columns?",
-    race_advice="Give each program a partial row of its own (then sum the partial rows in a "
-    "second kernel), or take a lock around the load, add and store (tl.atomic_cas / "
-    "tl.atomic_xchg, as Triton's tutorial does), or use tl.atomic_add.",
-)
-FORWARD = replace(LAYER_NORM, inputs=LAYER_NORM.inputs[:3], activations=(0,))
-HALF = (torch.float16, torch.bfloat16)
-EPS = 1e-5
-# Races among many rows, interpreted: every program of a launch would cost a millisecond or
-# more, so only some run, chosen so that for every count P of partial rows up to 16, and for
-# 32, 64, 96, 128 and 256 (Triton's tutorial's GROUP_SIZE_M), two of them are P apart: any
-# two programs p and p + P share the partial row p % P. Past 256 rows, the most that the
-# tutorial gives N <= 1024. (The checks before this one run every program of 16 and 33 rows,
-# watched for races too.)
-RACE_ROWS = 260
-SAMPLED = frozenset({0, 1, 2, 3, 4, 8, 12, 16, 32, 64, 96, 128, 256})
-SAMPLED_NAMES = "0-4, " + ", ".join(str(p) for p in sorted(SAMPLED) if p > 4)
-
-
-@pytest.fixture(scope="module", autouse=True)
-def engine(device):
-    """Triton, compiled on a GPU and interpreted elsewhere, proven before the learner's file loads.
-
-    Autouse and module-scoped, so it runs before the `kata` fixture imports that file.
-    """
-    triton_engine.start(device)
-
-
-def make(shape, dtype=torch.float32, *, device, scale=1.0, shift=0.0):
-    """x (randn * scale + shift), a weight and a bias for its last dim, and a dy like x."""
-    n = shape[-1]
-    x = (torch.randn(shape, device=device) * scale + shift).to(dtype)
-    weight = (torch.randn(n, device=device) * 0.5 + 1.0).to(dtype)
-    bias = torch.randn(n, device=device).to(dtype)
-    dy = torch.randn(shape, device=device).to(dtype)
-    return x, weight, bias, dy
-
-
-def described(x, eps=EPS):
-    extra = "" if eps == EPS else f", eps={eps:g}"
-    return f"LayerNormFunction on x {shape_of(x)}{extra}"
-
-
-def forward(kata, x, weight, bias, *, given, eps=EPS) -> tuple[Call, object]:
-    """forward alone, overseen: (the call, out = y; the ctx it saved into)."""
-    saved = []
-
-    def call(x, weight, bias):
-        y, ctx = call_forward(kata.LayerNormFunction, x, weight, bias, eps)
-        saved.append(ctx)
-        return y
-
-    out = FORWARD.run(kata, x, weight, bias, given=given, call=call)
-    return out, saved[0]
-
-
-def both(kata, x, weight, bias, dy, *, given, eps=EPS, programs=None) -> tuple[Call, tuple]:
-    """forward then backward, overseen: (the call, out = y; (dx, dweight, dbias, ...)).
-    programs: run only those of each launch (interpreted), for the races alone."""
-    grads = []
-
-    def call(x, weight, bias, dy):
-        y, ctx = call_forward(kata.LayerNormFunction, x, weight, bias, eps)
-        expect_tensor(y, "forward")
-        grads.append(call_backward(kata.LayerNormFunction, ctx, dy, given=given))
-        return y
-
-    out = LAYER_NORM.run(kata, x, weight, bias, dy, given=given, call=call, programs=programs)
-    return out, grads[0]
-
-
-def expected(x, weight, bias, dy, eps=EPS):
-    """Autograd through F.layer_norm in float64, rounded to each input's dtype: y, dx, dw, db."""
-    leaves = [t.detach().double().requires_grad_() for t in (x, weight, bias)]
-    y = F.layer_norm(leaves[0], (x.shape[-1],), leaves[1], leaves[2], eps)
-    y.backward(dy.double())
-    return (
-        y.detach().to(x.dtype),
-        leaves[0].grad.to(x.dtype),
-        leaves[1].grad.to(weight.dtype),
-        leaves[2].grad.to(bias.dtype),
-    )
-
-
-NAMES = ("y", "dx", "dweight", "dbias")
-
-
-def expect_values(call: Call, grads, want, *, given, only=NAMES):
-    """Each of `only` matches want, every element written; skipped on an engine fault."""
-    got = dict(zip(NAMES, (call.out, *tuple(grads)[:3]), strict=True))
-    for name, value in zip(NAMES, want, strict=True):
-        if name in only:
-            rtol = 2e-3 if value.dtype == torch.float16 else None
-            call_of = replace(call, out=got[name])
-            LAYER_NORM.expect_values(call_of, value, given=given, rtol=rtol, what=name)
+engine = triton_engine.engine  # autouse: Triton set up and proven before the learner's file
 
 
 # -- the checks -------------------------------------------------------------------------------
 
 
-# The first check also sets the engine up: on a fresh GPU machine, Triton's first launches build
-# its C launcher and utilities (seconds each), well past the usual 10 s per check.
-@pytest.mark.timeout(60)
+@triton_engine.first_check  # a minute, not 10 s: it sets the engine up too
 def test_kernels_do_the_work(kata, device):
     """your Triton kernels do the work, forward and backward: torch only allocates and makes views
 
@@ -274,10 +149,6 @@ def test_forward_formula(kata, device):
         call, _ = forward(kata, x, weight, bias, given=given, eps=eps)
         want = F.layer_norm(x, (shape[-1],), weight, bias, eps)
         LAYER_NORM.expect_values(call, want, given=given, what="y")
-
-
-def _saved_row_tensors(ctx, rows: int) -> list[tuple[str, torch.Tensor]]:
-    return [(k, t) for k, t in ctx.saved().items() if t.numel() == rows and t.dim() <= 2]
 
 
 def test_saves_mean_and_rstd(kata, device):
@@ -535,44 +406,142 @@ def test_module_like_nn_layernorm(kata, device):
         expect_close(got, want, given=given, what=f"{name}.grad")
 
 
-# -- on a GPU: what compiled grading cannot see, --perf ---------------------------------------
+# -- how the checks call LayerNormFunction, and what they expect ------------------------------
+
+LAYER_NORM = Oversight(
+    function="LayerNormFunction",
+    inputs=(("x", math.nan), ("the weight", 2.0), ("the bias", 2.0), ("dy", math.nan)),
+    activations=(0, 3),
+    views=triton_engine.VIEWS | triton_engine.SPLITS_AND_FILLS,
+    in_bounds="test_masked_tail",
+    does_the_work="test_kernels_do_the_work",
+    race_free="test_reduction_race_free",
+    kernels="the kernels",
+    stray_advice="Mask every tl.load and tl.store (mask = cols < N, and rows < P in the second "
+    "pass), the weight's and the bias's too, and move each pointer only within its own tensor: "
+    "each tensor's rows by its own stride (x's rows may lie further apart than y's, dy's and "
+    "dx's), the weight and the bias not at all.",
+    overrun_advice="Mask every store, offset each tensor's rows by its own stride, and launch "
+    "no more programs than there are rows (or partial rows, or column blocks).",
+    copy_advice="Let the kernels read x and dy where they are, in their own dtype: pass the row "
+    "strides (and dy's column stride: autograd may hand a transposed or expanded dy) and cast "
+    "after tl.load.",
+    work_advice="do the arithmetic and the casts in the kernels, the sum of the partial rows "
+    "of dweight and dbias too (a second kernel); torch should only allocate and reshape.",
+    launch_advice="Launch yours with kernel[grid](...): forward one program per row, backward a "
+    "kernel for dx and the partial sums and one for the final sums.",
+    unwritten_advice="Does every row get a program, and does each program cover all N columns?",
+    race_advice="Give each program a partial row of its own (then sum the partial rows in a "
+    "second kernel), or take a lock around the load, add and store (tl.atomic_cas / "
+    "tl.atomic_xchg, as Triton's tutorial does), or use tl.atomic_add.",
+)
+FORWARD = replace(LAYER_NORM, inputs=LAYER_NORM.inputs[:3], activations=(0,))
+EPS = 1e-5
+# Races among many rows, interpreted: every program of a launch would cost a millisecond or
+# more, so only some run, chosen so that for every count P of partial rows up to 16, and for
+# 32, 64, 96, 128 and 256 (Triton's tutorial's GROUP_SIZE_M), two of them are P apart: any
+# two programs p and p + P share the partial row p % P. Past 256 rows, the most that the
+# tutorial gives N <= 1024. (The checks before this one run every program of 16 and 33 rows,
+# watched for races too.)
+RACE_ROWS = 260
+SAMPLED = frozenset({0, 1, 2, 3, 4, 8, 12, 16, 32, 64, 96, 128, 256})
+SAMPLED_NAMES = "0-4, " + ", ".join(str(p) for p in sorted(SAMPLED) if p > 4)
 
 
-@SUITE.note
-def device_note(device: torch.device) -> str | None:
-    """What grading on this device cannot see, under the report's title."""
-    if device.type != "cuda":
-        return None
+def make(shape, dtype=torch.float32, *, device, scale=1.0, shift=0.0):
+    """x (randn * scale + shift), a weight and a bias for its last dim, and a dy like x."""
+    n = shape[-1]
+    x = (torch.randn(shape, device=device) * scale + shift).to(dtype)
+    weight = (torch.randn(n, device=device) * 0.5 + 1.0).to(dtype)
+    bias = torch.randn(n, device=device).to(dtype)
+    dy = torch.randn(shape, device=device).to(dtype)
+    return x, weight, bias, dy
+
+
+def described(x, eps=EPS):
+    extra = "" if eps == EPS else f", eps={eps:g}"
+    return f"LayerNormFunction on x {shape_of(x)}{extra}"
+
+
+def forward(kata, x, weight, bias, *, given, eps=EPS) -> tuple[Call, object]:
+    """forward alone, overseen: (the call, out = y; the ctx it saved into)."""
+    saved = []
+
+    def call(x, weight, bias):
+        y, ctx = call_forward(kata.LayerNormFunction, x, weight, bias, eps)
+        saved.append(ctx)
+        return y
+
+    out = FORWARD.run(kata, x, weight, bias, given=given, call=call)
+    return out, saved[0]
+
+
+def both(kata, x, weight, bias, dy, *, given, eps=EPS, programs=None) -> tuple[Call, tuple]:
+    """forward then backward, overseen: (the call, out = y; (dx, dweight, dbias, ...)).
+    programs: run only those of each launch (interpreted), for the races alone."""
+    grads = []
+
+    def call(x, weight, bias, dy):
+        y, ctx = call_forward(kata.LayerNormFunction, x, weight, bias, eps)
+        expect_tensor(y, "forward")
+        grads.append(call_backward(kata.LayerNormFunction, ctx, dy, given=given))
+        return y
+
+    out = LAYER_NORM.run(kata, x, weight, bias, dy, given=given, call=call, programs=programs)
+    return out, grads[0]
+
+
+def expected(x, weight, bias, dy, eps=EPS):
+    """Autograd through F.layer_norm in float64, rounded to each input's dtype: y, dx, dw, db."""
+    leaves = [t.detach().double().requires_grad_() for t in (x, weight, bias)]
+    y = F.layer_norm(leaves[0], (x.shape[-1],), leaves[1], leaves[2], eps)
+    y.backward(dy.double())
     return (
-        "Compiled on the GPU, the kernels' memory accesses cannot be watched: a read past the "
-        "end of a tensor, and programs racing on dweight or dbias (which the interpreter "
-        "finds), go unseen unless the values come out wrong. Grade on the CPU too."
+        y.detach().to(x.dtype),
+        leaves[0].grad.to(x.dtype),
+        leaves[1].grad.to(weight.dtype),
+        leaves[2].grad.to(bias.dtype),
     )
+
+
+NAMES = ("y", "dx", "dweight", "dbias")
+
+
+def expect_values(call: Call, grads, want, *, given, only=NAMES):
+    """Each of `only` matches want, every element written; skipped on an engine fault."""
+    got = dict(zip(NAMES, (call.out, *tuple(grads)[:3]), strict=True))
+    for name, value in zip(NAMES, want, strict=True):
+        if name in only:
+            rtol = 2e-3 if value.dtype == torch.float16 else None
+            call_of = replace(call, out=got[name])
+            LAYER_NORM.expect_values(call_of, value, given=given, rtol=rtol, what=name)
+
+
+def _saved_row_tensors(ctx, rows: int) -> list[tuple[str, torch.Tensor]]:
+    return [(k, t) for k, t in ctx.saved().items() if t.numel() == rows and t.dim() <= 2]
+
+
+# -- on a GPU: --perf -------------------------------------------------------------------------
 
 
 @SUITE.perf
 def perf_case(kata, device):
     """What --perf times: your layer_norm and F.layer_norm, forward and backward.
     On the CPU the kernels run in Triton's interpreter, which says nothing about their speed."""
-    shape = (8192, 4096) if device.type == "cuda" else (16, 256)
-    dtype = torch.bfloat16 if device.type == "cuda" else torch.float32
-    x, weight, bias, _ = make(shape, dtype, device=device)
-    x, weight, bias = (t.requires_grad_() for t in (x, weight, bias))
-    note = (
+    setting = triton_engine.perf_setting(
+        device,
         "Forward reads x and writes y; backward reads x and dy and writes dx (the partial "
         "sums of dweight and dbias are small): a fused pair reaches a copy's speed with the "
         "whole row in registers and enough warps (num_warps = min(max(BLOCK // 256, 1), 8)), "
-        "and enough partial rows to fill every SM."
-        if device.type == "cuda"
-        else "On the CPU your kernels run in Triton's interpreter, one program at a time with "
-        "numpy: these figures say nothing about their speed on a GPU. Grade with "
-        "-- --device cuda on a machine with an NVIDIA GPU to time the compiled kernels."
+        "and enough partial rows to fill every SM.",
+        "kernels",
     )
-    where = "" if device.type == "cuda" else " (interpreted)"
+    x, weight, bias, _ = make(setting.shape, setting.dtype, device=device)
+    x, weight, bias = (t.requires_grad_() for t in (x, weight, bias))
     return PerfCase(
-        given=f"layer_norm on x {shape_of(x)}{where}",
+        given=f"layer_norm on x {shape_of(x)}{setting.where}",
         mine=lambda: kata.layer_norm(x, weight, bias, EPS),
-        builtin=lambda: F.layer_norm(x, (shape[-1],), weight, bias, EPS),
+        builtin=lambda: F.layer_norm(x, (x.shape[-1],), weight, bias, EPS),
         builtin_name="F.layer_norm", inputs=(x, weight, bias),
-        bytes_moved=2 * x.nbytes, note=note,
+        bytes_moved=2 * x.nbytes, note=setting.note,
     )  # fmt: skip

@@ -63,7 +63,6 @@ import torch.nn.functional as F
 from norm_katas.checks import (
     PerfCase,
     Suite,
-    TimedOut,
     dtype_name,
     expect_like,
     expect_tensor,
@@ -71,95 +70,19 @@ from norm_katas.checks import (
     shape_of,
     triton_engine,
 )
-from norm_katas.checks.triton_engine import Call, Oversight
+from norm_katas.checks.triton_engine import HALF, Call, Oversight
 
 SUITE = Suite(
-    no_device_note=(
-        "No CUDA device here: the kernel runs in Triton's interpreter on the CPU, where every "
-        "load and store is checked by address; the bandwidth report needs a GPU."
-    ),
+    no_device_note=triton_engine.no_device_note("the bandwidth report"),
+    device_note=triton_engine.weight_unseen("x and the output"),
 )
-
-# What torch may do outside the kernel, besides allocating: make views.
-VIEWS = frozenset({
-    "zero_", "fill_", "view", "_unsafe_view", "reshape", "_reshape_alias", "as_strided",
-    "expand", "squeeze", "unsqueeze", "flatten", "unflatten", "transpose", "t", "permute",
-    "select", "slice", "alias", "detach", "narrow", "split", "split_with_sizes", "unbind",
-    "movedim", "view_as", "lift_fresh", "lift_fresh_copy", "_local_scalar_dense",
-})  # fmt: skip
-# What rms_norm may do outside its kernel, the checks its mistakes there belong to, and what
-# the learner is told to do instead.
-RMS_NORM = Oversight(
-    function="rms_norm",
-    inputs=(("x", math.nan), ("the weight", 2.0)),  # what a read past x or past weight finds
-    views=VIEWS,
-    in_bounds="test_masked_last_block",
-    does_the_work="test_kernel_does_the_work",
-    stray_advice="Mask every tl.load and tl.store, the weight's too (mask = cols < N), and move "
-    "each pointer only within its own tensor: x and y by their row strides, the weight not at all.",
-    overrun_advice="Mask the store (tl.store(..., mask=cols < N)), offset each tensor's rows by "
-    "its own stride, and launch one program per row, no more.",
-    copy_advice="Let the kernel read x where it is, in its own dtype: pass the row stride "
-    "(X + row * stride_x + cols) and cast after tl.load.",
-    work_advice="do the arithmetic and the casts in the kernel; torch should only allocate the "
-    "output and reshape.",
-    launch_advice="Launch yours with kernel[grid](...), one program per row.",
-    unwritten_advice="Does every row get a program, and does each program cover all N columns "
-    "of its row?",
-)
-# float16 outputs get rtol 2e-3 (two ulps): a kernel that rounds x * rstd to float16 before
-# multiplying by a float16 weight, as Hugging Face's LLaMA does in torch, is still correct.
-RTOL = {torch.float16: 2e-3}
-HALF = (torch.float16, torch.bfloat16)
-
-
-@pytest.fixture(scope="module", autouse=True)
-def engine(device):
-    """Triton, compiled on a GPU and interpreted elsewhere, proven before the learner's file loads.
-
-    Autouse and module-scoped, so it runs before the `kata` fixture imports that file.
-    """
-    triton_engine.start(device)
-
-
-def run(kata, x, weight, *, given, eps=None) -> Call:
-    """kata.rms_norm on fenced copies of x and weight, overseen (see the header)."""
-    kwargs = {} if eps is None else {"eps": eps}
-    return RMS_NORM.run(kata, x, weight, given=given, **kwargs)
-
-
-def expect_values(call: Call, want, *, given):
-    """The call's output matches want, every element written; skipped on an engine fault."""
-    RMS_NORM.expect_values(call, want, given=given, rtol=RTOL.get(want.dtype))
-
-
-def expected(x, weight, eps=1e-6):
-    """F.rms_norm for float32; the contract written out in float64 for half dtypes."""
-    if x.dtype not in HALF:
-        return F.rms_norm(x, (x.shape[-1],), weight, eps)
-    x64 = x.double()
-    y = x64 * torch.rsqrt(x64.square().mean(-1, keepdim=True) + eps) * weight.double()
-    return y.to(x.dtype)
-
-
-def make(shape, dtype=torch.float32, *, device, scale=1.0, shift=0.0):
-    """x of this shape (randn * scale + shift) and a random weight for its last dimension."""
-    x = (torch.randn(shape, device=device) * scale + shift).to(dtype)
-    weight = (torch.randn(shape[-1], device=device) * 0.5 + 1.0).to(dtype)
-    return x, weight
-
-
-def described(x, **kwargs):
-    extra = "".join(f", {k}={v!r}" for k, v in kwargs.items())
-    return f"rms_norm(x, weight{extra}) on x {shape_of(x)}"
+engine = triton_engine.engine  # autouse: Triton set up and proven before the learner's file
 
 
 # -- the checks -------------------------------------------------------------------------------
 
 
-# The first check also sets the engine up: on a fresh GPU machine, Triton's first launches build
-# its C launcher and utilities (seconds each), well past the usual 10 s per check.
-@pytest.mark.timeout(60)
+@triton_engine.first_check  # a minute, not 10 s: it sets the engine up too
 def test_kernel_does_the_work(kata, device):
     """your Triton kernel does the work: rms_norm launches it, and torch computes nothing
 
@@ -308,29 +231,9 @@ def test_row_stride(kata, device):
             f"(x = buffer{list(buffer_shape)}[..., :{x.shape[-1]}])"
         )
         call = run(kata, x, weight, given=given)
-        try:
+        advice = "read row i at X + i * x.stride(0), and write it at Y + i * y.stride(0)."
+        with triton_engine.blame_strides(advice, right_when_contiguous, kata, x, weight):
             expect_values(call, expected(x, weight), given=given)
-        except pytest.fail.Exception as e:
-            if not right_when_contiguous(kata, x, weight):
-                raise  # wrong whatever the strides: the message says how, the strides do not
-            fail(
-                f"{str(e).strip()} The same values in a contiguous x come out right. The gaps "
-                "between x's rows hold NaN here: read row i at X + i * x.stride(0), and write "
-                "it at Y + i * y.stride(0)."
-            )
-
-
-def right_when_contiguous(kata, x, weight) -> bool:
-    """Whether the function gets these values right where x is contiguous, so that what went
-    wrong with x's rows further apart is the strides' doing."""
-    x = x.contiguous()
-    try:
-        expect_values(run(kata, x, weight, given=described(x)), expected(x, weight), given="")
-    except TimedOut:  # the check's time is up: that is not an answer
-        raise
-    except (Exception, pytest.fail.Exception, pytest.skip.Exception):
-        return False
-    return True
 
 
 def test_fp32_accumulation(kata, device):
@@ -380,21 +283,74 @@ def test_single_vector(kata, device):
     expect_values(run(kata, x, weight, given=given), expected(x, weight), given=given)
 
 
-# -- on a GPU: what compiled grading cannot see, the bandwidth report, --perf ------------------
+# -- how the checks call rms_norm, and what they expect ---------------------------------------
 
-# Under the title when --device cuda finds no GPU (instead of the simulated-CUDA note).
+# What rms_norm may do outside its kernel, the checks its mistakes there belong to, and what
+# the learner is told to do instead.
+RMS_NORM = Oversight(
+    function="rms_norm",
+    inputs=(("x", math.nan), ("the weight", 2.0)),  # what a read past x or past weight finds
+    views=triton_engine.VIEWS | triton_engine.SPLITS_AND_FILLS,
+    in_bounds="test_masked_last_block",
+    does_the_work="test_kernel_does_the_work",
+    stray_advice="Mask every tl.load and tl.store, the weight's too (mask = cols < N), and move "
+    "each pointer only within its own tensor: x and y by their row strides, the weight not at all.",
+    overrun_advice="Mask the store (tl.store(..., mask=cols < N)), offset each tensor's rows by "
+    "its own stride, and launch one program per row, no more.",
+    copy_advice="Let the kernel read x where it is, in its own dtype: pass the row stride "
+    "(X + row * stride_x + cols) and cast after tl.load.",
+    work_advice="do the arithmetic and the casts in the kernel; torch should only allocate the "
+    "output and reshape.",
+    launch_advice="Launch yours with kernel[grid](...), one program per row.",
+    unwritten_advice="Does every row get a program, and does each program cover all N columns "
+    "of its row?",
+)
+
+# float16 outputs get rtol 2e-3 (two ulps): a kernel that rounds x * rstd to float16 before
+# multiplying by a float16 weight, as Hugging Face's LLaMA does in torch, is still correct.
+RTOL = {torch.float16: 2e-3}
 
 
-@SUITE.note
-def device_note(device: torch.device) -> str | None:
-    """What grading on this device cannot see, under the report's title."""
-    if device.type != "cuda":
-        return None
-    return (
-        "Compiled on the GPU, the kernel's memory accesses cannot be watched: x and the output "
-        "are fenced, but a read past the end of the weight goes unseen. Grade on the CPU too "
-        "(Triton's interpreter), where every load and store is checked by address."
+def run(kata, x, weight, *, given, eps=None) -> Call:
+    """kata.rms_norm on fenced copies of x and weight, overseen (see the header)."""
+    kwargs = {} if eps is None else {"eps": eps}
+    return RMS_NORM.run(kata, x, weight, given=given, **kwargs)
+
+
+def expect_values(call: Call, want, *, given):
+    """The call's output matches want, every element written; skipped on an engine fault."""
+    RMS_NORM.expect_values(call, want, given=given, rtol=RTOL.get(want.dtype))
+
+
+def expected(x, weight, eps=1e-6):
+    """F.rms_norm for float32; the contract written out in float64 for half dtypes."""
+    return triton_engine.rms_norm_reference(x, weight, eps)
+
+
+def make(shape, dtype=torch.float32, *, device, scale=1.0, shift=0.0):
+    """x of this shape (randn * scale + shift) and a random weight for its last dimension."""
+    x = (torch.randn(shape, device=device) * scale + shift).to(dtype)
+    weight = (torch.randn(shape[-1], device=device) * 0.5 + 1.0).to(dtype)
+    return x, weight
+
+
+def described(x, **kwargs):
+    extra = "".join(f", {k}={v!r}" for k, v in kwargs.items())
+    return f"rms_norm(x, weight{extra}) on x {shape_of(x)}"
+
+
+def right_when_contiguous(kata, x, weight) -> bool:
+    """Whether the function gets these values right where x is contiguous, so that what went
+    wrong with x's rows further apart is the strides' doing."""
+    x = x.contiguous()
+    return triton_engine.passes(
+        lambda: expect_values(
+            run(kata, x, weight, given=described(x)), expected(x, weight), given=""
+        )
     )
+
+
+# -- on a GPU: the bandwidth report, --perf ---------------------------------------------------
 
 
 @pytest.mark.info
@@ -483,22 +439,16 @@ def _bandwidth_report(kata, device) -> str:
 def perf_case(kata, device):
     """What --perf times: your rms_norm and F.rms_norm, forward only (the kata has no backward).
     On the CPU the kernel runs in Triton's interpreter, which says nothing about its speed."""
-    shape = (8192, 4096) if device.type == "cuda" else (16, 256)
-    dtype = torch.bfloat16 if device.type == "cuda" else torch.float32
-    x, weight = make(shape, dtype, device=device)
-    note = (
+    setting = triton_engine.perf_setting(
+        device,
         "A Triton kernel reaches a copy's speed when it reads x once and writes y once: the "
         "whole row in registers (one block, or two loops over blocks), enough warps for wide "
         "rows (num_warps = min(max(BLOCK // 256, 1), 8)), and no torch op on x outside it. "
-        "The bandwidth check (-- --device cuda) compares it with a copy of the same bytes."
-        if device.type == "cuda"
-        else "On the CPU your kernel runs in Triton's interpreter, one program at a time with "
-        "numpy: these figures say nothing about its speed on a GPU. Grade with "
-        "-- --device cuda on a machine with an NVIDIA GPU to time the compiled kernel."
+        "The bandwidth check (-- --device cuda) compares it with a copy of the same bytes.",
     )
-    where = "" if device.type == "cuda" else " (interpreted)"
+    x, weight = make(setting.shape, setting.dtype, device=device)
     return PerfCase(
-        given=f"rms_norm on x {shape_of(x)}{where}", mine=lambda: kata.rms_norm(x, weight),
-        builtin=lambda: F.rms_norm(x, (shape[-1],), weight, 1e-6), builtin_name="F.rms_norm",
-        bytes_moved=2 * x.nbytes, note=note,
+        given=f"rms_norm on x {shape_of(x)}{setting.where}", mine=lambda: kata.rms_norm(x, weight),
+        builtin=lambda: F.rms_norm(x, (x.shape[-1],), weight, 1e-6), builtin_name="F.rms_norm",
+        bytes_moved=2 * x.nbytes, note=setting.note,
     )  # fmt: skip

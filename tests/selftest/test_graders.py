@@ -455,17 +455,17 @@ def test_an_engine_fault_is_named_for_an_operation_the_kernel_ran(
     # must read that the engine gets + wrong, not ×, which it never ran.
     import torch
 
-    from norm_katas.checks import triton_engine
+    from norm_katas.checks.triton_engine import probe
 
     shared, fmul, fadd = ("binary_op", "bf16", "bf16"), ("create_fmul",), ("create_fadd",)
-    mul = triton_engine.Fault("bfloat16 × bfloat16", "", torch.bfloat16, frozenset({shared, fmul}))
-    add = triton_engine.Fault("bfloat16 + bfloat16", "", torch.bfloat16, frozenset({shared, fadd}))
-    monkeypatch.setattr(triton_engine, "FAULTS", [mul, add])
+    mul = probe.Fault("bfloat16 × bfloat16", "", torch.bfloat16, frozenset({shared, fmul}))
+    add = probe.Fault("bfloat16 + bfloat16", "", torch.bfloat16, frozenset({shared, fadd}))
+    monkeypatch.setattr(probe, "FAULTS", [mul, add])
     bf16 = {torch.bfloat16}
-    assert triton_engine.blamed(frozenset({shared, fadd}), bf16) is add
-    assert triton_engine.blamed(frozenset({shared, fmul, fadd}), bf16) is mul
-    assert triton_engine.blamed(frozenset({shared}), bf16) is mul  # only the shared step: either
-    assert triton_engine.blamed(frozenset({("create_fadd", "fp32")}), bf16) is None
+    assert probe.blamed(frozenset({shared, fadd}), bf16) is add
+    assert probe.blamed(frozenset({shared, fmul, fadd}), bf16) is mul
+    assert probe.blamed(frozenset({shared}), bf16) is mul  # only the shared step: either
+    assert probe.blamed(frozenset({("create_fadd", "fp32")}), bf16) is None
 
 
 # -- the command line, in fresh interpreters ------------------------------------------------

@@ -605,13 +605,13 @@ def test_watch_mode_a_new_save_stops_a_hanging_grading(tmp_path: Path) -> None:
 PROVEN_ONCE = """\
 import sys
 from pathlib import Path
-from norm_katas.checks import triton_engine
+from norm_katas.checks.triton_engine import probe, startup
 from norm_katas.content import registry
 from norm_katas.engine import runner
 from norm_katas.engine.request import Request
 
 kata = registry.get("triton-rmsnorm")
-probe = triton_engine._probe
+prove = probe.prove
 
 
 def again(device):
@@ -619,12 +619,12 @@ def again(device):
 
 
 for i, device in enumerate((None, "cpu")):
-    triton_engine._probe = probe
+    probe.prove = prove
     runner.warm_up([kata], long_lived=True, device=device)
-    triton_engine._probe = again
+    probe.prove = again
     with Path(sys.argv[1] + str(i)).open("w") as out:
         code = runner.grade(Request.parse(kata, ["--impl", "solutions"]), out=out).code
-    print(sorted(triton_engine._PROVEN.items()), code)
+    print(sorted(startup._PROVEN.items()), code)
 """
 
 

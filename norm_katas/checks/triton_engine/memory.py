@@ -1,0 +1,217 @@
+"""Every load and store of an interpreted kernel, checked by address against the tensors its
+launch was given, from first element to last.
+
+Interpreted only. The interpreter makes a kernel's memory accesses through one extension
+module (_interpreter.load, .store, atomics) in every release from 3.0 on: `audit` wraps it
+once (AuditedMemory). While a call is audited (Oversight.run sets Audit.known), an access
+outside every tensor of its launch is recorded and turned off, so that it touches nothing;
+each access is also handed to the call's race analysis (races.Races), where one is asked for.
+"""
+
+from dataclasses import dataclass, field
+from typing import ClassVar
+
+import numpy as np
+import torch
+
+from norm_katas.checks import shape_of
+from norm_katas.checks.triton_engine.races import Races
+
+
+def audit() -> None:
+    """Wrap the interpreter's memory accesses (audited) and its masked loads (poisoned)."""
+    from triton.runtime import interpreter
+
+    if not isinstance(interpreter._interpreter, AuditedMemory):
+        interpreter._interpreter = AuditedMemory(interpreter._interpreter)
+    builder = interpreter.interpreter_builder
+    load = getattr(builder, "create_masked_load", None)
+    if callable(load) and not getattr(load, "norm_katas_poisoned", False):
+        builder.create_masked_load = _poisoned(load)
+
+
+@dataclass
+class Region:
+    start: int  # bytes
+    end: int
+    name: str  # "x", "the weight", ...
+    elements: int
+    params: list[str] = field(default_factory=list)  # the kernel arguments that point into it
+
+
+@dataclass
+class Stray:
+    verb: str  # "read" or "wrote"
+    address: int  # the first address outside every region
+    itemsize: int
+    addresses: np.ndarray  # every address outside every region in this access, once each
+    program: tuple
+    regions: list  # the launch's regions, to say where the address is
+    kernel: str  # the launched kernel's name, "" where it has none
+
+
+class Audit:
+    """While a call is audited: the regions each launch may touch (its tensor arguments'
+    elements, from first to last), and every access outside them."""
+
+    known: dict[int, Region] | None = None  # storage address -> what the grader made there
+    regions: list[Region] | None = None  # those of the running launch
+    kernel = ""  # the running launch's kernel, by name
+    strays: ClassVar[list[Stray]] = []
+    races: Races | None = None  # the running call's, where the suite asks for them
+    # The programs of each launch that run, by their first grid index; None: every one.
+    sample: frozenset[int] | None = None
+    # Masked loads without `other` that left lanes undefined (read NaN here) in this call.
+    undefined = 0
+
+    @classmethod
+    def allowed(cls, verb: str, ptrs, mask, itemsize: int):
+        """The mask with every lane outside the regions turned off, each such lane recorded:
+        the access goes on safely (never outside memory the grader knows) and is reported."""
+        if cls.regions is None:
+            return mask
+        ptrs = np.asarray(ptrs, dtype=np.uint64)
+        active = np.broadcast_to(np.asarray(mask, dtype=bool), ptrs.shape)
+        inside = np.zeros(ptrs.shape, dtype=bool)
+        for r in cls.regions:
+            inside |= (ptrs >= r.start) & (ptrs + np.uint64(itemsize) <= r.end)
+        stray = active & ~inside
+        if not stray.any():
+            return mask
+        from triton.runtime.interpreter import interpreter_builder
+
+        program = tuple(getattr(interpreter_builder, "grid_idx", None) or ())
+        first = int(ptrs[stray].flat[0])
+        outside = np.unique(ptrs[stray])
+        cls.strays.append(Stray(verb, first, itemsize, outside, program, cls.regions, cls.kernel))
+        return np.ascontiguousarray(active & inside)
+
+    @classmethod
+    def record(cls, kind: int, ptrs, mask) -> None:
+        """An access by the running program, for the race analysis (if one is asked for)."""
+        if cls.races is not None and cls.regions is not None:
+            cls.races.record(kind, ptrs, mask)
+
+    @classmethod
+    def launch(cls, arg_names, args, kwargs, kernel: str = "the kernel") -> None:
+        """A launch begins: its regions, one per storage its tensor arguments point into."""
+        if cls.known is None:
+            return
+        if cls.races is not None:
+            cls.races.begin(kernel)
+        cls.kernel = kernel
+        named = [*zip(arg_names, args, strict=False), *kwargs.items()]
+        regions: dict[int, Region] = {}
+        while named:
+            name, value = named.pop(0)
+            if isinstance(value, tuple):  # a tuple of tensors (newer Triton)
+                named += [(f"{name}[{i}]", v) for i, v in enumerate(value)]
+                continue
+            value = getattr(value, "base", value)  # triton.reinterpret, a TensorDescriptor
+            if not isinstance(value, torch.Tensor):
+                continue
+            storage = value.untyped_storage()
+            base = storage.data_ptr()
+            if base not in regions:
+                regions[base] = cls.known.get(base) or Region(
+                    base, base + storage.nbytes(), f"a {shape_of(value)} tensor",
+                    storage.nbytes() // max(value.element_size(), 1),
+                )  # fmt: skip
+                regions[base].params = []
+            regions[base].params.append(name)
+        cls.regions = list(regions.values())
+        if cls.races is not None:
+            cls.races.regions = cls.regions
+
+
+class AuditedMemory:
+    """The interpreter's memory module, every access checked by Audit while a call is audited."""
+
+    def __init__(self, real) -> None:
+        self._real = real
+
+    def __getattr__(self, name):
+        return getattr(self._real, name)
+
+    def load(self, ptrs, mask, other, dtype, *rest):
+        mask = Audit.allowed("read", ptrs, mask, np.dtype(dtype).itemsize)
+        Audit.record(Races.LOAD, ptrs, mask)
+        return self._real.load(ptrs, mask, other, dtype, *rest)
+
+    def store(self, ptrs, values, mask, *rest):
+        mask = Audit.allowed("wrote", ptrs, mask, np.asarray(values).dtype.itemsize)
+        Audit.record(Races.STORE, ptrs, mask)
+        return self._real.store(ptrs, values, mask, *rest)
+
+    def atomic_rmw(self, op, ptrs, values, mask, *rest):
+        mask = Audit.allowed("wrote", ptrs, mask, np.asarray(values).dtype.itemsize)
+        Audit.record(Races.ATOMIC, ptrs, mask)
+        if Audit.races is not None:
+            Audit.races.released(ptrs, mask)
+        return self._real.atomic_rmw(op, ptrs, values, mask, *rest)
+
+    def atomic_cas(self, ptrs, cmp, values, *rest):
+        everywhere = np.ones(np.shape(ptrs), dtype=bool)
+        if not Audit.allowed("wrote", ptrs, everywhere, np.asarray(values).dtype.itemsize).all():
+            raise RuntimeError("atomic_cas outside the kernel's tensors (see the grader's report)")
+        Audit.record(Races.ATOMIC, ptrs, everywhere)
+        old = self._real.atomic_cas(ptrs, cmp, values, *rest)
+        if Audit.races is not None:
+            Audit.races.compared(ptrs, cmp, values, old)
+        return old
+
+
+def _poisoned(load):
+    """A masked load without `other` leaves its masked lanes undefined (Triton's docs): the
+    interpreter reads zeros there, which a kernel that sums them would get away with. They
+    read NaN here instead (floats only), so that relying on them shows in the output."""
+    from triton.runtime import interpreter
+
+    def poisoned(ptrs, mask, other, *rest):
+        if other is None:
+            try:
+                dtype = interpreter._get_np_dtype(ptrs.get_element_ty())
+                if np.issubdtype(dtype, np.floating):
+                    Audit.undefined += not np.all(mask.data)
+                    nan = np.full(np.shape(ptrs.data), np.nan, dtype=dtype)
+                    other = interpreter.TensorHandle(nan, ptrs.get_element_ty())
+            except (AttributeError, TypeError):  # another Triton's internals: zeros, as before
+                pass
+        return load(ptrs, mask, other, *rest)
+
+    poisoned.norm_katas_poisoned = True
+    poisoned.norm_katas_recorded = True
+    return poisoned
+
+
+def stray_message(given: str, advice: str) -> str:
+    """What the first access outside the kernel's tensors was, for the learner."""
+    strays = Audit.strays
+    first = strays[0]
+    regions = first.regions
+    before = [r for r in regions if r.end <= first.address]
+    if before:
+        r = max(before, key=lambda r: r.end)
+        n = (first.address - r.end) // first.itemsize
+        where = "right after the end of" if n == 0 else f"{n} elements after the end of"
+    else:
+        after = [r for r in regions if r.start > first.address]
+        r = min(after, key=lambda r: r.start) if after else None
+        n = (r.start - first.address) // first.itemsize if r else 0
+        where = f"{n} elements before the start of"
+    target = f"{r.name} ({r.elements} elements, passed as {', '.join(r.params)})" if r else "?"
+    verbs = " and ".join(dict.fromkeys(s.verb for s in strays))
+    program = f"program {first.program[0]}" if first.program else "a program"
+    # Elements, each once: the same address read in two passes, or read then written, is one.
+    total = len(np.unique(np.concatenate([s.addresses for s in strays])))
+    # Named, where a call launches several kernels (forward, dx, the sum of partial rows).
+    names = [n for n in dict.fromkeys(s.kernel for s in strays) if n and n != "the kernel"]
+    kernel, were = (f"the kernel {names[0]}" if names else "the kernel"), "it was"
+    if len(names) > 1:
+        kernel, were = "the kernels " + " and ".join(names), "they were"
+        program += f" of {first.kernel}"
+    return (
+        f"{given}: {kernel} {verbs} {total} element(s) outside the tensors {were} given, the "
+        f"first ({program}) {where} {target}. On a GPU such an access reads garbage or "
+        f"crashes, whatever the values there: the grader flags it by address. {advice}"
+    )
