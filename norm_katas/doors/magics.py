@@ -44,7 +44,7 @@ from norm_katas.engine import options, suggest
 from norm_katas.engine.request import GRADER_FAILED, USAGE, Request, UsageError
 
 if TYPE_CHECKING:
-    from norm_katas.engine.runner import Outcome as Graded
+    from norm_katas.engine.runner import Graded
     from norm_katas.practice.mock import Mock
 
 MODE = "notebook"  # the history's mode for a cell's gradings

@@ -59,7 +59,7 @@ class GraderError(Exception):
 
 
 @dataclass
-class Outcome:
+class Graded:
     code: int
     report: Report | None
     cancelled: bool = False  # stopped by the caller's cancel(): no verdict, nothing to record
@@ -244,7 +244,7 @@ def grade(
     out: TextIO | None = None,
     limit: float = GRADING_LIMIT_S,
     cancel: Callable[[], bool] | None = None,
-) -> Outcome:
+) -> Graded:
     """Grade in a child process; returns the exit code and the report (None if none was made).
 
     The checklist goes to `out` (default: this process's stdout and stderr). `cancel` is asked
@@ -257,7 +257,7 @@ def grade(
     out = out or sys.stderr
     if reason := missing_requirements(request.kata, request.door):
         print(reason, file=out, flush=True)
-        return Outcome(GRADER_FAILED, None)
+        return Graded(GRADER_FAILED, None)
     limit = max(limit, 2 * wall_net(request.timeout) + 60)  # a check's own limits act first
     # ignore_cleanup_errors: a rank killed with its grading may still be writing its log there.
     with tempfile.TemporaryDirectory(prefix="norm-katas-", ignore_cleanup_errors=True) as tmp:
@@ -267,7 +267,7 @@ def grade(
         # The child writes its report here; the user's --report-json gets a copy.
         status = _run_child(replace(request, report_json=path), scratch, out, limit, cancel)
         if isinstance(status, Cancelled):
-            return Outcome(NOT_SOLVED, None, cancelled=True)
+            return Graded(NOT_SOLVED, None, cancelled=True)
         report = Report.from_json(json.loads(path.read_text())) if path.exists() else None
         crash = path.with_suffix(".crash")
         details = crash.read_text() if crash.exists() else ""
@@ -280,11 +280,11 @@ def grade(
         if _reader_gone(out):
             # Whoever read the checklist stopped reading (`| head`): nothing to say, and an
             # unfinished report that is no attempt to record.
-            return Outcome(NOT_SOLVED, None)
+            return Graded(NOT_SOLVED, None)
         cause = "its process wrote to a pipe that nobody reads (SIGPIPE) and was stopped."
         print(grader_failed(cause, details), file=out, flush=True)
-        return Outcome(GRADER_FAILED, None)
-    return Outcome(_verdict(status, report, request, details, out), report)
+        return Graded(GRADER_FAILED, None)
+    return Graded(_verdict(status, report, request, details, out), report)
 
 
 def _verdict(
