@@ -42,7 +42,7 @@ def run(session: pytest.Session, grading: Grading) -> bool:
     for stream in (sys.stdout, sys.stderr):
         stream.flush()
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DeprecationWarning)  # fork with threads: runner.py
+        warnings.simplefilter("ignore", DeprecationWarning)  # fork with threads: runner/launch.py
         pid = os.fork()
     if pid == 0:
         os.close(read)
