@@ -190,7 +190,7 @@ def test_a_timeout_says_waiting_or_looping_by_the_cpu_it_used(
     at import and when the run stops: never "does it sleep?" and then "it loops forever"."""
     from types import SimpleNamespace
 
-    from norm_katas.engine import plugin
+    from norm_katas.engine import learners, plugin
 
     mine = limits.Frame(str(tmp_path / "mine.py"), 7, "forward")
     budget = limits.Budget(1.0, "test_x", method="thread")  # no watchdog: never started
@@ -205,9 +205,9 @@ def test_a_timeout_says_waiting_or_looping_by_the_cpu_it_used(
     for busy, says in ((True, "loop forever"), (False, "sleep, or wait for input or a lock")):
         error = verdicts[busy]
         monkeypatch.setattr(
-            plugin, "load_file", lambda *a, error=error: (_ for _ in ()).throw(error)
+            learners, "load_file", lambda *a, error=error: (_ for _ in ()).throw(error)
         )
-        loaded = plugin.Learners().load(registry.get("layernorm"), tmp_path / "mine.py")
+        loaded = learners.Learners().load(registry.get("layernorm"), tmp_path / "mine.py")
         assert f"Does top-level code {says}?" in str(loaded), loaded
 
     for kinds, says in (

@@ -26,7 +26,7 @@ import pytest
 from norm_katas.engine.shards import scheduling, worker
 
 if TYPE_CHECKING:
-    from norm_katas.engine.plugin import Grading
+    from norm_katas.engine.grading import Grading
     from norm_katas.engine.report import Check
 
 
