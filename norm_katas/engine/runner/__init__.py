@@ -15,32 +15,20 @@ them here, where every caller looks them up.
 
 from norm_katas.engine.request import GRADER_FAILED, NOT_SOLVED, SOLVED, USAGE
 from norm_katas.engine.runner.child import child_main
-from norm_katas.engine.runner.parent import (
-    GRADING_LIMIT_S,
-    Graded,
-    GraderError,
-    environment,
-    grade,
-    grader_failed,
-    missing_requirements,
-)
-from norm_katas.engine.runner.warm import GRADING_MODULES, preload, warm_up
+from norm_katas.engine.runner.parent import Graded, GraderError, grade, missing_requirements
+from norm_katas.engine.runner.warm import preload, warm_up
 from norm_katas.runtime.processes import exit_process
 
 __all__ = [
     "GRADER_FAILED",
-    "GRADING_LIMIT_S",
-    "GRADING_MODULES",
     "NOT_SOLVED",
     "SOLVED",
     "USAGE",
     "Graded",
     "GraderError",
     "child_main",
-    "environment",
     "exit_process",
     "grade",
-    "grader_failed",
     "missing_requirements",
     "preload",
     "warm_up",
