@@ -30,7 +30,7 @@ from norm_katas.engine import options
 from norm_katas.engine.request import Request
 
 if TYPE_CHECKING:
-    from norm_katas.engine.runner import Outcome as Graded
+    from norm_katas.engine.runner import Graded
 
 MODE = "notebook"  # the history's mode for a cell's gradings
 _COLOUR = re.compile(r"\x1b\[[0-9;]*m")  # a terminal's colour escape sequence

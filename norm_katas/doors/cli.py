@@ -237,7 +237,7 @@ def cmd_serve(argv: list[str]) -> int:
 
 def cmd_child(argv: list[str]) -> int:
     """The child of a grading, as a fresh interpreter where fork is not available: argv is
-    the request's JSON file (runner._run_child wrote it) and the scratch folder."""
+    the request's JSON file (runner.launch.run_child wrote it) and the scratch folder."""
     from norm_katas.engine.request import Request
 
     request = Request.from_json(Path(argv[0]).read_text())

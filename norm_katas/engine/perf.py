@@ -16,13 +16,19 @@ import time
 import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import torch
 from torch.utils._pytree import tree_leaves
 
-from norm_katas.checks.suite import PerfCase
+from norm_katas.checks.suite import PerfCase, declared
+from norm_katas.engine.learners import kata_of
 from norm_katas.runtime.torch_compat import DispatchMode
+
+if TYPE_CHECKING:
+    import pytest
+
+    from norm_katas.engine.report import Report
 
 # Per measurement: enough calls for a stable median, and no more. The self-tests, which only
 # check that every kata can be measured, set the budget to 0: one warm-up and one timed call.
@@ -142,6 +148,25 @@ def report(case: PerfCase, device: torch.device) -> dict[str, Any]:
             "theirs": case.bytes_moved / theirs.forward_s / 1e9,
         }
     return result
+
+
+def measure_suite(
+    session: pytest.Session, graded: Report, load: Any, device: torch.device
+) -> dict[str, Any] | None:
+    """--perf in a grading: the suite's perf_case, timed against torch's built-in (never graded).
+    `graded`: the grading's report; `load`: loads the learner's module for a kata."""
+    suite = next((item.module for item in session.items if hasattr(item, "module")), None)
+    make_case = declared(suite).perf_case
+    if make_case is None or graded.load_error:
+        return None
+    try:
+        kata = load(kata_of(suite))
+        torch.manual_seed(0)
+        return report(make_case(kata, device), device)
+    except BaseException as e:  # the learner's constructor, say: report, never crash
+        result = {"given": graded.title, "device": str(device)}
+        result["error"] = f"your code raised {type(e).__name__}: {e}".strip()
+        return result
 
 
 def format_report(result: dict[str, Any]) -> str:

@@ -22,7 +22,7 @@ def grade(
     cancel: Callable[[], bool] | None = None,
     out: TextIO | None = None,
     **mock: object,
-) -> runner.Outcome:
+) -> runner.Graded:
     """runner.grade(), then record the attempt: never the reference solution's, nor a run of
     some checks only (-k, -m), which says nothing about the kata as a whole, nor a usage error
     (-k matching no check), which graded nothing. A grading that cancel() stopped has no

@@ -104,7 +104,7 @@ class Mock:
         "mock" (grading.grade's keyword arguments)."""
         return {"seconds": elapsed, "budget": self.budget, "mock_id": self.mock_id}
 
-    def count(self, outcome: runner.Outcome, elapsed: float) -> str | None:
+    def count(self, outcome: runner.Graded, elapsed: float) -> str | None:
         """Count a grading that ran, started `elapsed` seconds in; returns why the mock ends
         (solved, or every check passes when going on for parity), or None to go on."""
         self.gradings += 1

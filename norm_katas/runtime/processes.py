@@ -1,5 +1,6 @@
 """The processes a grading runs in: whether one may be forked, how one ended, and where an
-exception was raised, in words for a message."""
+exception was raised, in words for a message; a child's exit awaited, a process group killed,
+and this process ended."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import os
 import signal
 import sys
 import traceback
+from typing import NoReturn
 
 
 def fork_is_safe() -> bool:
@@ -36,3 +38,31 @@ def cause(e: BaseException) -> str:
 def where(e: BaseException) -> str:
     """The last frames of a traceback, the grader's own or torch's: where to look."""
     return "".join(traceback.format_exception(type(e), e, e.__traceback__, limit=-4))
+
+
+def exit_process(code: int) -> NoReturn:
+    """End this process without the interpreter's shutdown: Triton's bindings, which
+    torch._dynamo imports, print hundreds of lines of false "leaked" warnings there."""
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            stream.flush()
+    os._exit(code)
+
+
+def exit_fd(pid: int) -> int | None:
+    """A file descriptor that becomes readable when the child `pid` exits (Linux 5.3 on)."""
+    try:
+        return os.pidfd_open(pid)
+    except (AttributeError, OSError):
+        return None
+
+
+def kill_group(pid: int) -> None:
+    """Kill `pid` and its process group (all it started), and reap it."""
+    for kill in (os.killpg, os.kill):
+        try:
+            kill(pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            continue
+    with contextlib.suppress(ChildProcessError):
+        os.waitpid(pid, 0)

@@ -560,7 +560,7 @@ def test_a_rank_that_died_does_not_take_the_grading_with_it() -> None:
 
 def test_a_sigpipe_with_the_reader_still_there_is_the_graders_failure(tmp_path: Path) -> None:
     # A grading stopped by SIGPIPE ends quietly only where its output has no reader (`| head`).
-    from norm_katas.engine.runner import _reader_gone
+    from norm_katas.engine.runner.parent import _reader_gone
 
     read, write = os.pipe()
     with os.fdopen(write, "w") as out:

@@ -35,7 +35,8 @@ import pytest
 import torch
 
 from norm_katas.content import registry
-from norm_katas.engine import runner, server
+from norm_katas.engine import server
+from norm_katas.engine.runner import parent
 from norm_katas.runtime import limits
 
 CATALOGUE = registry.ROOT / "tests" / "catalogue"
@@ -173,12 +174,12 @@ def test_a_grading_that_stalls_is_told_by_where_it_was(tmp_path: Path) -> None:
     mine.write_text("def forward(x):\n    return torch_op_that_never_returns(x)\n")
     suite = limits.Frame(str(registry.ROOT / "tests" / "test_layernorm.py"), 9, "test_x")
     out = io.StringIO()
-    stalled = runner.Stalled(300, [limits.Frame(str(mine), 2, "forward"), suite])
-    assert runner._stalled(stalled, out) == runner.NOT_SOLVED
+    stalled = parent.Stalled(300, [limits.Frame(str(mine), 2, "forward"), suite])
+    assert parent._stalled(stalled, out) == parent.NOT_SOLVED
     assert f"{mine.name} line 2: return torch_op_that_never_returns(x)" in out.getvalue()
     for frames in ([suite], None):  # the grader's own work, or nowhere known
         out = io.StringIO()
-        assert runner._stalled(runner.Stalled(300, frames), out) == runner.GRADER_FAILED
+        assert parent._stalled(parent.Stalled(300, frames), out) == parent.GRADER_FAILED
         assert "not with your code" in out.getvalue(), out.getvalue()
 
 
@@ -189,7 +190,7 @@ def test_a_timeout_says_waiting_or_looping_by_the_cpu_it_used(
     at import and when the run stops: never "does it sleep?" and then "it loops forever"."""
     from types import SimpleNamespace
 
-    from norm_katas.engine import plugin
+    from norm_katas.engine import learners, plugin
 
     mine = limits.Frame(str(tmp_path / "mine.py"), 7, "forward")
     budget = limits.Budget(1.0, "test_x", method="thread")  # no watchdog: never started
@@ -204,9 +205,9 @@ def test_a_timeout_says_waiting_or_looping_by_the_cpu_it_used(
     for busy, says in ((True, "loop forever"), (False, "sleep, or wait for input or a lock")):
         error = verdicts[busy]
         monkeypatch.setattr(
-            plugin, "load_file", lambda *a, error=error: (_ for _ in ()).throw(error)
+            learners, "load_file", lambda *a, error=error: (_ for _ in ()).throw(error)
         )
-        loaded = plugin.Learners().load(registry.get("layernorm"), tmp_path / "mine.py")
+        loaded = learners.Learners().load(registry.get("layernorm"), tmp_path / "mine.py")
         assert f"Does top-level code {says}?" in str(loaded), loaded
 
     for kinds, says in (
@@ -252,5 +253,5 @@ def test_the_grader_overrunning_a_lowered_limit_names_the_limit(
         report.finished, report.grader_errors = True, [said[timeout]]
         request = Request.parse(kata, ["--impl", "solutions", f"--timeout={timeout}"])
         out = io.StringIO()
-        assert runner._verdict(1, report, request, "", out) == runner.GRADER_FAILED
+        assert parent._verdict(1, report, request, "", out) == parent.GRADER_FAILED
         assert whose in out.getvalue(), out.getvalue()

@@ -179,7 +179,7 @@ def test_gradings_are_recorded_but_not_the_reference_solution(
 
     def recorded(kata: str, impl: Path | str, *options: str) -> None:
         report, _, code = grade(kata, impl, *options)
-        graded = runner.Outcome(code, Report.from_json(report))
+        graded = runner.Graded(code, Report.from_json(report))
         monkeypatch.setattr(runner, "grade", lambda *args, **kwargs: graded)
         grading.grade(Request.parse(registry.get(kata), ["--impl", str(impl), *options]))
 

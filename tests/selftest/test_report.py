@@ -296,7 +296,7 @@ def test_a_device_check_graded_on_the_cpu_says_it_ran_on_simulated_cuda(
     # that never happened. The checklist says where it ran.
     import torch
 
-    from norm_katas.engine.plugin import ON_CUDA, SIMULATED_CUDA
+    from norm_katas.engine.checklist import ON_CUDA, SIMULATED_CUDA
 
     for kata in registry.load():
         titles = re.findall(r'def test_follows_device.*?"""(.*?)\n', kata.suite.read_text(), re.S)
@@ -355,7 +355,7 @@ def test_a_value_message_shows_the_digits_that_differ() -> None:
 def test_torchs_own_log_is_not_the_learners_output() -> None:
     import logging
 
-    from norm_katas.engine.plugin import learners_output, torch_log_muted
+    from norm_katas.engine.conditions import learners_output, torch_log_muted
 
     cpp = "[W1125 16:34:13.431000 7197 torch/csrc/distributed/c10d/ProcessGroupGloo.cpp:123] "
     mine = "E1125 is the learner's own line\nx.py:3] too\n"
@@ -493,10 +493,10 @@ def test_hints_hold_no_code() -> None:
 
 
 def test_new_memory_reads_as_nan_during_a_check_and_settings_come_back() -> None:
-    """What torch.empty returns does not depend on the allocator's history (plugin.py)."""
+    """What torch.empty returns does not depend on the allocator's history (conditions.py)."""
     import torch
 
-    from norm_katas.engine.plugin import uninitialized_memory_filled
+    from norm_katas.engine.conditions import uninitialized_memory_filled
 
     before = torch.are_deterministic_algorithms_enabled()
     with uninitialized_memory_filled():

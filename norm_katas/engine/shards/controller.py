@@ -26,7 +26,7 @@ import pytest
 from norm_katas.engine.shards import scheduling, worker
 
 if TYPE_CHECKING:
-    from norm_katas.engine.plugin import Grading
+    from norm_katas.engine.grading import Grading
     from norm_katas.engine.report import Check
 
 
@@ -42,7 +42,7 @@ def run(session: pytest.Session, grading: Grading) -> bool:
     for stream in (sys.stdout, sys.stderr):
         stream.flush()
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DeprecationWarning)  # fork with threads: runner.py
+        warnings.simplefilter("ignore", DeprecationWarning)  # fork with threads: runner/launch.py
         pid = os.fork()
     if pid == 0:
         os.close(read)

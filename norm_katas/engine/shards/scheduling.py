@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 if TYPE_CHECKING:
-    from norm_katas.engine.plugin import Grading
+    from norm_katas.engine.grading import Grading
 
 
 def asked(grading: Grading, session: pytest.Session) -> bool:

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 import pytest
 
 if TYPE_CHECKING:
-    from norm_katas.engine.plugin import Grading
+    from norm_katas.engine.grading import Grading
 
 _LENGTH = struct.Struct("!I")
 _PR_SET_PDEATHSIG = 1
