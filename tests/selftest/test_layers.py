@@ -99,3 +99,22 @@ def test_suites_import_only_the_checks_library() -> None:
                 if name.split(".")[0] == "norm_katas" and not inside:
                     found.append(f"{kata.suite.name} line {node.lineno}: {name}")
     assert not found, "suites importing outside norm_katas.checks:\n" + "\n".join(found)
+
+
+MODULE_LINES, CLASS_LINES = 600, 300  # one job per module: a guide that a reader can hold
+
+
+def test_no_module_or_class_outgrows_one_job() -> None:
+    """A module over 600 lines or a class over 300 does several jobs: split it by job."""
+    found = []
+    for path in sorted((ROOT / "norm_katas").rglob("*.py")):
+        text = path.read_text(encoding="utf-8")
+        name = path.relative_to(ROOT)
+        if (lines := len(text.splitlines())) > MODULE_LINES:
+            found.append(f"{name}: {lines} lines")
+        for node in ast.walk(ast.parse(text)):
+            if isinstance(node, ast.ClassDef):
+                size = (node.end_lineno or node.lineno) - node.lineno + 1
+                if size > CLASS_LINES:
+                    found.append(f"{name}: class {node.name}, {size} lines")
+    assert not found, "\n".join(found)
