@@ -184,6 +184,7 @@ class Grading:
             strict=request.strict,
             door=request.door,
             mock=request.mock,
+            watch=request.watch,
         )
         # A suite may add what --device means for it (SyncBatchNorm: ranks on gloo, not nccl),
         # and what grading without the asked device means for it (Triton: the kernel runs in

@@ -14,6 +14,8 @@ import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+from norm_katas.engine.report.printer import HINT_KEY
+
 POLL_S = 0.025  # a stat() of one file: cheap, and half the poll is on every save's verdict
 # Editors write a file in steps (truncate, write; or write a copy, then rename it over), each
 # a millisecond or less apart: grade once the file has not changed for SETTLE_S, and at most
@@ -80,13 +82,13 @@ class Keys:
                 raise KeyboardInterrupt
             if "q" in text.lower():
                 return "q"
-            return "\n" if ("\n" in text or "\r" in text) else text
+            return "\n" if ("\n" in text or "\r" in text) else text.lower()
         line = sys.stdin.readline()
         if line == "":  # end of input: keep the clock and the file watch going
             self.open = False
             return None
         word = line.strip().lower()
-        return "q" if word in QUIT else "\n"
+        return "q" if word in QUIT else word if word in (HINT_KEY, "hint") else "\n"
 
 
 class WatchedFile:
@@ -124,11 +126,11 @@ class WatchedFile:
 def stops_grading(watched: WatchedFile, keys: Keys) -> Callable[[], bool]:
     """A cancel hook for runner.grade(): a new save stops the grading in progress (the loop
     then grades the new version), and so does q (the loop then stops). Enter is let go: a
-    grading is already running."""
+    grading is already running; the hint key waits for the verdict."""
 
     def cancel() -> bool:
-        if keys.pending is None and keys.poll(0) == "q":
-            keys.pending = "q"
+        if keys.pending is None and (key := keys.poll(0)) in ("q", HINT_KEY):
+            keys.pending = key  # q stops this grading; a hint waits for it to end
         return keys.pending == "q" or watched.saved()
 
     return cancel
@@ -145,10 +147,12 @@ def run(
     keys: Keys,
     grade: Callable[[], str | None],
     tick: Callable[[], str | None],
+    hint: Callable[[], str | None] | None = None,
 ) -> str:
     """Grade on every save or Enter until grade() or tick() says why to stop, or q.
 
-    tick() runs every poll (a countdown, a status line); each returns None to go on.
+    tick() runs every poll (a countdown, a status line); hint(), where given, on the hint key;
+    each returns None to go on.
     """
     while True:
         if (why := tick()) is not None:
@@ -156,6 +160,11 @@ def run(
         key = keys.poll(POLL_S)
         if key == "q":
             return "you stopped"
+        if hint is not None and key is not None and key.strip() in (HINT_KEY, "hint"):
+            watched.mark_graded()
+            if (why := hint()) is not None:
+                return why
+            continue
         saved = watched.saved()
         if saved:
             watched.settle()

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import sys
 import time
+from dataclasses import replace
 
 from norm_katas.engine import runner, suggest
 from norm_katas.engine.request import Request
@@ -16,7 +17,8 @@ from norm_katas.runtime import loader
 
 
 def run(request: Request) -> int:
-    """Watch the request's file (Request.parse found it there) and grade each save."""
+    """Watch the request's file (Request.parse found it there) and grade each save; the hint key
+    grades again with one more hint step (the idea, then the formula), kept for later saves."""
     path = request.file
     try:  # the line too: a Ctrl-C as soon as it shows lands before warm_up's first step
         print(f"Starting the grader for {request.kata.title}...", flush=True)
@@ -31,6 +33,11 @@ def run(request: Request) -> int:
     watched = loop.WatchedFile(path)
     keys = loop.Keys()
     stops = loop.stops_grading(watched, keys)
+
+    def more_hints() -> None:
+        nonlocal request
+        request = replace(request, hints=min(2, request.hints + 1))
+        grade()
 
     def grade() -> None:
         loop.clear_screen()
@@ -51,7 +58,7 @@ def run(request: Request) -> int:
     try:
         with keys.cbreak():
             grade()
-            loop.run(watched, keys, lambda: grade(), lambda: None)
+            loop.run(watched, keys, lambda: grade(), lambda: None, lambda: more_hints())
     except KeyboardInterrupt:
         pass
     print(f"\nLeft watch mode. Your gradings are in your history: {suggest.command('progress')}")

@@ -547,6 +547,16 @@ def test_watch_mode_regrades_on_save_and_quits_on_q(tmp_path: Path) -> None:
     child.send("\n")  # Enter regrades without a save
     child.expect(r"Interview core \d+/\d+ ✗")
     child.expect("Watching")  # that grading is over: a save now is not one that stops it
+    # Stuck: the key it names grades again with the idea, then with the formula as well.
+    assert "Stuck? Press h for a hint." in child.before and "--hints" not in child.before
+    child.send("h")
+    child.expect("Hint \\(idea\\)")
+    child.expect("Stuck\\? Press h for the formula as well.")
+    child.expect("Watching")
+    child.send("h")
+    child.expect("Hint \\(formula\\)")
+    child.expect("Watching")
+    assert "Stuck?" not in child.before  # nothing more to show
     save(mine, kata.solution.read_text())
     child.expect(r"Interview core (\d+)/\1 ✓ solved")
     child.send("q")  # one key, no Enter: the terminal is in cbreak mode
@@ -555,7 +565,7 @@ def test_watch_mode_regrades_on_save_and_quits_on_q(tmp_path: Path) -> None:
     child.close()
     assert child.exitstatus == 0
     modes = [e.mode for e in history.events("dropout")]
-    assert modes == ["practice"] * 4  # every grading is practice in the history
+    assert modes == ["practice"] * 6  # every grading is practice in the history
     assert history.events("dropout")[-1].solved
 
 

@@ -16,6 +16,7 @@ from norm_katas.engine.report.data import CORE, INFO, PARITY, TIER_TITLES, Check
 from norm_katas.engine.suggest import TERMINAL
 
 OUTPUT_LINES = 3  # lines of the learner's own prints shown under a check
+HINT_KEY = "h"  # in watch mode, the key that grades again with the next hint step
 
 
 class Printer:
@@ -29,6 +30,7 @@ class Printer:
         strict: bool = False,
         door: str = TERMINAL,
         mock: bool = False,
+        watch: bool = False,
     ) -> None:
         self.out = out or sys.stdout
         self.strict = strict  # --strict: torch parity is required, not a stretch goal
@@ -37,6 +39,7 @@ class Printer:
         self.door = door  # where the options offered are typed
         # In a mock interview the learner cannot pass options: offer none of them there.
         self.in_mock = mock
+        self.watch = watch  # watch mode: a key shows the next hint (practice.watch)
         self.tier_shown: str | None = None
         # On a terminal, the check that is running shows on a line the next output replaces.
         self.live = self.out.isatty()
@@ -155,8 +158,11 @@ class Printer:
             and len(headline.hints) > self.hints  # a step is left to show
             and (headline.tier == CORE or self.strict)  # a solved core is not stuck
         ):
-            more = suggest.option("--hints" if not self.hints else "--hints 2", self.door)
             step = "a hint" if not self.hints else "the formula as well"
+            if self.watch:
+                self.write(f"{self.dim}Stuck? Press {HINT_KEY} for {step}.{self.reset}")
+                return
+            more = suggest.option("--hints" if not self.hints else "--hints 2", self.door)
             self.write(f"{self.dim}Stuck? Grade again with {more} for {step}.{self.reset}")
 
     def _headline(self, report: Report, failed: list[Check]) -> None:
