@@ -270,14 +270,18 @@ def expect_follows_device(
             out = expect_tensor(fake_cuda.run(module, *inputs))
         except fake_cuda.DeviceMismatch as e:
             fail(
-                f"{given} on (simulated) CUDA: forward mixed devices: {e}. Create new tensors "
-                "on the input's device (torch.rand_like(x), device=x.device), and keep state "
-                "in parameters or buffers (register_buffer) so .to(device) moves it."
+                f"{given} on (simulated) CUDA: forward mixed devices ({_said(e)}): a tensor it "
+                "made or kept is on the CPU while the input and the module are on CUDA."
             )
         except fake_cuda.Inconclusive as e:
             pytest.skip(f"simulated CUDA could not run this code ({e}); run with a GPU to check")
         if out.device.type not in fake_cuda.SIMULATED:
             fail(f"{given} on (simulated) CUDA: the output is on {out.device}, expected cuda.")
+
+
+def _said(e: Exception) -> str:
+    """torch's words, without its closing "!" (the sentence goes on after them)."""
+    return str(e).rstrip("!. ")
 
 
 def expect_function_follows_device(
@@ -298,8 +302,8 @@ def expect_function_follows_device(
         out = fake_cuda.call(run, *inputs)
     except fake_cuda.DeviceMismatch as e:
         fail(
-            f"{given} on (simulated) CUDA: mixed devices: {e}. Create new tensors on the "
-            "input's device (torch.zeros_like(x), device=x.device)."
+            f"{given} on (simulated) CUDA: mixed devices ({_said(e)}): a tensor it made is on "
+            "the CPU while the inputs are on CUDA."
         )
     except fake_cuda.Inconclusive as e:
         pytest.skip(f"simulated CUDA could not run this code ({e}); run with a GPU to check")
