@@ -19,7 +19,10 @@ discrepancy: the helpers here do that for you.
 Import everything from here; the modules only sort it by theme:
 - comparisons: tolerances per dtype and device, expect_close and its kin, inputs that make a
   mistake visible (HALF_OFFSET, nonzero_values);
-- modules: the learner's module beside torch's (paired, expect_same_grads, state_dict);
+- modules: the learner's module beside torch's (paired, its parameters and arguments,
+  expect_same_grads, state_dict), and its input left as it was;
+- running_stats: the running statistics of a BatchNorm-like layer, read by name, and the checks
+  such a layer passes in training and eval mode alike;
 - runtime: what the code does while it runs (from scratch, vectorized, torch's RNG, float64
   arithmetic, device);
 - autograd: the custom torch.autograd.Function of the backward katas, and gradcheck;
@@ -84,14 +87,34 @@ from norm_katas.checks.execution import (
     expect_vectorized,
 )
 from norm_katas.checks.modules import (
+    MISSING,
     backward_grads,
+    expect_arguments_kept,
+    expect_input_unmodified,
+    expect_no_weight_and_bias,
     expect_registered_state,
     expect_same_grads,
+    expect_same_parameters,
     expect_state_dict_round_trip,
     forward_with_grad,
     grads_of,
     load_torch_state,
     paired,
+)
+from norm_katas.checks.running_stats import (
+    STATS,
+    expect_eval_leaves_stats,
+    expect_follows_device_in_both_modes,
+    expect_from_scratch_in_both_modes,
+    expect_no_running_stats,
+    expect_same_buffers,
+    expect_several_steps_then_eval,
+    expect_stats_match,
+    expect_stats_without_history,
+    expect_vectorized_in_both_modes,
+    normalized_by_running_stats,
+    snapshot,
+    stat,
 )
 from norm_katas.checks.suite import PerfCase, Suite
 from norm_katas.runtime.outcomes import (
@@ -113,6 +136,8 @@ __all__ = [
     "DEVICE_TOLERANCE",
     "FROM_SCRATCH",
     "HALF_OFFSET",
+    "MISSING",
+    "STATS",
     "TOLERANCE",
     "Belongs",
     "CannotGrade",
@@ -135,28 +160,41 @@ __all__ = [
     "count_python_lines",
     "describe_call",
     "dtype_name",
+    "expect_arguments_kept",
     "expect_attributes",
     "expect_backward_by_hand",
     "expect_backward_shapes",
     "expect_close",
+    "expect_eval_leaves_stats",
     "expect_float64_arithmetic",
     "expect_follows_device",
+    "expect_follows_device_in_both_modes",
     "expect_follows_torch_seed",
     "expect_from_scratch",
+    "expect_from_scratch_in_both_modes",
     "expect_function_follows_device",
     "expect_gradcheck",
     "expect_grads_close",
+    "expect_input_unmodified",
     "expect_like",
+    "expect_no_running_stats",
+    "expect_no_weight_and_bias",
     "expect_raises",
     "expect_registered_state",
     "expect_rounded_once",
+    "expect_same_buffers",
     "expect_same_grads",
+    "expect_same_parameters",
     "expect_saves_only_what_backward_needs",
+    "expect_several_steps_then_eval",
     "expect_stable_under_shift",
     "expect_state_dict_round_trip",
+    "expect_stats_match",
+    "expect_stats_without_history",
     "expect_tensor",
     "expect_through_function",
     "expect_vectorized",
+    "expect_vectorized_in_both_modes",
     "fail",
     "fail_for",
     "fail_hung",
@@ -164,10 +202,13 @@ __all__ = [
     "grads_of",
     "load_torch_state",
     "nonzero_values",
+    "normalized_by_running_stats",
     "paired",
     "perturbed",
     "shape_of",
     "skip_unless_close",
+    "snapshot",
+    "stat",
     "tensors_in",
     "tolerance",
 ]
