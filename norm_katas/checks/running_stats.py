@@ -15,18 +15,22 @@ from typing import Any
 import torch
 from torch import nn
 
-from norm_katas.checks.comparisons import expect_close, shape_of
+from norm_katas.checks.comparisons import dtype_name, expect_close, expect_raises, shape_of
 from norm_katas.checks.execution import (
     BUILTIN_NORM_MODULES,
     BUILTIN_NORMS,
+    expect_float64_arithmetic,
     expect_follows_device,
     expect_from_scratch,
     expect_vectorized,
 )
-from norm_katas.checks.modules import MISSING
+from norm_katas.checks.modules import MISSING, expect_same_grads
 from norm_katas.runtime.outcomes import fail
 
 STATS = ("running_mean", "running_var", "num_batches_tracked")
+MODES = ("training", "eval")
+# A pair of layers built alike, (the learner's, torch's): a fresh one for each call.
+PairMaker = Callable[[], tuple[nn.Module, nn.Module]]
 
 
 def stat(module: nn.Module, name: str, *, given: str) -> Any:
@@ -219,3 +223,61 @@ def expect_vectorized_in_both_modes(
         large.train(training)
         mode = "training" if training else "eval"
         expect_vectorized(run, (small, xs), (large, xl), given=f"{given} in {mode} mode")
+
+
+def in_mode(mode: str, *modules: nn.Module) -> None:
+    """Put each module in `mode`, "training" or "eval"."""
+    for module in modules:
+        module.train(mode == "training")
+
+
+def expect_same_grads_in_both_modes(
+    make: PairMaker, x_shape: tuple[int, ...], *, device: torch.device, name: str
+) -> None:
+    """In each mode, a fresh pair from make() in float64 gives the same gradients of x, weight
+    and bias at x = 2 · randn + 1 (see expect_same_grads)."""
+    for mode in MODES:
+        mine, ref = make()
+        mine, ref = mine.to(device, torch.float64), ref.to(device, torch.float64)
+        in_mode(mode, mine, ref)
+        x = torch.randn(x_shape, dtype=torch.float64, device=device) * 2 + 1
+        grad_out = torch.randn_like(x)
+        given = f"{name} in {mode} mode on x {shape_of(x)}"
+        expect_same_grads(mine, ref, x, grad_out, given=given)
+
+
+def expect_float64_in_both_modes(mine: nn.Module, x: torch.Tensor, *, name: str) -> None:
+    """mine, float64 already, computes a float64 x in float64 in training and in eval mode."""
+    for mode in MODES:
+        in_mode(mode, mine)
+        expect_float64_arithmetic(mine, x, given=f"{name} in {mode} mode on x {shape_of(x)}")
+
+
+def expect_raises_in_mode(layer: nn.Module, x: torch.Tensor, *, training: bool, name: str) -> None:
+    """layer(x) raises ValueError in training mode (or in eval mode, training=False)."""
+    layer.train(training)
+    mode = "training" if training else "eval"
+    expect_raises(ValueError, lambda: layer(x), given=f"{name} in {mode} mode on x {shape_of(x)}")
+
+
+def expect_half_like_float32(
+    make: PairMaker, x: torch.Tensor, *, name: str, on_copy: bool = False
+) -> None:
+    """A half x (float16 or bfloat16) gives torch's float32 result, rounded to x's dtype, in a
+    float32 layer (as under autocast) and in one of x's dtype, in both modes; `on_copy` as in
+    expect_several_steps_then_eval."""
+    # A few roundings in the input dtype: float16 has 11 significant bits, bfloat16 only 8
+    # (correct implementations measured at up to 3e-3 and 2.4e-2 of |expected| + 1).
+    tol = 2e-2 if x.dtype == torch.float16 else 5e-2
+    for layer in ("float32", dtype_name(x.dtype)):
+        mine, ref = make()
+        mine, ref = mine.to(x.device), ref.to(x.device)
+        if layer != "float32":
+            mine = mine.to(x.dtype)
+        for mode in MODES:
+            in_mode(mode, mine, ref)
+            expected = ref(x.float()).detach().to(x.dtype)
+            given = f"{name} in {layer}, {mode} mode, on x {shape_of(x)}"
+            expect_close(
+                mine(x.clone() if on_copy else x), expected, given=given, rtol=tol, atol=tol
+            )
