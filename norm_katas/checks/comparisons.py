@@ -246,6 +246,22 @@ def expect_raises(
     fail(f"{given} should raise {names}, but returned normally.")
 
 
+def expect_rejects_shapes(
+    layer: Callable[[torch.Tensor], Any],
+    x_shapes: tuple[tuple[int, ...], ...],
+    *,
+    device: torch.device | str,
+    name: str,
+) -> None:
+    """layer(x) raises RuntimeError (torch's) or ValueError for an x of each shape, drawn in
+    turn; `name` is the layer as messages show it."""
+    for x_shape in x_shapes:
+        x = torch.randn(x_shape, device=device)
+        expect_raises(
+            (ValueError, RuntimeError), lambda x=x: layer(x), given=f"{name} on x {shape_of(x)}"
+        )
+
+
 def tensors_in(value: Any) -> list[torch.Tensor]:
     """Every tensor in value (a tensor, or tuples, lists and dicts of them), in order."""
     from torch.utils._pytree import tree_leaves

@@ -9,7 +9,14 @@ from typing import Any
 import torch
 from torch import nn
 
-from norm_katas.checks.comparisons import _fmt, describe_call, expect_close, expect_grads_close
+from norm_katas.checks.comparisons import (
+    _fmt,
+    describe_call,
+    expect_close,
+    expect_grads_close,
+    expect_like,
+    shape_of,
+)
 from norm_katas.runtime.outcomes import fail
 
 
@@ -82,6 +89,47 @@ def expect_same_grads(
     # change what torch's is given.
     mine_grads = grads_of(mine, x, grad_out.clone())
     expect_grads_close(mine_grads, grads_of(ref, x, grad_out.clone()), given=given)
+
+
+def expect_same_grads_in_float64(
+    mine: nn.Module,
+    ref: nn.Module,
+    x_shape: tuple[int, ...],
+    *,
+    device: torch.device | str,
+    given: str,
+) -> None:
+    """mine and ref (torch's, holding the same state), moved to float64, give the same
+    gradients at x = 2 · randn + 1, backward from a random grad_out. `given` names the layers;
+    the input is said after it."""
+    mine, ref = mine.to(device, torch.float64), ref.to(device, torch.float64)
+    x = torch.randn(x_shape, dtype=torch.float64, device=device) * 2 + 1
+    grad_out = torch.randn_like(x)
+    expect_same_grads(mine, ref, x, grad_out, given=f"{given} on x {shape_of(x)}")
+
+
+def expect_output_like_input(
+    make: Callable[[], tuple[nn.Module, nn.Module]],
+    x_shape: tuple[int, ...],
+    *,
+    device: torch.device,
+    name: str,
+) -> None:
+    """In float32 and in float64, the learner's layer of a fresh make() (a pair as `paired`
+    gives it) maps a random x of x_shape to an output of x's shape, dtype and device; `name`
+    is the layer as messages show it."""
+    for dtype in (torch.float32, torch.float64):
+        mine = make()[0].to(device, dtype)
+        x = torch.randn(x_shape, device=device, dtype=dtype)
+        expect_like(mine(x), x, given=f"{name} on x {shape_of(x)}")
+
+
+def torch_initialised(kata: Any, name: str, *args: Any, **kwargs: Any) -> nn.Module:
+    """The learner's kata.<name>(*args, **kwargs) holding torch's initial state (weight one,
+    bias zero: exact in any dtype, so that only the statistics show in a comparison)."""
+    mine, ref = getattr(kata, name)(*args, **kwargs), getattr(nn, name)(*args, **kwargs)
+    load_torch_state(mine, ref, given=describe_call(name, *args, **kwargs))
+    return mine
 
 
 def expect_state_dict_round_trip(mine: nn.Module, ref: nn.Module, *, given: str) -> None:

@@ -24,7 +24,7 @@ from norm_katas.checks.execution import (
     expect_from_scratch,
     expect_vectorized,
 )
-from norm_katas.checks.modules import MISSING, expect_same_grads
+from norm_katas.checks.modules import MISSING, expect_same_grads_in_float64
 from norm_katas.runtime.outcomes import fail
 
 STATS = ("running_mean", "running_var", "num_batches_tracked")
@@ -234,16 +234,14 @@ def in_mode(mode: str, *modules: nn.Module) -> None:
 def expect_same_grads_in_both_modes(
     make: PairMaker, x_shape: tuple[int, ...], *, device: torch.device, name: str
 ) -> None:
-    """In each mode, a fresh pair from make() in float64 gives the same gradients of x, weight
-    and bias at x = 2 · randn + 1 (see expect_same_grads)."""
+    """In each mode, a fresh pair from make() gives the same gradients of x, weight and bias
+    (see expect_same_grads_in_float64)."""
     for mode in MODES:
         mine, ref = make()
-        mine, ref = mine.to(device, torch.float64), ref.to(device, torch.float64)
         in_mode(mode, mine, ref)
-        x = torch.randn(x_shape, dtype=torch.float64, device=device) * 2 + 1
-        grad_out = torch.randn_like(x)
-        given = f"{name} in {mode} mode on x {shape_of(x)}"
-        expect_same_grads(mine, ref, x, grad_out, given=given)
+        expect_same_grads_in_float64(
+            mine, ref, x_shape, device=device, given=f"{name} in {mode} mode"
+        )
 
 
 def expect_float64_in_both_modes(mine: nn.Module, x: torch.Tensor, *, name: str) -> None:
