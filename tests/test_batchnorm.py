@@ -749,8 +749,5 @@ def perf_case(kata, device):
     mine, ref = paired(kata, "BatchNorm2d", shape[1])
     mine, ref = mine.to(device), ref.to(device)
     x = torch.randn(shape, device=device, requires_grad=True)
-    return PerfCase(
-        given=f"BatchNorm2d({shape[1]}) in training on x {shape_of(x)}", mine=lambda: mine(x),
-        builtin=lambda: ref(x), builtin_name="nn.BatchNorm2d", inputs=(x,),
-        bytes_moved=2 * x.nbytes,
-    )  # fmt: skip
+    given = f"BatchNorm2d({shape[1]}) in training on x {shape_of(x)}"
+    return PerfCase.of_layers(given, mine, ref, x, builtin_name="nn.BatchNorm2d")

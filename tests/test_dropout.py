@@ -490,7 +490,5 @@ def perf_case(kata, device):
     shape = (8192, 4096) if device.type == "cuda" else (2048, 1024)
     mine, ref = kata.Dropout(0.1).to(device), nn.Dropout(0.1)
     x = torch.randn(shape, device=device, requires_grad=True)
-    return PerfCase(
-        given=f"Dropout(0.1) in training on x {shape_of(x)}", mine=lambda: mine(x),
-        builtin=lambda: ref(x), builtin_name="nn.Dropout", inputs=(x,), bytes_moved=2 * x.nbytes,
-    )  # fmt: skip
+    given = f"Dropout(0.1) in training on x {shape_of(x)}"
+    return PerfCase.of_layers(given, mine, ref, x, builtin_name="nn.Dropout")

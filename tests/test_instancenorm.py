@@ -938,11 +938,8 @@ def perf_case(kata, device):
     mine, ref = paired(kata, "InstanceNorm2d", shape[1], affine=True)
     mine, ref = mine.to(device), ref.to(device)
     x = torch.randn(shape, device=device, requires_grad=True)
-    return PerfCase(
-        given=f"InstanceNorm2d({shape[1]}, affine=True) in training on x {shape_of(x)}",
-        mine=lambda: mine(x), builtin=lambda: ref(x), builtin_name="nn.InstanceNorm2d",
-        inputs=(x,), bytes_moved=2 * x.nbytes,
-    )  # fmt: skip
+    given = f"InstanceNorm2d({shape[1]}, affine=True) in training on x {shape_of(x)}"
+    return PerfCase.of_layers(given, mine, ref, x, builtin_name="nn.InstanceNorm2d")
 
 
 # -- the references and probes the checks above use -------------------------------------------

@@ -839,11 +839,8 @@ def perf_case(kata, device):
     mine = kata.SyncBatchNorm(shape[1]).to(device)
     ref = nn.SyncBatchNorm(shape[1]).to(device)
     x = torch.randn(shape, device=device, requires_grad=True)
-    return PerfCase(
-        given=f"SyncBatchNorm({shape[1]}) in training on one process, x {shape_of(x)}",
-        mine=lambda: mine(x), builtin=lambda: ref(x), builtin_name="nn.SyncBatchNorm",
-        inputs=(x,), bytes_moved=2 * x.nbytes,
-    )  # fmt: skip
+    given = f"SyncBatchNorm({shape[1]}) in training on one process, x {shape_of(x)}"
+    return PerfCase.of_layers(given, mine, ref, x, builtin_name="nn.SyncBatchNorm")
 
 
 # -- the machinery the checks above use -------------------------------------------------------
