@@ -47,6 +47,7 @@ from norm_katas.checks.comparisons import (
     DEVICE_TOLERANCE,
     HALF_OFFSET,
     TOLERANCE,
+    built_with_attributes,
     describe_call,
     dtype_name,
     expect_attributes,
@@ -87,6 +88,9 @@ from norm_katas.checks.execution import (
     expect_function_follows_device,
     expect_vectorized,
     expect_vectorized_rows,
+)
+from norm_katas.checks.masks import (
+    expect_keep_fraction,
 )
 from norm_katas.checks.modules import (
     MISSING,
@@ -164,6 +168,7 @@ __all__ = [
     "TimedOut",
     "ZeroSublayer",
     "backward_grads",
+    "built_with_attributes",
     "call_backward",
     "call_forward",
     "cannot_grade",
@@ -190,6 +195,7 @@ __all__ = [
     "expect_grads_close",
     "expect_half_like_float32",
     "expect_input_unmodified",
+    "expect_keep_fraction",
     "expect_like",
     "expect_no_running_stats",
     "expect_no_weight_and_bias",

@@ -3,7 +3,7 @@ discrepancy."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 import torch
@@ -224,6 +224,21 @@ def expect_attributes(obj: Any, given: str, **want: Any) -> None:
         got = getattr(obj, name, f"no attribute {name}")
         if got != value:
             fail(f"{given}.{name} should be {value}, got {got}.")
+
+
+def built_with_attributes(
+    cls: Callable[..., Any],
+    name: str,
+    cases: Iterable[tuple[tuple[Any, ...], dict[str, Any], dict[str, Any]]],
+) -> Iterator[tuple[Any, str]]:
+    """For each (args, kwargs, want) of cases, in turn: cls(*args, **kwargs) with the
+    attributes `want` (expect_attributes), yielded with its call as messages show it (`name`
+    is the class's), for the checks that follow on it before the next case is built."""
+    for args, kwargs, want in cases:
+        given = describe_call(name, *args, **kwargs)
+        built = cls(*args, **kwargs)
+        expect_attributes(built, given, **want)
+        yield built, given
 
 
 def expect_raises(
