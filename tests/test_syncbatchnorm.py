@@ -281,9 +281,7 @@ def test_follows_device(kata, device):
             mine = kata.SyncBatchNorm(3, **kwargs)
             mine.load_state_dict(random_state(3, affine=kwargs.get("affine", True)))
             name = describe_call("SyncBatchNorm", 3, **kwargs)
-            expect_follows_device_in_both_modes(
-                mine, torch.randn(x_shape), device=device, name=name
-            )
+            expect_follows_device_in_both_modes(mine, x_shape, device=device, name=name)
 
 
 # -- four ranks -------------------------------------------------------------------------------

@@ -178,9 +178,11 @@ def expect_several_steps_then_eval(
 
 
 def expect_follows_device_in_both_modes(
-    module: nn.Module, x: torch.Tensor, *, device: torch.device, name: str
+    module: nn.Module, x_shape: tuple[int, ...], *, device: torch.device, name: str
 ) -> None:
-    """module runs on the device in eval mode, then in training mode (see expect_follows_device)."""
+    """module runs on the device in eval mode, then in training mode, on a random x of x_shape
+    made on the CPU (see expect_follows_device)."""
+    x = torch.randn(x_shape)
     # eval first: it reads the running statistics, where a plain attribute shows up.
     expect_follows_device(module.eval(), x, device=device, given=f"{name} in eval mode")
     given = f"{name} in training mode"
