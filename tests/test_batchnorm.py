@@ -48,6 +48,7 @@ from norm_katas.checks import (
     expect_stats_without_history,
     expect_vectorized_in_both_modes,
     fail,
+    in_mode,
     normalized_by_running_stats,
     paired,
     shape_of,
@@ -450,8 +451,7 @@ def test_affine_false(kata, device):
         mine, ref = paired(kata, cls, 4, affine=False, stats=True)
         mine, ref = mine.to(device), ref.to(device)
         for mode in ("eval", "training"):
-            mine.train(mode == "training")
-            ref.train(mode == "training")
+            in_mode(mode, mine, ref)
             x = torch.randn(x_shape, device=device) * 3 + 2
             expect_close(mine(x), ref(x), given=f"{given} in {mode} mode on x {shape_of(x)}")
 
@@ -632,8 +632,7 @@ def test_track_running_stats_false(kata, device):
         mine, ref = paired(kata, cls, 4, track_running_stats=False)
         mine, ref = mine.to(device), ref.to(device)
         for mode in ("training", "eval"):
-            mine.train(mode == "training")
-            ref.train(mode == "training")
+            in_mode(mode, mine, ref)
             x = torch.randn(x_shape, device=device) * 3 + 2
             expect_close(
                 mine(x), ref(x).detach(), given=f"{given} in {mode} mode on x {shape_of(x)}"
@@ -718,8 +717,7 @@ def test_empty_batch(kata, device):
         mine, ref = mine.to(device), ref.to(device)
         x = torch.randn(x_shape, device=device)
         for mode in ("training", "eval"):
-            mine.train(mode == "training")
-            ref.train(mode == "training")
+            in_mode(mode, mine, ref)
             given = f"{cls}(4) in {mode} mode on an empty x {shape_of(x)}"
             expect_like(mine(x), x, given=given)
             ref(x)

@@ -60,6 +60,7 @@ from norm_katas.checks import (
     expect_stats_without_history,
     expect_vectorized_in_both_modes,
     fail,
+    in_mode,
     load_torch_state,
     normalized_by_running_stats,
     paired,
@@ -407,8 +408,7 @@ def test_unbatched_input(kata, device):
             mine, ref = mine.to(device, torch.float64), ref.to(device, torch.float64)
             name = describe_call(cls, channels, **kwargs)
             for mode in ("training", "eval"):
-                mine.train(mode == "training")
-                ref.train(mode == "training")
+                in_mode(mode, mine, ref)
                 x = torch.randn(x_shape, device=device, dtype=torch.float64) * 2 + 1
                 given = f"{name} in {mode} mode on an unbatched x {shape_of(x)}"
                 expect_close(mine(x.clone()), ref(x), given=given)
@@ -565,8 +565,7 @@ def test_forward_matches_torch(kata, device):
                     mine, ref = paired(kata, cls, 3, stats=True, **call)
                     mine, ref = mine.to(device, dtype), ref.to(device, dtype)
                     for mode in ("training", "eval"):
-                        mine.train(mode == "training")
-                        ref.train(mode == "training")
+                        in_mode(mode, mine, ref)
                         x = torch.randn(x_shape, device=device, dtype=dtype) * 3 + 1
                         given = f"{describe_call(cls, 3, **call)} in {mode} mode on x {shape_of(x)}"
                         expect_close(mine(x.clone()), ref(x).detach(), given=given)
@@ -863,8 +862,7 @@ def test_noncontiguous_input(kata, device):
             for mode in ("training", "eval"):
                 mine, ref = paired(kata, cls, 3, stats=True, **kwargs)
                 mine, ref = mine.to(device), ref.to(device)
-                mine.train(mode == "training")
-                ref.train(mode == "training")
+                in_mode(mode, mine, ref)
                 x = as_input(torch.randn(made, device=device))
                 given = (
                     f"{describe_call(cls, 3, **kwargs)} in {mode} mode on x {shape_of(x)}, "

@@ -33,6 +33,15 @@ MODES = ("training", "eval")
 PairMaker = Callable[[], tuple[nn.Module, nn.Module]]
 
 
+def in_mode(mode: str, *modules: nn.Module) -> None:
+    """Put each module in `mode`, "training" or "eval"."""
+    for module in modules:
+        module.train(mode == "training")
+
+
+# -- the statistics: read, compared, registered or not ----------------------------------------
+
+
 def stat(module: nn.Module, name: str, *, given: str) -> Any:
     """module.<name> (a running statistic), failing clearly when it does not exist."""
     value = getattr(module, name, MISSING)
@@ -99,6 +108,9 @@ def normalized_by_running_stats(x: torch.Tensor, ref: nn.Module, eps: float) -> 
     view = (1, -1) + (1,) * (x.dim() - 2)
     expected = (x - ref.running_mean.view(view)) / (ref.running_var.view(view) + eps).sqrt()
     return expected * ref.weight.detach().view(view) + ref.bias.detach().view(view)
+
+
+# -- checks of the statistics -----------------------------------------------------------------
 
 
 def expect_eval_leaves_stats(
@@ -177,6 +189,9 @@ def expect_several_steps_then_eval(
     expect_close(run(x), ref(x).detach(), given=given)
 
 
+# -- checks in training and in eval mode ------------------------------------------------------
+
+
 def expect_follows_device_in_both_modes(
     module: nn.Module, x_shape: tuple[int, ...], *, device: torch.device, name: str
 ) -> None:
@@ -220,17 +235,9 @@ def expect_vectorized_in_both_modes(
 ) -> None:
     """large on xl does no more work than small on xs, in training and in eval mode. `given`
     names the two layers; the mode is said after it."""
-    for training in (True, False):
-        small.train(training)
-        large.train(training)
-        mode = "training" if training else "eval"
+    for mode in MODES:
+        in_mode(mode, small, large)
         expect_vectorized(run, (small, xs), (large, xl), given=f"{given} in {mode} mode")
-
-
-def in_mode(mode: str, *modules: nn.Module) -> None:
-    """Put each module in `mode`, "training" or "eval"."""
-    for module in modules:
-        module.train(mode == "training")
 
 
 def expect_same_grads_in_both_modes(
