@@ -1,5 +1,6 @@
 """The learner's module beside torch's: built alike, holding the same state, and compared
-state for state and gradient for gradient."""
+parameter for parameter, output for output and gradient for gradient; and what it does to the
+input it is given."""
 
 from __future__ import annotations
 
@@ -18,6 +19,9 @@ from norm_katas.checks.comparisons import (
     shape_of,
 )
 from norm_katas.runtime.outcomes import fail
+
+# What getattr returns for an attribute the module lacks: said "missing" in messages.
+MISSING = object()
 
 
 def load_torch_state(mine: nn.Module, ref: nn.Module, *, given: str, advice: str = "") -> None:
@@ -50,6 +54,39 @@ def paired(
     mine = getattr(kata, name)(*args, **kwargs)
     load_torch_state(mine, ref, given=describe_call(name, *args, **kwargs))
     return mine, ref
+
+
+def torch_initialised(kata: Any, name: str, *args: Any, **kwargs: Any) -> nn.Module:
+    """The learner's kata.<name>(*args, **kwargs) holding torch's initial state (weight one,
+    bias zero: exact in any dtype, so that only the statistics show in a comparison)."""
+    mine, ref = getattr(kata, name)(*args, **kwargs), getattr(nn, name)(*args, **kwargs)
+    load_torch_state(mine, ref, given=describe_call(name, *args, **kwargs))
+    return mine
+
+
+def expect_same_parameters(mine: nn.Module, ref: nn.Module, *, given: str) -> None:
+    """mine has ref's parameters, by name, each with ref's initial value (a fresh layer's)."""
+    have, want = dict(mine.named_parameters()), dict(ref.named_parameters())
+    if set(have) != set(want):
+        fail(f"{given} has parameters {sorted(have)}, expected {sorted(want)}.")
+    for name, p in want.items():
+        expect_close(have[name], p.detach(), given=given, what=f"initial {name}")
+
+
+def expect_arguments_kept(module: nn.Module, call: str, want: dict[str, Any]) -> None:
+    """module.<name> == value for each constructor argument name=value; `call` is the
+    constructor call as messages show it ("BatchNorm1d(7, eps=0.001)")."""
+    for name, value in want.items():
+        have = getattr(module, name, MISSING)
+        if have is MISSING or have != value:
+            shown = "missing" if have is MISSING else repr(have)
+            fail(f"{call}.{name} should be {value!r}, got {shown}.")
+
+
+def expect_no_weight_and_bias(module: nn.Module, *, given: str) -> None:
+    """weight and bias exist and are None, as torch registers them without affine."""
+    if any(getattr(module, name, MISSING) is not None for name in ("weight", "bias")):
+        fail(f"{given} should have weight = None and bias = None.")
 
 
 def forward_with_grad(
@@ -124,12 +161,14 @@ def expect_output_like_input(
         expect_like(mine(x), x, given=f"{name} on x {shape_of(x)}")
 
 
-def torch_initialised(kata: Any, name: str, *args: Any, **kwargs: Any) -> nn.Module:
-    """The learner's kata.<name>(*args, **kwargs) holding torch's initial state (weight one,
-    bias zero: exact in any dtype, so that only the statistics show in a comparison)."""
-    mine, ref = getattr(kata, name)(*args, **kwargs), getattr(nn, name)(*args, **kwargs)
-    load_torch_state(mine, ref, given=describe_call(name, *args, **kwargs))
-    return mine
+def expect_input_unmodified(
+    run: Callable[[torch.Tensor], Any], x: torch.Tensor, *, given: str
+) -> None:
+    """run(x) leaves x's values as they were: the caller still owns it."""
+    before = x.clone()
+    run(x)
+    if not torch.equal(x, before):
+        fail(f"{given} changed its input x in place; the caller's tensor must stay as it was.")
 
 
 def expect_state_dict_round_trip(mine: nn.Module, ref: nn.Module, *, given: str) -> None:
@@ -184,42 +223,3 @@ def expect_registered_state(module: nn.Module, *, dtype: torch.dtype, given: str
     for name, t in module.state_dict().items():
         if t.is_floating_point() and t.dtype != dtype:
             fail(f"{given}: after .to({_fmt(dtype)}), {name} is still {_fmt(t.dtype)}.")
-
-
-# What getattr returns for an attribute the module lacks: said "missing" in messages.
-MISSING = object()
-
-
-def expect_same_parameters(mine: nn.Module, ref: nn.Module, *, given: str) -> None:
-    """mine has ref's parameters, by name, each with ref's initial value (a fresh layer's)."""
-    have, want = dict(mine.named_parameters()), dict(ref.named_parameters())
-    if set(have) != set(want):
-        fail(f"{given} has parameters {sorted(have)}, expected {sorted(want)}.")
-    for name, p in want.items():
-        expect_close(have[name], p.detach(), given=given, what=f"initial {name}")
-
-
-def expect_arguments_kept(module: nn.Module, call: str, want: dict[str, Any]) -> None:
-    """module.<name> == value for each constructor argument name=value; `call` is the
-    constructor call as messages show it ("BatchNorm1d(7, eps=0.001)")."""
-    for name, value in want.items():
-        have = getattr(module, name, MISSING)
-        if have is MISSING or have != value:
-            shown = "missing" if have is MISSING else repr(have)
-            fail(f"{call}.{name} should be {value!r}, got {shown}.")
-
-
-def expect_no_weight_and_bias(module: nn.Module, *, given: str) -> None:
-    """weight and bias exist and are None, as torch registers them without affine."""
-    if any(getattr(module, name, MISSING) is not None for name in ("weight", "bias")):
-        fail(f"{given} should have weight = None and bias = None.")
-
-
-def expect_input_unmodified(
-    run: Callable[[torch.Tensor], Any], x: torch.Tensor, *, given: str
-) -> None:
-    """run(x) leaves x's values as they were: the caller still owns it."""
-    before = x.clone()
-    run(x)
-    if not torch.equal(x, before):
-        fail(f"{given} changed its input x in place; the caller's tensor must stay as it was.")
