@@ -18,13 +18,13 @@ from norm_katas.checks import (
     TOLERANCE,
     PerfCase,
     Suite,
-    describe_call,
-    expect_attributes,
+    built_with_attributes,
     expect_close,
     expect_follows_device,
     expect_follows_torch_seed,
     expect_from_scratch,
     expect_grads_close,
+    expect_keep_fraction,
     expect_like,
     expect_raises,
     expect_registered_state,
@@ -94,15 +94,13 @@ def test_attributes(kata):
     Store p and inplace on the module under those names, with defaults 0.5 and False, as plain
     Python values; nothing is registered as a parameter.
     """
-    for args, kwargs, p, inplace in (
-        ((), {}, 0.5, False),
-        ((0.2,), {}, 0.2, False),
-        ((0.3, True), {}, 0.3, True),
-        ((), {"p": 0.7, "inplace": True}, 0.7, True),
-    ):
-        given = describe_call("Dropout", *args, **kwargs)
-        mine = kata.Dropout(*args, **kwargs)
-        expect_attributes(mine, given, p=p, inplace=inplace)
+    cases = [
+        ((), {}, {"p": 0.5, "inplace": False}),
+        ((0.2,), {}, {"p": 0.2, "inplace": False}),
+        ((0.3, True), {}, {"p": 0.3, "inplace": True}),
+        ((), {"p": 0.7, "inplace": True}, {"p": 0.7, "inplace": True}),
+    ]
+    for mine, given in built_with_attributes(kata.Dropout, "Dropout", cases):
         if list(mine.parameters()):
             names = sorted(n for n, _ in mine.named_parameters())
             fail(f"{given} should have no parameters, got {names}.")
@@ -308,13 +306,8 @@ def test_keep_fraction(kata, device):
         x = torch.ones(250, 400, device=device)
         given = f"{dropout_call(p)} in training on {n:,} ones"
         out = _run_on_copy(kata.Dropout(p).to(device), x)
-        fraction = _expect_dropout_of(out, x, p, given=given).double().mean().item()
-        sigma = (p * (1 - p) / n) ** 0.5
-        if abs(fraction - (1 - p)) > 6 * sigma:
-            fail(
-                f"{given}: {fraction:.4%} of the elements were kept, expected "
-                f"{1 - p:.4%} ± {6 * sigma:.4%} (6σ)."
-            )
+        kept = _expect_dropout_of(out, x, p, given=given)
+        expect_keep_fraction(kept, p, given=given, what="elements", digits=4)
 
 
 def test_fresh_mask_each_call(kata, device):
@@ -490,7 +483,5 @@ def perf_case(kata, device):
     shape = (8192, 4096) if device.type == "cuda" else (2048, 1024)
     mine, ref = kata.Dropout(0.1).to(device), nn.Dropout(0.1)
     x = torch.randn(shape, device=device, requires_grad=True)
-    return PerfCase(
-        given=f"Dropout(0.1) in training on x {shape_of(x)}", mine=lambda: mine(x),
-        builtin=lambda: ref(x), builtin_name="nn.Dropout", inputs=(x,), bytes_moved=2 * x.nbytes,
-    )  # fmt: skip
+    given = f"Dropout(0.1) in training on x {shape_of(x)}"
+    return PerfCase.of_layers(given, mine, ref, x, builtin_name="nn.Dropout")

@@ -28,14 +28,14 @@ from norm_katas.checks import (
     TOLERANCE,
     PerfCase,
     Suite,
-    describe_call,
-    expect_attributes,
+    built_with_attributes,
     expect_close,
     expect_float64_arithmetic,
     expect_follows_device,
     expect_follows_torch_seed,
     expect_from_scratch,
     expect_grads_close,
+    expect_keep_fraction,
     expect_like,
     expect_registered_state,
     expect_vectorized,
@@ -92,15 +92,17 @@ def test_attributes(kata):
     Store drop_prob and scale_by_keep on the module under those names, with defaults 0.0 and True,
     as plain Python values; register no parameter and no buffer.
     """
-    for args, kwargs, p, scale in (
-        ((), {}, 0.0, True),
-        ((0.2,), {}, 0.2, True),
-        ((0.3, False), {}, 0.3, False),
-        ((), {"drop_prob": 0.1, "scale_by_keep": False}, 0.1, False),
-    ):
-        given = describe_call("DropPath", *args, **kwargs)
-        mine = kata.DropPath(*args, **kwargs)
-        expect_attributes(mine, given, drop_prob=p, scale_by_keep=scale)
+    cases = [
+        ((), {}, {"drop_prob": 0.0, "scale_by_keep": True}),
+        ((0.2,), {}, {"drop_prob": 0.2, "scale_by_keep": True}),
+        ((0.3, False), {}, {"drop_prob": 0.3, "scale_by_keep": False}),
+        (
+            (),
+            {"drop_prob": 0.1, "scale_by_keep": False},
+            {"drop_prob": 0.1, "scale_by_keep": False},
+        ),
+    ]
+    for mine, given in built_with_attributes(kata.DropPath, "DropPath", cases):
         if list(mine.parameters()) or mine.state_dict():
             fail(
                 f"{given} should hold no parameters or buffers; its state_dict has "
@@ -275,13 +277,8 @@ def test_keep_fraction(kata, device):
         given = f"{drop_path_call(p)} in training on {n:,} samples of ones"
         out = expect_like(kata.DropPath(p).to(device)(x.clone()), x, given=given)
         # Survivors only: how they are scaled is test_survivors_scaled's business.
-        fraction = (out.detach() != 0).any(1).double().mean().item()
-        sigma = (p * (1 - p) / n) ** 0.5
-        if abs(fraction - (1 - p)) > 6 * sigma:
-            fail(
-                f"{given}: {fraction:.3%} of the samples were kept, expected "
-                f"{1 - p:.3%} ± {6 * sigma:.3%} (6σ)."
-            )
+        kept = (out.detach() != 0).any(1)
+        expect_keep_fraction(kept, p, given=given, what="samples", digits=3)
 
 
 def test_survivors_scaled(kata, device):

@@ -36,17 +36,20 @@ from norm_katas.checks import (
     expect_float64_arithmetic,
     expect_follows_device,
     expect_from_scratch,
+    expect_input_unmodified,
     expect_like,
+    expect_no_weight_and_bias,
     expect_raises,
     expect_registered_state,
-    expect_same_grads,
+    expect_rounded_once,
+    expect_same_grads_in_float64,
     expect_stable_under_shift,
     expect_state_dict_round_trip,
     expect_vectorized,
     fail,
-    load_torch_state,
     paired,
     shape_of,
+    torch_initialised,
 )
 
 SUITE = Suite()
@@ -149,12 +152,7 @@ def test_input_unmodified(kata, device):
     """
     mine, _ = paired(kata, "GroupNorm", 2, 6)
     x = torch.randn(3, 6, 5, device=device)
-    before = x.clone()
-    mine.to(device)(x)
-    if not torch.equal(x, before):
-        fail(
-            "GroupNorm(2, 6) changed its input x in place; the caller's tensor must stay as it was."
-        )
+    expect_input_unmodified(mine.to(device), x, given="GroupNorm(2, 6)")
 
 
 def test_from_scratch(kata, device):
@@ -312,11 +310,7 @@ def test_no_affine(kata, device):
     mine = kata.GroupNorm(2, 6, affine=False)
     if list(mine.parameters()):
         fail("GroupNorm(2, 6, affine=False) should have no parameters.")
-    if (
-        getattr(mine, "weight", "missing") is not None
-        or getattr(mine, "bias", "missing") is not None
-    ):
-        fail("GroupNorm(2, 6, affine=False) should have weight = None and bias = None.")
+    expect_no_weight_and_bias(mine, given="GroupNorm(2, 6, affine=False)")
     given = "GroupNorm(2, 6, affine=False)"
     expect_state_dict_round_trip(mine, nn.GroupNorm(2, 6, affine=False), given=given)
     x = torch.randn(3, 6, 4, device=device) * 2 + 1
@@ -406,10 +400,7 @@ def test_gradients_match(kata, device):
     No .detach(), .data or in-place edits on the path from x to the output.
     """
     mine, ref = paired(kata, "GroupNorm", 2, 6)
-    mine, ref = mine.to(device, torch.float64), ref.to(device, torch.float64)
-    x = torch.randn(3, 6, 5, dtype=torch.float64, device=device) * 2 + 1
-    grad_out = torch.randn_like(x)
-    expect_same_grads(mine, ref, x, grad_out, given=f"GroupNorm(2, 6) on x {shape_of(x)}")
+    expect_same_grads_in_float64(mine, ref, (3, 6, 5), device=device, given="GroupNorm(2, 6)")
 
 
 @pytest.mark.parity
@@ -490,14 +481,11 @@ def test_half_precision(kata, device, dtype):
     # statistics show): the float64 formula rounded once, which float32 statistics rounded once
     # meet within an ulp. 2 ulps is the bound; statistics in half precision miss it many times.
     offset = HALF_OFFSET[dtype]
-    mine, ref = kata.GroupNorm(2, 8), nn.GroupNorm(2, 8)
-    load_torch_state(mine, ref, given="GroupNorm(2, 8)")
-    mine = mine.to(device, dtype)
+    mine = torch_initialised(kata, "GroupNorm", 2, 8).to(device, dtype)
     x = (offset + torch.randn(4, 8, 16, device=device)).to(dtype)
-    expected = group_norm_f64(x, 2, 1e-5).to(dtype)
-    tol = 2 * torch.finfo(dtype).eps
+    expected = group_norm_f64(x, 2, 1e-5)
     given = f"GroupNorm(2, 8).to({name}) on x = {offset:g} + randn {shape_of(x)}"
-    expect_close(mine(x), expected, given=given, rtol=tol, atol=tol)
+    expect_rounded_once(mine(x), {}, expected, {}, dtype=dtype, given=given)
 
 
 @pytest.mark.parity
@@ -523,8 +511,5 @@ def perf_case(kata, device):
     mine, ref = paired(kata, "GroupNorm", groups, shape[1])
     mine, ref = mine.to(device), ref.to(device)
     x = torch.randn(shape, device=device, requires_grad=True)
-    return PerfCase(
-        given=f"GroupNorm({groups}, {shape[1]}) on x {shape_of(x)}", mine=lambda: mine(x),
-        builtin=lambda: ref(x), builtin_name="nn.GroupNorm", inputs=(x,),
-        bytes_moved=2 * x.nbytes,
-    )  # fmt: skip
+    given = f"GroupNorm({groups}, {shape[1]}) on x {shape_of(x)}"
+    return PerfCase.of_layers(given, mine, ref, x, builtin_name="nn.GroupNorm")

@@ -6,6 +6,8 @@ is dtype policy, so the core compares float64 outputs at float32's tolerance: a 
 computes in float32 whatever it is given (fairseq's Fp32LayerNorm) solves the core.
 """
 
+from functools import partial
+
 import pytest
 import torch
 import torch.nn.functional as F
@@ -22,17 +24,21 @@ from norm_katas.checks import (
     expect_float64_arithmetic,
     expect_follows_device,
     expect_from_scratch,
-    expect_like,
-    expect_raises,
+    expect_input_unmodified,
+    expect_no_weight_and_bias,
+    expect_output_like_input,
     expect_registered_state,
-    expect_same_grads,
+    expect_rejects_shapes,
+    expect_rounded_once,
+    expect_same_grads_in_float64,
+    expect_same_parameters,
     expect_stable_under_shift,
     expect_state_dict_round_trip,
-    expect_vectorized,
+    expect_vectorized_rows,
     fail,
-    load_torch_state,
     paired,
     shape_of,
+    torch_initialised,
 )
 
 SUITE = Suite()
@@ -53,13 +59,7 @@ def test_parameters(kata):
     every run, never random.
     """
     for args in ((8,), ((3, 4),)):
-        mine, ref = kata.LayerNorm(*args), nn.LayerNorm(*args)
-        have = {n: p for n, p in mine.named_parameters()}
-        want = dict(ref.named_parameters())
-        if set(have) != set(want):
-            fail(f"LayerNorm{args} has parameters {sorted(have)}, expected {sorted(want)}.")
-        for name, p in want.items():
-            expect_close(have[name], p.detach(), given=f"LayerNorm{args}", what=f"initial {name}")
+        expect_same_parameters(kata.LayerNorm(*args), nn.LayerNorm(*args), given=f"LayerNorm{args}")
     if tuple(kata.LayerNorm(8).normalized_shape) != (8,):
         fail(
             "LayerNorm(8).normalized_shape should be (8,): turn an int into a 1-tuple, like torch."
@@ -86,11 +86,8 @@ def test_output_like_input(kata, device):
     y has x's shape and dtype; the statistics keep the normalized dims as size 1, so they broadcast
     back over x.
     """
-    for dtype in (torch.float32, torch.float64):
-        mine, _ = paired(kata, "LayerNorm", 8)
-        mine = mine.to(device, dtype)
-        x = torch.randn(3, 5, 8, device=device, dtype=dtype)
-        expect_like(mine(x), x, given=f"LayerNorm(8) on x {shape_of(x)}")
+    make = partial(paired, kata, "LayerNorm", 8)
+    expect_output_like_input(make, (3, 5, 8), device=device, name="LayerNorm(8)")
 
 
 def test_input_unmodified(kata, device):
@@ -103,10 +100,7 @@ def test_input_unmodified(kata, device):
     """
     mine, _ = paired(kata, "LayerNorm", 8)
     x = torch.randn(4, 8, device=device)
-    before = x.clone()
-    mine.to(device)(x)
-    if not torch.equal(x, before):
-        fail("LayerNorm(8) changed its input x in place; the caller's tensor must stay as it was.")
+    expect_input_unmodified(mine.to(device), x, given="LayerNorm(8)")
 
 
 def test_from_scratch(kata, device):
@@ -133,10 +127,7 @@ def test_vectorized(kata, device):
     μ and σ² over the normalized dims, each one reduction that keeps those dims (as size 1) so it
     broadcasts back; no loop.
     """
-    small, large = (paired(kata, "LayerNorm", d)[0].to(device) for d in (16, 128))
-    xs, xl = torch.randn(2, 16, device=device), torch.randn(64, 128, device=device)
-    given = "LayerNorm(16) vs LayerNorm(128)"
-    expect_vectorized(lambda ln, x: ln(x), (small, xs), (large, xl), given=given)
+    expect_vectorized_rows(partial(paired, kata, "LayerNorm"), device=device, name="LayerNorm")
 
 
 def test_statistics_per_sample(kata, device):
@@ -241,11 +232,7 @@ def test_no_elementwise_affine(kata, device):
     mine = kata.LayerNorm(8, elementwise_affine=False)
     if list(mine.parameters()):
         fail("LayerNorm(8, elementwise_affine=False) should have no parameters.")
-    if (
-        getattr(mine, "weight", "missing") is not None
-        or getattr(mine, "bias", "missing") is not None
-    ):
-        fail("LayerNorm(8, elementwise_affine=False) should have weight = None and bias = None.")
+    expect_no_weight_and_bias(mine, given="LayerNorm(8, elementwise_affine=False)")
     expect_state_dict_round_trip(
         kata.LayerNorm(8, elementwise_affine=False),
         nn.LayerNorm(8, elementwise_affine=False),
@@ -333,10 +320,7 @@ def test_gradients_match(kata, device):
     No .detach(), .data or in-place edits on the path from x to the output.
     """
     mine, ref = paired(kata, "LayerNorm", (3, 8))
-    mine, ref = mine.to(device, torch.float64), ref.to(device, torch.float64)
-    x = torch.randn(5, 3, 8, dtype=torch.float64, device=device) * 2 + 1
-    grad_out = torch.randn_like(x)
-    expect_same_grads(mine, ref, x, grad_out, given=f"LayerNorm((3, 8)) on x {shape_of(x)}")
+    expect_same_grads_in_float64(mine, ref, (5, 3, 8), device=device, given="LayerNorm((3, 8))")
 
 
 @pytest.mark.parity
@@ -390,13 +374,8 @@ def test_wrong_trailing_shape_raises(kata, device):
     shape received.
     """
     ln = kata.LayerNorm((3, 4), elementwise_affine=False).to(device)
-    for x_shape in ((2, 5, 4), (4,)):
-        x = torch.randn(x_shape, device=device)
-        expect_raises(
-            (ValueError, RuntimeError),
-            lambda x=x: ln(x),
-            given=f"LayerNorm((3, 4), elementwise_affine=False) on x {shape_of(x)}",
-        )
+    name = "LayerNorm((3, 4), elementwise_affine=False)"
+    expect_rejects_shapes(ln, ((2, 5, 4), (4,)), device=device, name=name)
 
 
 @pytest.mark.parity
@@ -422,14 +401,11 @@ def test_half_precision(kata, device, dtype):
     # statistics show): the float64 formula rounded once, which float32 statistics rounded once
     # meet within an ulp. 2 ulps is the bound; statistics in half precision miss it many times.
     offset = HALF_OFFSET[dtype]
-    mine, ref = kata.LayerNorm(64), nn.LayerNorm(64)
-    load_torch_state(mine, ref, given="LayerNorm(64)")
-    mine = mine.to(device, dtype)
+    mine = torch_initialised(kata, "LayerNorm", 64).to(device, dtype)
     x = (offset + torch.randn(8, 64, device=device)).to(dtype)
-    expected = F.layer_norm(x.double(), (64,), eps=1e-5).to(dtype)
-    tol = 2 * torch.finfo(dtype).eps
+    expected = F.layer_norm(x.double(), (64,), eps=1e-5)
     given = f"LayerNorm(64).to({name}) on x = {offset:g} + randn {shape_of(x)}"
-    expect_close(mine(x), expected, given=given, rtol=tol, atol=tol)
+    expect_rounded_once(mine(x), {}, expected, {}, dtype=dtype, given=given)
 
 
 @pytest.mark.parity
@@ -456,7 +432,5 @@ def perf_case(kata, device):
     mine, ref = paired(kata, "LayerNorm", d)
     mine, ref = mine.to(device), ref.to(device)
     x = torch.randn(rows, d, device=device, requires_grad=True)
-    return PerfCase(
-        given=f"LayerNorm({d}) on x {shape_of(x)}", mine=lambda: mine(x), builtin=lambda: ref(x),
-        builtin_name="nn.LayerNorm", inputs=(x,), bytes_moved=2 * x.nbytes,
-    )  # fmt: skip
+    given = f"LayerNorm({d}) on x {shape_of(x)}"
+    return PerfCase.of_layers(given, mine, ref, x, builtin_name="nn.LayerNorm")

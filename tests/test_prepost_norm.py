@@ -46,6 +46,7 @@ from norm_katas.checks import (
     expect_follows_device,
     expect_from_scratch,
     expect_grads_close,
+    expect_input_unmodified,
     expect_like,
     expect_registered_state,
     expect_state_dict_round_trip,
@@ -71,90 +72,10 @@ FORBIDDEN_MODULES: tuple[type[nn.Module], ...] = (
 WIRE_IT = (
     "Wire the block yourself from nn.MultiheadAttention, nn.Linear, nn.LayerNorm and nn.Dropout."
 )
-
-
-# -- helpers ------------------------------------------------------------------------------
-def unit_name(kind, d):
-    return f"{kind}({d}, sublayer)"
-
-
-def residual(kata, kind, d, sublayer):
-    """The learner's PreNormResidual or PostNormResidual, its norm given random affine values."""
-    unit = getattr(kata, kind)(d, sublayer)
-    norm = getattr(unit, "norm", None)
-    weight, bias = getattr(norm, "weight", None), getattr(norm, "bias", None)
-    if not isinstance(weight, torch.Tensor) or not isinstance(bias, torch.Tensor):
-        fail(
-            f"{unit_name(kind, d)}.norm should be an nn.LayerNorm({d}) with a weight and a bias, "
-            f"got {type(norm).__name__ if norm is not None else 'no attribute norm'}."
-        )
-    if weight.shape != (d,) or bias.shape != (d,):
-        fail(
-            f"{unit_name(kind, d)}.norm should be an nn.LayerNorm({d}): "
-            f"its weight has shape {tuple(weight.shape)}."
-        )
-    with torch.no_grad():
-        weight.copy_(1 + 0.5 * torch.randn(d))
-        bias.copy_(0.5 * torch.randn(d))
-    return unit
-
-
-def layer_norm(x, unit):
-    """LayerNorm written out with the unit's own affine values (eps 1e-5, as nn.LayerNorm)."""
-    return F.layer_norm(x, x.shape[-1:], unit.norm.weight, unit.norm.bias, 1e-5)
-
-
-def pre_norm(x, unit, sublayer):
-    return x + sublayer(layer_norm(x, unit))
-
-
-def post_norm(x, unit, sublayer):
-    return layer_norm(x + sublayer(x), unit)
-
-
-def sublayers(d):
-    """Deterministic sublayers to wrap: a Linear and a Linear-ReLU-Linear MLP."""
-    return (
-        ("nn.Linear", nn.Linear(d, d)),
-        ("an MLP", nn.Sequential(nn.Linear(d, 2 * d), nn.ReLU(), nn.Linear(2 * d, d))),
-    )
-
-
-def block_name(norm_first, dropout=0.0, d=D, nhead=NHEAD, ff=FF):
-    return (
-        f"TransformerEncoderBlock({d}, {nhead}, dim_feedforward={ff}, dropout={dropout}, "
-        f"norm_first={norm_first})"
-    )
-
-
-def torch_layer(norm_first, dropout=0.0, d=D, nhead=NHEAD, ff=FF):
-    """nn.TransformerEncoderLayer with every parameter moved off its initial value.
-
-    LayerNorm weights start at one and biases at zero: shifting them makes a swapped or
-    missing parameter show in the output.
-    """
-    ref = nn.TransformerEncoderLayer(
-        d, nhead, dim_feedforward=ff, dropout=dropout, batch_first=True, norm_first=norm_first
-    )
-    return perturbed(ref)
-
-
 NAMES_ADVICE = (
     "Use torch's submodule names: self_attn, linear1, dropout, linear2, norm1, norm2, "
     "dropout1, dropout2."
 )
-
-
-def block_pair(kata, norm_first, dropout=0.0, d=D, nhead=NHEAD, ff=FF):
-    """The learner's block and torch's layer, holding the same (random) parameters."""
-    ref = torch_layer(norm_first, dropout, d, nhead, ff)
-    mine = kata.TransformerEncoderBlock(
-        d, nhead, dim_feedforward=ff, dropout=dropout, norm_first=norm_first
-    )
-    load_torch_state(
-        mine, ref, given=block_name(norm_first, dropout, d, nhead, ff), advice=NAMES_ADVICE
-    )
-    return mine, ref
 
 
 def test_residual_attributes(kata):
@@ -248,20 +169,6 @@ def test_residual_path_is_x(kata, device):
     expect_close(
         post(x), expected, given=f"PostNormResidual(8, sublayer returning zeros) on x {shape_of(x)}"
     )
-
-
-def _residual_matches(kata, device, kind, formula):
-    """kata.<kind> with each of sublayers(8) gives formula(x, unit, sublayer), ranks 2 and 3."""
-    for label, sub in sublayers(8):
-        for dtype, x_shape in (
-            (torch.float32, (4, 8)),
-            (torch.float32, (2, 3, 8)),
-            (torch.float64, (2, 5, 8)),
-        ):
-            unit = residual(kata, kind, 8, sub).to(device, dtype)
-            x = torch.randn(x_shape, device=device, dtype=dtype) * 3 + 1
-            expected = formula(x, unit, unit.sublayer).detach()
-            expect_close(unit(x), expected, given=f"{kind}(8, {label}) on x {shape_of(x)}")
 
 
 @pytest.mark.broad
@@ -401,22 +308,11 @@ def test_input_unmodified(kata, device):
     for norm_first in NORM_FIRST:
         mine, _ = block_pair(kata, norm_first)
         x = torch.randn(2, 5, D, device=device)
-        before = x.clone()
-        mine.to(device).eval()(x)
-        if not torch.equal(x, before):
-            fail(
-                f"{block_name(norm_first)} changed its input x in place; "
-                "the caller's tensor must stay as it was."
-            )
+        expect_input_unmodified(mine.to(device).eval(), x, given=block_name(norm_first))
     for kind in ("PreNormResidual", "PostNormResidual"):
         x = torch.randn(4, 8, device=device)
-        before = x.clone()
-        getattr(kata, kind)(8, nn.Linear(8, 8)).to(device)(x)
-        if not torch.equal(x, before):
-            fail(
-                f"{kind}(8, nn.Linear) changed its input x in place; "
-                "the caller's tensor must stay as it was."
-            )
+        unit = getattr(kata, kind)(8, nn.Linear(8, 8)).to(device)
+        expect_input_unmodified(unit, x, given=f"{kind}(8, nn.Linear)")
 
 
 def test_output_like_input(kata, device):
@@ -621,33 +517,6 @@ def test_follows_device(kata, device):
         )
 
 
-def _block_matches_torch(kata, device, norm_first):
-    cases = [
-        (torch.float32, (D, NHEAD, FF), (2, 5, D)),
-        (torch.float32, (D, NHEAD, FF), (3, 1, D)),
-        (torch.float32, (12, 3, 24), (1, 7, 12)),
-        (torch.float64, (D, NHEAD, FF), (2, 6, D)),
-        (torch.float32, (D, NHEAD, FF), (0, 5, D)),  # an empty batch, where torch supports it
-    ]
-    # Eval mode, then training: with dropout=0.0 training is deterministic too, and a dropout
-    # rate that is not the block's own (F.dropout(x, 0.1, self.training)) shows only there.
-    for training in (False, True):
-        mode = "in training" if training else "in eval mode"
-        for dtype, (d, nhead, ff), x_shape in cases:
-            mine, ref = block_pair(kata, norm_first, 0.0, d, nhead, ff)
-            mine, ref = (
-                mine.to(device, dtype).train(training),
-                ref.to(device, dtype).train(training),
-            )
-            x = torch.randn(x_shape, device=device, dtype=dtype)
-            try:
-                expected = ref(x).detach()
-            except Exception:
-                continue  # this torch version cannot run the case itself: nothing to compare with
-            given = f"{block_name(norm_first, 0.0, d, nhead, ff)} {mode} on x {shape_of(x)}"
-            expect_close(mine(x), expected, given=given)
-
-
 @pytest.mark.broad
 def test_post_norm_block_matches_torch(kata, device):
     """norm_first=False (Post-LN) matches nn.TransformerEncoderLayer in eval and with dropout 0
@@ -810,3 +679,124 @@ def perf_case(kata, device):
         given=f"{block_name(True, 0.1, d, nhead, ff)} on x {shape_of(x)}", mine=lambda: mine(x),
         builtin=lambda: ref(x), builtin_name="nn.TransformerEncoderLayer", inputs=(x,),
     )  # fmt: skip
+
+
+# -- the references and the setup the checks above use ----------------------------------------
+
+
+def unit_name(kind, d):
+    return f"{kind}({d}, sublayer)"
+
+
+def residual(kata, kind, d, sublayer):
+    """The learner's PreNormResidual or PostNormResidual, its norm given random affine values."""
+    unit = getattr(kata, kind)(d, sublayer)
+    norm = getattr(unit, "norm", None)
+    weight, bias = getattr(norm, "weight", None), getattr(norm, "bias", None)
+    if not isinstance(weight, torch.Tensor) or not isinstance(bias, torch.Tensor):
+        fail(
+            f"{unit_name(kind, d)}.norm should be an nn.LayerNorm({d}) with a weight and a bias, "
+            f"got {type(norm).__name__ if norm is not None else 'no attribute norm'}."
+        )
+    if weight.shape != (d,) or bias.shape != (d,):
+        fail(
+            f"{unit_name(kind, d)}.norm should be an nn.LayerNorm({d}): "
+            f"its weight has shape {tuple(weight.shape)}."
+        )
+    with torch.no_grad():
+        weight.copy_(1 + 0.5 * torch.randn(d))
+        bias.copy_(0.5 * torch.randn(d))
+    return unit
+
+
+def layer_norm(x, unit):
+    """LayerNorm written out with the unit's own affine values (eps 1e-5, as nn.LayerNorm)."""
+    return F.layer_norm(x, x.shape[-1:], unit.norm.weight, unit.norm.bias, 1e-5)
+
+
+def pre_norm(x, unit, sublayer):
+    return x + sublayer(layer_norm(x, unit))
+
+
+def post_norm(x, unit, sublayer):
+    return layer_norm(x + sublayer(x), unit)
+
+
+def sublayers(d):
+    """Deterministic sublayers to wrap: a Linear and a Linear-ReLU-Linear MLP."""
+    return (
+        ("nn.Linear", nn.Linear(d, d)),
+        ("an MLP", nn.Sequential(nn.Linear(d, 2 * d), nn.ReLU(), nn.Linear(2 * d, d))),
+    )
+
+
+def block_name(norm_first, dropout=0.0, d=D, nhead=NHEAD, ff=FF):
+    return (
+        f"TransformerEncoderBlock({d}, {nhead}, dim_feedforward={ff}, dropout={dropout}, "
+        f"norm_first={norm_first})"
+    )
+
+
+def torch_layer(norm_first, dropout=0.0, d=D, nhead=NHEAD, ff=FF):
+    """nn.TransformerEncoderLayer with every parameter moved off its initial value.
+
+    LayerNorm weights start at one and biases at zero: shifting them makes a swapped or
+    missing parameter show in the output.
+    """
+    ref = nn.TransformerEncoderLayer(
+        d, nhead, dim_feedforward=ff, dropout=dropout, batch_first=True, norm_first=norm_first
+    )
+    return perturbed(ref)
+
+
+def block_pair(kata, norm_first, dropout=0.0, d=D, nhead=NHEAD, ff=FF):
+    """The learner's block and torch's layer, holding the same (random) parameters."""
+    ref = torch_layer(norm_first, dropout, d, nhead, ff)
+    mine = kata.TransformerEncoderBlock(
+        d, nhead, dim_feedforward=ff, dropout=dropout, norm_first=norm_first
+    )
+    load_torch_state(
+        mine, ref, given=block_name(norm_first, dropout, d, nhead, ff), advice=NAMES_ADVICE
+    )
+    return mine, ref
+
+
+def _residual_matches(kata, device, kind, formula):
+    """kata.<kind> with each of sublayers(8) gives formula(x, unit, sublayer), ranks 2 and 3."""
+    for label, sub in sublayers(8):
+        for dtype, x_shape in (
+            (torch.float32, (4, 8)),
+            (torch.float32, (2, 3, 8)),
+            (torch.float64, (2, 5, 8)),
+        ):
+            unit = residual(kata, kind, 8, sub).to(device, dtype)
+            x = torch.randn(x_shape, device=device, dtype=dtype) * 3 + 1
+            expected = formula(x, unit, unit.sublayer).detach()
+            expect_close(unit(x), expected, given=f"{kind}(8, {label}) on x {shape_of(x)}")
+
+
+def _block_matches_torch(kata, device, norm_first):
+    cases = [
+        (torch.float32, (D, NHEAD, FF), (2, 5, D)),
+        (torch.float32, (D, NHEAD, FF), (3, 1, D)),
+        (torch.float32, (12, 3, 24), (1, 7, 12)),
+        (torch.float64, (D, NHEAD, FF), (2, 6, D)),
+        (torch.float32, (D, NHEAD, FF), (0, 5, D)),  # an empty batch, where torch supports it
+    ]
+    # Eval mode, then training: with dropout=0.0 training is deterministic too, and a dropout
+    # rate that is not the block's own (F.dropout(x, 0.1, self.training)) shows only there.
+    for training in (False, True):
+        mode = "in training" if training else "in eval mode"
+        for dtype, (d, nhead, ff), x_shape in cases:
+            mine, ref = block_pair(kata, norm_first, 0.0, d, nhead, ff)
+            mine, ref = (
+                mine.to(device, dtype).train(training),
+                ref.to(device, dtype).train(training),
+            )
+            x = torch.randn(x_shape, device=device, dtype=dtype)
+            try:
+                expected = ref(x).detach()
+            except Exception:
+                continue  # this torch version cannot run the case itself: nothing to compare with
+            given = f"{block_name(norm_first, 0.0, d, nhead, ff)} {mode} on x {shape_of(x)}"
+            expect_close(mine(x), expected, given=given)

@@ -19,6 +19,8 @@ float64 outputs at float32's tolerance: LLaMA's RMSNorm, which computes in float
 is given, solves the core, and test_computes_in_float64 (parity) is where it parts from torch.
 """
 
+from functools import partial
+
 import pytest
 import torch
 import torch.nn.functional as F
@@ -35,13 +37,15 @@ from norm_katas.checks import (
     expect_float64_arithmetic,
     expect_follows_device,
     expect_from_scratch,
-    expect_like,
-    expect_raises,
+    expect_input_unmodified,
+    expect_output_like_input,
     expect_registered_state,
-    expect_same_grads,
+    expect_rejects_shapes,
+    expect_same_grads_in_float64,
+    expect_same_parameters,
     expect_state_dict_round_trip,
     expect_tensor,
-    expect_vectorized,
+    expect_vectorized_rows,
     fail,
     load_torch_state,
     paired,
@@ -102,12 +106,7 @@ def test_parameters(kata):
     """
     for args in ((8,), ((3, 4),), ([3, 4],)):
         mine, ref = kata.RMSNorm(*args), nn.RMSNorm(*args)
-        have = {n: p for n, p in mine.named_parameters()}
-        want = dict(ref.named_parameters())
-        if set(have) != set(want):
-            fail(f"RMSNorm{args} has parameters {sorted(have)}, expected {sorted(want)}.")
-        for name, p in want.items():
-            expect_close(have[name], p.detach(), given=f"RMSNorm{args}", what=f"initial {name}")
+        expect_same_parameters(mine, ref, given=f"RMSNorm{args}")
         shape = getattr(mine, "normalized_shape", None)
         if not isinstance(shape, tuple) or shape != ref.normalized_shape:
             fail(
@@ -145,11 +144,8 @@ def test_output_like_input(kata, device):
     y has x's shape and dtype; the RMS keeps the normalized dims as size 1, so it broadcasts back
     over x.
     """
-    for dtype in (torch.float32, torch.float64):
-        mine, _ = paired(kata, "RMSNorm", 8)
-        mine = mine.to(device, dtype)
-        x = torch.randn(3, 5, 8, device=device, dtype=dtype)
-        expect_like(mine(x), x, given=f"RMSNorm(8) on x {shape_of(x)}")
+    make = partial(paired, kata, "RMSNorm", 8)
+    expect_output_like_input(make, (3, 5, 8), device=device, name="RMSNorm(8)")
 
 
 def test_input_unmodified(kata, device):
@@ -162,10 +158,7 @@ def test_input_unmodified(kata, device):
     """
     mine, _ = paired(kata, "RMSNorm", 8)
     x = torch.randn(4, 8, device=device)
-    before = x.clone()
-    mine.to(device)(x)
-    if not torch.equal(x, before):
-        fail("RMSNorm(8) changed its input x in place; the caller's tensor must stay as it was.")
+    expect_input_unmodified(mine.to(device), x, given="RMSNorm(8)")
 
 
 def test_from_scratch(kata, device):
@@ -196,10 +189,7 @@ def test_vectorized(kata, device):
     mean(x²) over all the normalized dims in one reduction that keeps them (as size 1), so it
     broadcasts back; no loop.
     """
-    small, large = (paired(kata, "RMSNorm", d)[0].to(device) for d in (16, 128))
-    xs, xl = torch.randn(2, 16, device=device), torch.randn(64, 128, device=device)
-    given = "RMSNorm(16) vs RMSNorm(128)"
-    expect_vectorized(lambda rms, x: rms(x), (small, xs), (large, xl), given=given)
+    expect_vectorized_rows(partial(paired, kata, "RMSNorm"), device=device, name="RMSNorm")
 
 
 def test_zero_input(kata, device):
@@ -387,10 +377,8 @@ def test_gradients_match(kata, device):
     path from x to the output.
     """
     mine, ref = paired(kata, "RMSNorm", (3, 8), eps=1e-5)
-    mine, ref = mine.to(device, torch.float64), ref.to(device, torch.float64)
-    x = torch.randn(5, 3, 8, dtype=torch.float64, device=device) * 2 + 1
-    grad_out = torch.randn_like(x)
-    expect_same_grads(mine, ref, x, grad_out, given=f"RMSNorm((3, 8), eps=1e-5) on x {shape_of(x)}")
+    given = "RMSNorm((3, 8), eps=1e-5)"
+    expect_same_grads_in_float64(mine, ref, (5, 3, 8), device=device, given=given)
 
 
 @pytest.mark.parity
@@ -504,13 +492,8 @@ def test_wrong_trailing_shape_raises(kata, device):
     that shows both shapes.
     """
     rn = kata.RMSNorm((3, 4), elementwise_affine=False).to(device)
-    for x_shape in ((2, 5, 4), (4,), (2, 4, 3)):
-        x = torch.randn(x_shape, device=device)
-        expect_raises(
-            (ValueError, RuntimeError),
-            lambda x=x: rn(x),
-            given=f"RMSNorm((3, 4), elementwise_affine=False) on x {shape_of(x)}",
-        )
+    name = "RMSNorm((3, 4), elementwise_affine=False)"
+    expect_rejects_shapes(rn, ((2, 5, 4), (4,), (2, 4, 3)), device=device, name=name)
 
 
 @pytest.mark.parity
@@ -537,7 +520,5 @@ def perf_case(kata, device):
     mine, ref = paired(kata, "RMSNorm", d, eps=1e-6)
     mine, ref = mine.to(device), ref.to(device)
     x = torch.randn(rows, d, device=device, requires_grad=True)
-    return PerfCase(
-        given=f"RMSNorm({d}) on x {shape_of(x)}", mine=lambda: mine(x), builtin=lambda: ref(x),
-        builtin_name="nn.RMSNorm", inputs=(x,), bytes_moved=2 * x.nbytes,
-    )  # fmt: skip
+    given = f"RMSNorm({d}) on x {shape_of(x)}"
+    return PerfCase.of_layers(given, mine, ref, x, builtin_name="nn.RMSNorm")

@@ -39,20 +39,24 @@ import torch.nn.functional as F
 from torch import nn
 
 from norm_katas.checks import (
-    BUILTIN_NORM_MODULES,
     BUILTIN_NORMS,
     FROM_SCRATCH,
+    MISSING,
+    STATS,
     TOLERANCE,
     PerfCase,
     Suite,
     describe_call,
+    expect_arguments_kept,
     expect_close,
     expect_float64_arithmetic,
-    expect_follows_device,
-    expect_from_scratch,
+    expect_follows_device_in_both_modes,
+    expect_from_scratch_in_both_modes,
+    expect_same_buffers,
+    expect_same_parameters,
     expect_state_dict_round_trip,
     expect_tensor,
-    expect_vectorized,
+    expect_vectorized_in_both_modes,
     fail,
     shape_of,
 )
@@ -61,8 +65,6 @@ from norm_katas.checks.distributed import GlobalBatchNorm, WorldSpec, raised
 RANKS = 4
 # Process groups made on every start: two disjoint pairs, and three ranks without rank 0.
 GROUPS = {"0-1": [0, 1], "2-3": [2, 3], "1-3": [1, 2, 3]}
-STATS = ("running_mean", "running_var", "num_batches_tracked")
-MISSING = object()
 # Statistics read off a rank's float64 output, that output's distance from a straight line, and
 # the known wrong values a result is matched with: float32's bounds, like every float64 value in
 # the core (computing float64 in float32 is dtype policy, torch parity); the wrong statistics
@@ -85,59 +87,6 @@ Scenario = WORLD.scenario
 SUITE = Suite(device_note=WORLD.device_note)
 
 
-def random_state(C: int, *, affine: bool = True, stats: bool = True) -> dict:
-    """A state_dict as after some training: random weight, bias and running statistics."""
-    ref = GlobalBatchNorm(C, affine=affine)
-    with torch.no_grad():
-        if affine:
-            ref.weight.normal_()
-            ref.bias.normal_()
-        if stats:
-            ref.running_mean.normal_().mul_(2)
-            ref.running_var.uniform_(0.5, 3.0)
-            ref.num_batches_tracked.fill_(5)
-    return {k: v.clone() for k, v in ref.state_dict().items()}
-
-
-def rank_data(sizes, C, *rest, means=None, scales=None):
-    """One random float64 batch per rank, sizes[r] rows of (C, *rest), with means[r] (one per
-    channel) and scales[r] if given."""
-    xs = []
-    for r, n in enumerate(sizes):
-        x = torch.randn(n, C, *rest, dtype=torch.float64)
-        if scales is not None:
-            x = x * scales[r]
-        if means is not None:
-            x = x + torch.tensor(means[r], dtype=torch.float64).view(1, C, *[1] * len(rest))
-        xs.append(x)
-    return xs
-
-
-def grads_like(xs):
-    return [None if x is None else torch.randn_like(x) for x in xs]
-
-
-def call(module, x, *, given, learner, advice=""):
-    """module(x) in this process; an exception in the learner's code fails with advice."""
-    try:
-        return expect_tensor(module(x))
-    except NotImplementedError:
-        raise
-    except Exception as e:
-        fail(f"{given}: your code {raised(e, learner)}. {advice}".rstrip())
-
-
-def quietly(run):
-    """run(), stopping at an error in the learner's code (NotImplementedError aside): the
-    structural checks judge what ran; the value checks say what went wrong."""
-    try:
-        return run()
-    except NotImplementedError:
-        raise
-    except Exception:
-        return None
-
-
 # -- one process: torch.nn's parameters, buffers, and BatchNorm without a process group ------
 
 
@@ -155,20 +104,12 @@ def test_parameters(kata):
 
     [initial] weight₀ = 1 and bias₀ = 0 at every one of the C channels, not random values.
     """
-    mine, ref = kata.SyncBatchNorm(5), nn.SyncBatchNorm(5)
-    have, want = dict(mine.named_parameters()), dict(ref.named_parameters())
-    if set(have) != set(want):
-        fail(f"SyncBatchNorm(5) has parameters {sorted(have)}, expected {sorted(want)}.")
-    for name, p in want.items():
-        expect_close(have[name], p.detach(), given="SyncBatchNorm(5)", what=f"initial {name}")
+    expect_same_parameters(kata.SyncBatchNorm(5), nn.SyncBatchNorm(5), given="SyncBatchNorm(5)")
     kwargs = {"eps": 1e-3, "momentum": None, "affine": True, "track_running_stats": False}
-    mine = kata.SyncBatchNorm(7, **kwargs)
-    for name, want in {"num_features": 7, **kwargs, "process_group": None}.items():
-        have = getattr(mine, name, MISSING)
-        if have is MISSING or have != want:
-            shown = "missing" if have is MISSING else repr(have)
-            fail(f"{describe_call('SyncBatchNorm', 7, **kwargs)}.{name} should be {want!r}, "
-                 f"got {shown}.")  # fmt: skip
+    want = {"num_features": 7, **kwargs, "process_group": None}
+    expect_arguments_kept(
+        kata.SyncBatchNorm(7, **kwargs), describe_call("SyncBatchNorm", 7, **kwargs), want
+    )
     mine = kata.SyncBatchNorm(4, affine=False)
     if list(mine.parameters()) or any(
         getattr(mine, name, MISSING) is not None for name in ("weight", "bias")
@@ -189,22 +130,7 @@ def test_buffers(kata):
     num_batches_tracked as a 0-dim long tensor holding 0; all three registered as None when
     track_running_stats is off.
     """
-    mine, ref = kata.SyncBatchNorm(5), nn.SyncBatchNorm(5)
-    have, want = dict(mine.named_buffers()), dict(ref.named_buffers())
-    if set(have) != set(want):
-        fail(
-            f"SyncBatchNorm(5) has buffers {sorted(have)}, expected {sorted(want)}. Create them "
-            "with self.register_buffer(name, tensor)."
-        )
-    for name, t in want.items():
-        if have[name].dtype != t.dtype or have[name].shape != t.shape:
-            fail(
-                f"SyncBatchNorm(5): buffer {name} is {str(have[name].dtype)[6:]} of shape "
-                f"{tuple(have[name].shape)}, expected {str(t.dtype)[6:]} of shape "
-                f"{tuple(t.shape)}."
-            )
-        expect_close(have[name], t, given="SyncBatchNorm(5)", what=f"initial {name}", rtol=0,
-                     atol=0)  # fmt: skip
+    expect_same_buffers(kata.SyncBatchNorm(5), nn.SyncBatchNorm(5), given="SyncBatchNorm(5)")
     mine = kata.SyncBatchNorm(5, track_running_stats=False)
     given = "SyncBatchNorm(5, track_running_stats=False)"
     for name in STATS:
@@ -241,16 +167,7 @@ def test_from_scratch(kata, device):
     """
     mine = kata.SyncBatchNorm(4).to(device)
     x = torch.randn(6, 4, 3, device=device)
-
-    def run():
-        mine.train()
-        mine(x)
-        mine.eval()
-        return mine(x)
-
-    expect_from_scratch(
-        lambda: quietly(run), FORBIDDEN, module=mine, forbidden_modules=BUILTIN_NORM_MODULES
-    )
+    expect_from_scratch_in_both_modes(mine, x, forbidden=FORBIDDEN, quietly=quietly)
     xs = rank_data((5, 3, 4, 2), 4, 3)
     scenario = Scenario(4, [xs], grads=[grads_like(xs)], trace=True)
     for report in scenario.run_reports(kata, device):
@@ -276,16 +193,9 @@ def test_vectorized(kata, device):
         small = kata.SyncBatchNorm(small_shape[1]).to(device)
         large = kata.SyncBatchNorm(large_shape[1]).to(device)
         xs, xl = torch.randn(small_shape, device=device), torch.randn(large_shape, device=device)
-        for training in (True, False):
-            small.train(training)
-            large.train(training)
-            mode = "training" if training else "eval"
-            expect_vectorized(
-                lambda bn, x: quietly(lambda: bn(x)),
-                (small, xs),
-                (large, xl),
-                given=f"SyncBatchNorm in {mode} mode",
-            )
+        expect_vectorized_in_both_modes(
+            small, large, xs, xl, given="SyncBatchNorm", run=lambda bn, x: quietly(lambda: bn(x))
+        )
 
 
 def test_without_process_group_like_batchnorm(kata, device):
@@ -370,89 +280,13 @@ def test_follows_device(kata, device):
         for kwargs in ({}, {"affine": False}):
             mine = kata.SyncBatchNorm(3, **kwargs)
             mine.load_state_dict(random_state(3, affine=kwargs.get("affine", True)))
-            x = torch.randn(x_shape)
             name = describe_call("SyncBatchNorm", 3, **kwargs)
-            expect_follows_device(mine.eval(), x, device=device, given=f"{name} in eval mode")
-            given = f"{name} in training mode"
-            expect_follows_device(mine.train(), x, device=device, given=given)
+            expect_follows_device_in_both_modes(mine, x_shape, device=device, name=name)
 
 
 # -- four ranks -------------------------------------------------------------------------------
 
 SHIFTS = [[-3.0, 1.0, 0.5], [-1.0, 2.0, -2.0], [2.0, -1.0, 3.0], [4.0, 0.0, -1.0]]
-
-
-def local_stats(x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-    dims = [0, *range(2, x.dim())]
-    return x.mean(dims), x.var(dims, unbiased=False)
-
-
-def used_statistics(x: torch.Tensor, y: torch.Tensor, eps: float = 1e-5):
-    """The mean and variance that turned x into y = (x - mean) / sqrt(var + eps) (weight 1,
-    bias 0), read off a straight line fitted per channel; and how far y is from such a line."""
-    C = x.size(1)
-    xs, ys = x.transpose(0, 1).reshape(C, -1), y.transpose(0, 1).reshape(C, -1).double()
-    xm, ym = xs.mean(1, keepdim=True), ys.mean(1, keepdim=True)
-    slope = ((xs - xm) * (ys - ym)).sum(1) / (xs - xm).square().sum(1)
-    intercept = ym[:, 0] - slope * xm[:, 0]
-    residual = (ys - slope[:, None] * xs - intercept[:, None]).abs().max().item()
-    return -intercept / slope, 1 / slope.square() - eps, residual
-
-
-def expect_normalized(x, y, *, given, rank):
-    """The output is one straight-line map of x per channel: (x - mean) / std."""
-    if not isinstance(y, torch.Tensor) or y.shape != x.shape:
-        shown = tuple(y.shape) if isinstance(y, torch.Tensor) else type(y).__name__
-        fail(f"{given}: rank {rank}'s output has shape {shown}, expected {tuple(x.shape)}.")
-    *_, residual = used_statistics(x, y)
-    if not math.isfinite(residual) or residual > READ_ATOL:
-        fail(
-            f"{given}: rank {rank}'s output is not (x - mean) / sqrt(var + eps) with one mean "
-            "and one variance per channel: the statistics must be shared by every value of a "
-            "channel (over N and all the dims after C), and by every rank."
-        )
-
-
-def expect_statistic(have, want, *, given, rank, what, suspects=(), xs=None):
-    """One rank's per-channel statistic (read off its output) against the expected one;
-    on failure, say which well-known wrong value it matches, if any. xs: every rank's input,
-    whose means of the channel named are then said too."""
-    close = torch.isclose(have, want, rtol=READ_RTOL, atol=READ_ATOL)
-    if close.all():
-        return
-    c = int((~close).nonzero()[0])
-    why = ""
-    for value, explanation in suspects:
-        if torch.isclose(have, value, rtol=READ_RTOL, atol=READ_ATOL).all():
-            why = f" That is {explanation}."
-            break
-    means = ""
-    if xs is not None:
-        by_rank = [round(float(x[:, c].mean()), 2) for x in xs]
-        means = f" The ranks' means of channel {c} are {by_rank}."
-    fail(
-        f"{given}: rank {rank} normalized channel {c} with {what} {have[c].item():.6g} (read off "
-        f"its output), expected {want[c].item():.6g}.{means}{why}"
-    )
-
-
-def expect_calls(report_calls, *, given, rank, none=False, group=None):
-    """The collectives of one rank's step: none at all (eval), or all on `group`."""
-    if none and report_calls:
-        first = report_calls[0]
-        fail(
-            f"{given}: in eval mode rank {rank} called {first['name']} ({len(report_calls)} "
-            "collective(s) in all). Eval needs no communication: it normalizes with the running "
-            "statistics, which are the same on every rank already, and ranks may evaluate "
-            "different numbers of batches (a collective there would hang)."
-        )
-    for call_ in report_calls if group is not None else ():
-        if list(call_["group"]) != list(group):
-            fail(
-                f"{given}: rank {rank}'s {call_['name']} in {call_['phase']} went over ranks "
-                f"{list(call_['group'])}, not over its process_group's ranks {list(group)}. "
-                "Pass group=self.process_group to every collective (None means every rank)."
-            )
 
 
 def test_every_rank_joins_the_same_collectives(kata, device):
@@ -515,9 +349,7 @@ def test_global_mean(kata, device):
     want, _ = local_stats(torch.cat(xs))
     given = scenario.given
     for r, x in enumerate(xs):
-        y = values[r]["steps"][0]["y"]
-        expect_normalized(x, y, given=given, rank=r)
-        mean, _, _ = used_statistics(x, y)
+        mean, _ = statistics_read_off(x, values[r], given=given, rank=r)
         local, _ = local_stats(x)
         suspects = [(local, f"rank {r}'s own batch mean: the statistics must come from every "
                      "rank's batch (all-reduce or all-gather them)")]  # fmt: skip
@@ -542,9 +374,7 @@ def test_global_biased_variance(kata, device):
     unbiased = everything.var((0, 2), unbiased=True)
     given = f"{scenario.given}, ranks with the same mean but spreads 0.5, 1, 2 and 3"
     for r, x in enumerate(xs):
-        y = values[r]["steps"][0]["y"]
-        expect_normalized(x, y, given=given, rank=r)
-        _, var, _ = used_statistics(x, y)
+        _, var = statistics_read_off(x, values[r], given=given, rank=r)
         suspects = [
             (unbiased, "the unbiased variance of the global batch (divide by N - 1): normalize "
              "with the biased one (divide by N); the unbiased one is for running_var"),
@@ -570,9 +400,7 @@ def test_variance_includes_spread_between_ranks(kata, device):
     averaged = torch.stack([local_stats(x)[1] for x in xs]).mean(0)
     given = scenario.given
     for r, x in enumerate(xs):
-        y = values[r]["steps"][0]["y"]
-        expect_normalized(x, y, given=given, rank=r)
-        _, var, _ = used_statistics(x, y)
+        _, var = statistics_read_off(x, values[r], given=given, rank=r)
         suspects = [
             (averaged, "the average of the ranks' variances, which misses the spread of the "
              "rank means around the global mean: add n_r (mean_r - mean)² for each rank"),
@@ -600,9 +428,7 @@ def test_uneven_batch_sizes(kata, device):
     around = torch.stack([(x - unweighted.view(1, 3, 1)).square().mean((0, 2)) for x in xs])
     around_global = torch.stack([(x - want_mean.view(1, 3, 1)).square().mean((0, 2)) for x in xs])
     for r, x in enumerate(xs):
-        y = values[r]["steps"][0]["y"]
-        expect_normalized(x, y, given=scenario.given, rank=r)
-        mean, var, _ = used_statistics(x, y)
+        mean, var = statistics_read_off(x, values[r], given=scenario.given, rank=r)
         suspects = [
             (
                 unweighted,
@@ -1011,8 +837,143 @@ def perf_case(kata, device):
     mine = kata.SyncBatchNorm(shape[1]).to(device)
     ref = nn.SyncBatchNorm(shape[1]).to(device)
     x = torch.randn(shape, device=device, requires_grad=True)
-    return PerfCase(
-        given=f"SyncBatchNorm({shape[1]}) in training on one process, x {shape_of(x)}",
-        mine=lambda: mine(x), builtin=lambda: ref(x), builtin_name="nn.SyncBatchNorm",
-        inputs=(x,), bytes_moved=2 * x.nbytes,
-    )  # fmt: skip
+    given = f"SyncBatchNorm({shape[1]}) in training on one process, x {shape_of(x)}"
+    return PerfCase.of_layers(given, mine, ref, x, builtin_name="nn.SyncBatchNorm")
+
+
+# -- the machinery the checks above use -------------------------------------------------------
+
+
+def random_state(C: int, *, affine: bool = True, stats: bool = True) -> dict:
+    """A state_dict as after some training: random weight, bias and running statistics."""
+    ref = GlobalBatchNorm(C, affine=affine)
+    with torch.no_grad():
+        if affine:
+            ref.weight.normal_()
+            ref.bias.normal_()
+        if stats:
+            ref.running_mean.normal_().mul_(2)
+            ref.running_var.uniform_(0.5, 3.0)
+            ref.num_batches_tracked.fill_(5)
+    return {k: v.clone() for k, v in ref.state_dict().items()}
+
+
+def rank_data(sizes, C, *rest, means=None, scales=None):
+    """One random float64 batch per rank, sizes[r] rows of (C, *rest), with means[r] (one per
+    channel) and scales[r] if given."""
+    xs = []
+    for r, n in enumerate(sizes):
+        x = torch.randn(n, C, *rest, dtype=torch.float64)
+        if scales is not None:
+            x = x * scales[r]
+        if means is not None:
+            x = x + torch.tensor(means[r], dtype=torch.float64).view(1, C, *[1] * len(rest))
+        xs.append(x)
+    return xs
+
+
+def grads_like(xs):
+    return [None if x is None else torch.randn_like(x) for x in xs]
+
+
+def call(module, x, *, given, learner, advice=""):
+    """module(x) in this process; an exception in the learner's code fails with advice."""
+    try:
+        return expect_tensor(module(x))
+    except NotImplementedError:
+        raise
+    except Exception as e:
+        fail(f"{given}: your code {raised(e, learner)}. {advice}".rstrip())
+
+
+def quietly(run):
+    """run(), stopping at an error in the learner's code (NotImplementedError aside): the
+    structural checks judge what ran; the value checks say what went wrong."""
+    try:
+        return run()
+    except NotImplementedError:
+        raise
+    except Exception:
+        return None
+
+
+def local_stats(x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    dims = [0, *range(2, x.dim())]
+    return x.mean(dims), x.var(dims, unbiased=False)
+
+
+def used_statistics(x: torch.Tensor, y: torch.Tensor, eps: float = 1e-5):
+    """The mean and variance that turned x into y = (x - mean) / sqrt(var + eps) (weight 1,
+    bias 0), read off a straight line fitted per channel; and how far y is from such a line."""
+    C = x.size(1)
+    xs, ys = x.transpose(0, 1).reshape(C, -1), y.transpose(0, 1).reshape(C, -1).double()
+    xm, ym = xs.mean(1, keepdim=True), ys.mean(1, keepdim=True)
+    slope = ((xs - xm) * (ys - ym)).sum(1) / (xs - xm).square().sum(1)
+    intercept = ym[:, 0] - slope * xm[:, 0]
+    residual = (ys - slope[:, None] * xs - intercept[:, None]).abs().max().item()
+    return -intercept / slope, 1 / slope.square() - eps, residual
+
+
+def statistics_read_off(x, value, *, given, rank):
+    """The mean and variance rank `rank` normalized x with, read off its first step's output
+    (in `value`, what the rank reported), which must be one straight line per channel."""
+    y = value["steps"][0]["y"]
+    expect_normalized(x, y, given=given, rank=rank)
+    mean, var, _ = used_statistics(x, y)
+    return mean, var
+
+
+def expect_normalized(x, y, *, given, rank):
+    """The output is one straight-line map of x per channel: (x - mean) / std."""
+    if not isinstance(y, torch.Tensor) or y.shape != x.shape:
+        shown = tuple(y.shape) if isinstance(y, torch.Tensor) else type(y).__name__
+        fail(f"{given}: rank {rank}'s output has shape {shown}, expected {tuple(x.shape)}.")
+    *_, residual = used_statistics(x, y)
+    if not math.isfinite(residual) or residual > READ_ATOL:
+        fail(
+            f"{given}: rank {rank}'s output is not (x - mean) / sqrt(var + eps) with one mean "
+            "and one variance per channel: the statistics must be shared by every value of a "
+            "channel (over N and all the dims after C), and by every rank."
+        )
+
+
+def expect_statistic(have, want, *, given, rank, what, suspects=(), xs=None):
+    """One rank's per-channel statistic (read off its output) against the expected one;
+    on failure, say which well-known wrong value it matches, if any. xs: every rank's input,
+    whose means of the channel named are then said too."""
+    close = torch.isclose(have, want, rtol=READ_RTOL, atol=READ_ATOL)
+    if close.all():
+        return
+    c = int((~close).nonzero()[0])
+    why = ""
+    for value, explanation in suspects:
+        if torch.isclose(have, value, rtol=READ_RTOL, atol=READ_ATOL).all():
+            why = f" That is {explanation}."
+            break
+    means = ""
+    if xs is not None:
+        by_rank = [round(float(x[:, c].mean()), 2) for x in xs]
+        means = f" The ranks' means of channel {c} are {by_rank}."
+    fail(
+        f"{given}: rank {rank} normalized channel {c} with {what} {have[c].item():.6g} (read off "
+        f"its output), expected {want[c].item():.6g}.{means}{why}"
+    )
+
+
+def expect_calls(report_calls, *, given, rank, none=False, group=None):
+    """The collectives of one rank's step: none at all (eval), or all on `group`."""
+    if none and report_calls:
+        first = report_calls[0]
+        fail(
+            f"{given}: in eval mode rank {rank} called {first['name']} ({len(report_calls)} "
+            "collective(s) in all). Eval needs no communication: it normalizes with the running "
+            "statistics, which are the same on every rank already, and ranks may evaluate "
+            "different numbers of batches (a collective there would hang)."
+        )
+    for call_ in report_calls if group is not None else ():
+        if list(call_["group"]) != list(group):
+            fail(
+                f"{given}: rank {rank}'s {call_['name']} in {call_['phase']} went over ranks "
+                f"{list(call_['group'])}, not over its process_group's ranks {list(group)}. "
+                "Pass group=self.process_group to every collective (None means every rank)."
+            )

@@ -72,111 +72,6 @@ MEMBERS = {
 }
 
 
-def welford(kata, features, device, dtype=None):
-    """The learner's Welford(features) on `device` (in `dtype`, else torch's default), with
-    every member the checks read."""
-    kwargs = {"device": device} if dtype is None else {"device": device, "dtype": dtype}
-    w = kata.Welford(features, **kwargs)
-    for name in MEMBERS:
-        member(w, name, given=f"Welford({features})", read=False)
-    return w
-
-
-def member(w, name, *, given, read=True):
-    """w.<name>, or a failure saying that w has no such attribute. A property is only run when
-    `read`: an AttributeError from inside it is the learner's own and is left to say so."""
-    found = inspect.getattr_static(w, name, MISSING)
-    # Not defined (only __getattr__ may answer), or a __slots__ entry that may be unset.
-    unsure = found is MISSING or isinstance(found, types.MemberDescriptorType)
-    if unsure and not hasattr(w, name):
-        fail(f"{given}: no attribute {name}. The contract reads {MEMBERS[name]} as w.{name}.")
-    return getattr(w, name) if read else None
-
-
-def feed(w, batches):
-    """Update w with each batch in turn, each of which must be left as it was; returns w."""
-    for x in batches:
-        pristine = x.clone()
-        w.update(x)
-        expect_unchanged(x, pristine)
-    return w
-
-
-def expect_unchanged(x, pristine):
-    """The caller's batch after update(x) must equal its copy from before: a batch written in
-    place fails as test_update_leaves_its_input's mistake, before any value is compared with
-    statistics of the changed rows."""
-    if x.shape == pristine.shape and torch.equal(x, pristine):
-        return
-    call = f"update(x {shape_of(pristine)})"
-    if x.shape != pristine.shape:
-        fail_for(
-            "test_update_leaves_its_input", f"{call} changed x in place to shape {shape_of(x)}."
-        )
-    at = tuple(int(i) for i in (x != pristine).nonzero()[0])
-    fail_for(
-        "test_update_leaves_its_input",
-        f"{call} changed its input in place: x{list(at)} was {pristine[at].item():.6g}, is now "
-        f"{x[at].item():.6g}. The batch is the caller's: compute on new tensors (x − mean is "
-        "one), never in place on x; x.to(dtype) returns x itself when x already has that dtype.",
-    )
-
-
-def count_of(w, given):
-    """w.count as an int: a Python int or an integer tensor of one element, never a float."""
-    count = member(w, "count", given=given)
-    try:
-        return operator.index(count)
-    except TypeError:
-        pass
-    if isinstance(count, float) or (isinstance(count, torch.Tensor) and count.is_floating_point()):
-        fail(
-            f"{given}: count is {count!r}, a float, expected an int. A count kept in floating "
-            "point stops counting exactly (float32 at 2**24 rows, float64 at 2**53): keep a "
-            "Python int, the sum of the batches' x.shape[0]."
-        )
-    if isinstance(count, torch.Tensor):
-        fail(
-            f"{given}: count is a {shape_of(count)} tensor, expected one int: every row has a "
-            "value in every feature, so one count, the number of rows, serves them all."
-        )
-    fail(f"{given}: count is {count!r}, a {type(count).__name__}, expected an int: the rows seen.")
-
-
-def mean_of(w, given):
-    """w.mean, which must be a tensor: an attribute, or a property."""
-    mean = member(w, "mean", given=given)
-    if isinstance(mean, torch.Tensor):
-        return mean
-    if callable(mean):
-        fail(f"{given}: mean is a method, expected the (F,) tensor itself, read as w.mean.")
-    fail(f"{given}: mean is {mean!r}, a {type(mean).__name__}, expected a (F,) tensor.")
-
-
-def expect_stats(w, rows, *, given, dtype=None, rtol=None, atol=None, var_rtol=None):
-    """w's count, mean, var() and var(correction=0) must be those of `rows` (all rows seen):
-    torch.var_mean in float64, rounded once to the state's dtype (`dtype`, else torch's
-    default)."""
-    dtype = dtype or torch.get_default_dtype()
-    have = count_of(w, given)
-    if have != rows.shape[0]:
-        fail(f"{given}: count is {have}, expected {rows.shape[0]} (the rows seen).")
-    rows64 = rows.double()
-    for correction, call in ((1, "var()"), (0, "var(correction=0)")):
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # torch warns where count <= correction
-            var, mean = torch.var_mean(rows64, 0, correction=correction)
-            got = w.var() if correction == 1 else w.var(correction=0)
-        expect_close(got, var.to(dtype), given=given, what=call, rtol=var_rtol or rtol, atol=atol)
-    expect_close(mean_of(w, given), mean.to(dtype), given=given, what="mean", rtol=rtol, atol=atol)
-
-
-def data(rows, features, device, dtype=torch.float32, centre=1.0, spread=2.0):
-    """rows x features values of randn * spread + centre, in `dtype`."""
-    x = torch.randn(rows, features, dtype=torch.float64) * spread + centre
-    return x.to(device, dtype)
-
-
 def test_starts_empty(kata, device):
     """a new Welford(F) has count 0 and a zero (F,) mean, in the dtype asked for or torch's default
 
@@ -600,27 +495,6 @@ def test_vectorized(kata, device):
     expect_same_work(run, given="Welford(2) vs Welford(64): update, merge and var on 4 rows")
 
 
-def expect_same_work(run, *, given):
-    """run(64) must do no more work than run(2): the counts of expect_vectorized (tensor
-    operations dispatched, Python lines run in the learner's code, each with its slack), in
-    messages that name what grows here, the features, the rows being 4 in both."""
-    ops = [count_ops(lambda f=f: run(f)) for f in (2, 64)]
-    if ops[1] > ops[0] + 2:
-        fail(
-            f"{given}: your code ran {ops[0]} tensor operations with 2 features but {ops[1]} "
-            "with 64, on the same number of rows: its work grows with the features (a loop "
-            "over them?). Compute every feature at once: a reduction over dim 0 gives them all."
-        )
-    lines = [count_python_lines(lambda f=f: run(f)) for f in (2, 64)]
-    if lines[1] > lines[0] + 4:
-        fail(
-            f"{given}: your code executed {lines[0]} Python lines with 2 features but "
-            f"{lines[1]} with 64, on the same number of rows: a Python loop over the features "
-            "(a list comprehension counts), even if it calls no tensor operation per feature. "
-            "Compute every feature at once: a reduction over dim 0 gives them all."
-        )
-
-
 def test_constant_memory(kata, device):
     """its memory stays O(features) however many rows it sees: the rows are not kept
 
@@ -652,53 +526,6 @@ def test_constant_memory(kata, device):
             f"Welford(3) holds {in_tensors} tensor elements after 200 rows, where count, mean "
             f"and M2 need 7 values. {keep}"
         )
-
-
-# How many objects values_held visits at most: a state of count, mean and M2 is a handful.
-WALK_LIMIT = 100_000
-# Not the accumulator's state, though reachable from it: code, classes, modules and names.
-NOT_STATE = (type, types.ModuleType, types.CodeType, types.BuiltinFunctionType, str, torch.dtype)
-
-
-def values_held(root):
-    """(how many values root's state holds, how many of them in tensors, whether the walk saw
-    all of it): every tensor's elements and every number reachable from root, through
-    containers, attributes (__dict__, __slots__ of every class, dataclass fields), objects of
-    any kind and closures, each object once; modules, classes and functions' globals are not
-    state. A number counts at each place that holds it (600 zeros in a list are 600 values), a
-    buffer (an array) by its items. Objects it shares with the rest of the program (a logger,
-    say) count too, so only the tensors are held to a size; the whole may only not grow."""
-    seen, total, in_tensors, todo = set(), 0, 0, [root]
-    while todo:
-        obj = todo.pop()
-        if isinstance(obj, (bool, int, float, complex)):
-            total += 1
-            continue
-        if id(obj) in seen or isinstance(obj, NOT_STATE):
-            continue
-        if len(seen) >= WALK_LIMIT:
-            return total, in_tensors, False
-        seen.add(id(obj))
-        if isinstance(obj, torch.Tensor):
-            total += obj.numel()
-            in_tensors += obj.numel()
-        elif isinstance(obj, types.FunctionType):
-            todo += obj.__closure__ or ()  # its cells, never its module's globals
-        elif (items := buffer_items(obj)) is not None:
-            total += items
-        else:
-            todo += gc.get_referents(obj)  # items, keys and values, attributes, slots, a cell's
-    return total, in_tensors, True
-
-
-def buffer_items(obj):
-    """How many items obj holds in a buffer of its own (bytes, array.array, a NumPy array), or
-    None for an object without one."""
-    try:
-        view = memoryview(obj)
-    except TypeError:
-        return None
-    return view.nbytes // max(view.itemsize, 1)
 
 
 def test_follows_device(kata, device):
@@ -821,3 +648,179 @@ def perf_case(kata, device):
         builtin_name="torch.var_mean",
         bytes_moved=x.nbytes,
     )
+
+
+# -- the accumulator's members as the checks above read them, and the probes ------------------
+
+
+def welford(kata, features, device, dtype=None):
+    """The learner's Welford(features) on `device` (in `dtype`, else torch's default), with
+    every member the checks read."""
+    kwargs = {"device": device} if dtype is None else {"device": device, "dtype": dtype}
+    w = kata.Welford(features, **kwargs)
+    for name in MEMBERS:
+        member(w, name, given=f"Welford({features})", read=False)
+    return w
+
+
+def member(w, name, *, given, read=True):
+    """w.<name>, or a failure saying that w has no such attribute. A property is only run when
+    `read`: an AttributeError from inside it is the learner's own and is left to say so."""
+    found = inspect.getattr_static(w, name, MISSING)
+    # Not defined (only __getattr__ may answer), or a __slots__ entry that may be unset.
+    unsure = found is MISSING or isinstance(found, types.MemberDescriptorType)
+    if unsure and not hasattr(w, name):
+        fail(f"{given}: no attribute {name}. The contract reads {MEMBERS[name]} as w.{name}.")
+    return getattr(w, name) if read else None
+
+
+def feed(w, batches):
+    """Update w with each batch in turn, each of which must be left as it was; returns w."""
+    for x in batches:
+        pristine = x.clone()
+        w.update(x)
+        expect_unchanged(x, pristine)
+    return w
+
+
+def expect_unchanged(x, pristine):
+    """The caller's batch after update(x) must equal its copy from before: a batch written in
+    place fails as test_update_leaves_its_input's mistake, before any value is compared with
+    statistics of the changed rows."""
+    if x.shape == pristine.shape and torch.equal(x, pristine):
+        return
+    call = f"update(x {shape_of(pristine)})"
+    if x.shape != pristine.shape:
+        fail_for(
+            "test_update_leaves_its_input", f"{call} changed x in place to shape {shape_of(x)}."
+        )
+    at = tuple(int(i) for i in (x != pristine).nonzero()[0])
+    fail_for(
+        "test_update_leaves_its_input",
+        f"{call} changed its input in place: x{list(at)} was {pristine[at].item():.6g}, is now "
+        f"{x[at].item():.6g}. The batch is the caller's: compute on new tensors (x − mean is "
+        "one), never in place on x; x.to(dtype) returns x itself when x already has that dtype.",
+    )
+
+
+def count_of(w, given):
+    """w.count as an int: a Python int or an integer tensor of one element, never a float."""
+    count = member(w, "count", given=given)
+    try:
+        return operator.index(count)
+    except TypeError:
+        pass
+    if isinstance(count, float) or (isinstance(count, torch.Tensor) and count.is_floating_point()):
+        fail(
+            f"{given}: count is {count!r}, a float, expected an int. A count kept in floating "
+            "point stops counting exactly (float32 at 2**24 rows, float64 at 2**53): keep a "
+            "Python int, the sum of the batches' x.shape[0]."
+        )
+    if isinstance(count, torch.Tensor):
+        fail(
+            f"{given}: count is a {shape_of(count)} tensor, expected one int: every row has a "
+            "value in every feature, so one count, the number of rows, serves them all."
+        )
+    fail(f"{given}: count is {count!r}, a {type(count).__name__}, expected an int: the rows seen.")
+
+
+def mean_of(w, given):
+    """w.mean, which must be a tensor: an attribute, or a property."""
+    mean = member(w, "mean", given=given)
+    if isinstance(mean, torch.Tensor):
+        return mean
+    if callable(mean):
+        fail(f"{given}: mean is a method, expected the (F,) tensor itself, read as w.mean.")
+    fail(f"{given}: mean is {mean!r}, a {type(mean).__name__}, expected a (F,) tensor.")
+
+
+def expect_stats(w, rows, *, given, dtype=None, rtol=None, atol=None, var_rtol=None):
+    """w's count, mean, var() and var(correction=0) must be those of `rows` (all rows seen):
+    torch.var_mean in float64, rounded once to the state's dtype (`dtype`, else torch's
+    default)."""
+    dtype = dtype or torch.get_default_dtype()
+    have = count_of(w, given)
+    if have != rows.shape[0]:
+        fail(f"{given}: count is {have}, expected {rows.shape[0]} (the rows seen).")
+    rows64 = rows.double()
+    for correction, call in ((1, "var()"), (0, "var(correction=0)")):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # torch warns where count <= correction
+            var, mean = torch.var_mean(rows64, 0, correction=correction)
+            got = w.var() if correction == 1 else w.var(correction=0)
+        expect_close(got, var.to(dtype), given=given, what=call, rtol=var_rtol or rtol, atol=atol)
+    expect_close(mean_of(w, given), mean.to(dtype), given=given, what="mean", rtol=rtol, atol=atol)
+
+
+def data(rows, features, device, dtype=torch.float32, centre=1.0, spread=2.0):
+    """rows x features values of randn * spread + centre, in `dtype`."""
+    x = torch.randn(rows, features, dtype=torch.float64) * spread + centre
+    return x.to(device, dtype)
+
+
+def expect_same_work(run, *, given):
+    """run(64) must do no more work than run(2): the counts of expect_vectorized (tensor
+    operations dispatched, Python lines run in the learner's code, each with its slack), in
+    messages that name what grows here, the features, the rows being 4 in both."""
+    ops = [count_ops(lambda f=f: run(f)) for f in (2, 64)]
+    if ops[1] > ops[0] + 2:
+        fail(
+            f"{given}: your code ran {ops[0]} tensor operations with 2 features but {ops[1]} "
+            "with 64, on the same number of rows: its work grows with the features (a loop "
+            "over them?). Compute every feature at once: a reduction over dim 0 gives them all."
+        )
+    lines = [count_python_lines(lambda f=f: run(f)) for f in (2, 64)]
+    if lines[1] > lines[0] + 4:
+        fail(
+            f"{given}: your code executed {lines[0]} Python lines with 2 features but "
+            f"{lines[1]} with 64, on the same number of rows: a Python loop over the features "
+            "(a list comprehension counts), even if it calls no tensor operation per feature. "
+            "Compute every feature at once: a reduction over dim 0 gives them all."
+        )
+
+
+# How many objects values_held visits at most: a state of count, mean and M2 is a handful.
+WALK_LIMIT = 100_000
+# Not the accumulator's state, though reachable from it: code, classes, modules and names.
+NOT_STATE = (type, types.ModuleType, types.CodeType, types.BuiltinFunctionType, str, torch.dtype)
+
+
+def values_held(root):
+    """(how many values root's state holds, how many of them in tensors, whether the walk saw
+    all of it): every tensor's elements and every number reachable from root, through
+    containers, attributes (__dict__, __slots__ of every class, dataclass fields), objects of
+    any kind and closures, each object once; modules, classes and functions' globals are not
+    state. A number counts at each place that holds it (600 zeros in a list are 600 values), a
+    buffer (an array) by its items. Objects it shares with the rest of the program (a logger,
+    say) count too, so only the tensors are held to a size; the whole may only not grow."""
+    seen, total, in_tensors, todo = set(), 0, 0, [root]
+    while todo:
+        obj = todo.pop()
+        if isinstance(obj, (bool, int, float, complex)):
+            total += 1
+            continue
+        if id(obj) in seen or isinstance(obj, NOT_STATE):
+            continue
+        if len(seen) >= WALK_LIMIT:
+            return total, in_tensors, False
+        seen.add(id(obj))
+        if isinstance(obj, torch.Tensor):
+            total += obj.numel()
+            in_tensors += obj.numel()
+        elif isinstance(obj, types.FunctionType):
+            todo += obj.__closure__ or ()  # its cells, never its module's globals
+        elif (items := buffer_items(obj)) is not None:
+            total += items
+        else:
+            todo += gc.get_referents(obj)  # items, keys and values, attributes, slots, a cell's
+    return total, in_tensors, True
+
+
+def buffer_items(obj):
+    """How many items obj holds in a buffer of its own (bytes, array.array, a NumPy array), or
+    None for an object without one."""
+    try:
+        view = memoryview(obj)
+    except TypeError:
+        return None
+    return view.nbytes // max(view.itemsize, 1)

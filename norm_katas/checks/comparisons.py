@@ -3,7 +3,7 @@ discrepancy."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 import torch
@@ -226,6 +226,21 @@ def expect_attributes(obj: Any, given: str, **want: Any) -> None:
             fail(f"{given}.{name} should be {value}, got {got}.")
 
 
+def built_with_attributes(
+    cls: Callable[..., Any],
+    name: str,
+    cases: Iterable[tuple[tuple[Any, ...], dict[str, Any], dict[str, Any]]],
+) -> Iterator[tuple[Any, str]]:
+    """For each (args, kwargs, want) of cases, in turn: cls(*args, **kwargs) with the
+    attributes `want` (expect_attributes), yielded with its call as messages show it (`name`
+    is the class's), for the checks that follow on it before the next case is built."""
+    for args, kwargs, want in cases:
+        given = describe_call(name, *args, **kwargs)
+        built = cls(*args, **kwargs)
+        expect_attributes(built, given, **want)
+        yield built, given
+
+
 def expect_raises(
     errors: type[BaseException] | tuple[type[BaseException], ...],
     run: Callable[[], Any],
@@ -244,6 +259,22 @@ def expect_raises(
     except Exception as e:
         fail(f"{given} should raise {names}, but raised {type(e).__name__}: {e}")
     fail(f"{given} should raise {names}, but returned normally.")
+
+
+def expect_rejects_shapes(
+    layer: Callable[[torch.Tensor], Any],
+    x_shapes: tuple[tuple[int, ...], ...],
+    *,
+    device: torch.device | str,
+    name: str,
+) -> None:
+    """layer(x) raises RuntimeError (torch's) or ValueError for an x of each shape, drawn in
+    turn; `name` is the layer as messages show it."""
+    for x_shape in x_shapes:
+        x = torch.randn(x_shape, device=device)
+        expect_raises(
+            (ValueError, RuntimeError), lambda x=x: layer(x), given=f"{name} on x {shape_of(x)}"
+        )
 
 
 def tensors_in(value: Any) -> list[torch.Tensor]:

@@ -145,6 +145,18 @@ def expect_vectorized(
         )
 
 
+def expect_vectorized_rows(
+    make: Callable[[int], tuple[nn.Module, nn.Module]], *, device: torch.device, name: str
+) -> None:
+    """The learner's layer over the last dim, of make(16) on (2, 16) against that of make(128)
+    on (64, 128), does the same work (see expect_vectorized). make(d) is a pair as `paired`
+    gives it; `name` is the layer's class as messages show it."""
+    small, large = (make(d)[0].to(device) for d in (16, 128))
+    xs, xl = torch.randn(2, 16, device=device), torch.randn(64, 128, device=device)
+    given = f"{name}(16) vs {name}(128)"
+    expect_vectorized(lambda layer, x: layer(x), (small, xs), (large, xl), given=given)
+
+
 def _like_with_like(
     small: tuple[Any, ...], large: tuple[Any, ...]
 ) -> tuple[torch.Tensor, torch.Tensor]:

@@ -1,5 +1,6 @@
 """The learner's module beside torch's: built alike, holding the same state, and compared
-state for state and gradient for gradient."""
+parameter for parameter, output for output and gradient for gradient; and what it does to the
+input it is given."""
 
 from __future__ import annotations
 
@@ -9,8 +10,18 @@ from typing import Any
 import torch
 from torch import nn
 
-from norm_katas.checks.comparisons import _fmt, describe_call, expect_close, expect_grads_close
+from norm_katas.checks.comparisons import (
+    _fmt,
+    describe_call,
+    expect_close,
+    expect_grads_close,
+    expect_like,
+    shape_of,
+)
 from norm_katas.runtime.outcomes import fail
+
+# What getattr returns for an attribute the module lacks: said "missing" in messages.
+MISSING = object()
 
 
 def load_torch_state(mine: nn.Module, ref: nn.Module, *, given: str, advice: str = "") -> None:
@@ -43,6 +54,39 @@ def paired(
     mine = getattr(kata, name)(*args, **kwargs)
     load_torch_state(mine, ref, given=describe_call(name, *args, **kwargs))
     return mine, ref
+
+
+def torch_initialised(kata: Any, name: str, *args: Any, **kwargs: Any) -> nn.Module:
+    """The learner's kata.<name>(*args, **kwargs) holding torch's initial state (weight one,
+    bias zero: exact in any dtype, so that only the statistics show in a comparison)."""
+    mine, ref = getattr(kata, name)(*args, **kwargs), getattr(nn, name)(*args, **kwargs)
+    load_torch_state(mine, ref, given=describe_call(name, *args, **kwargs))
+    return mine
+
+
+def expect_same_parameters(mine: nn.Module, ref: nn.Module, *, given: str) -> None:
+    """mine has ref's parameters, by name, each with ref's initial value (a fresh layer's)."""
+    have, want = dict(mine.named_parameters()), dict(ref.named_parameters())
+    if set(have) != set(want):
+        fail(f"{given} has parameters {sorted(have)}, expected {sorted(want)}.")
+    for name, p in want.items():
+        expect_close(have[name], p.detach(), given=given, what=f"initial {name}")
+
+
+def expect_arguments_kept(module: nn.Module, call: str, want: dict[str, Any]) -> None:
+    """module.<name> == value for each constructor argument name=value; `call` is the
+    constructor call as messages show it ("BatchNorm1d(7, eps=0.001)")."""
+    for name, value in want.items():
+        have = getattr(module, name, MISSING)
+        if have is MISSING or have != value:
+            shown = "missing" if have is MISSING else repr(have)
+            fail(f"{call}.{name} should be {value!r}, got {shown}.")
+
+
+def expect_no_weight_and_bias(module: nn.Module, *, given: str) -> None:
+    """weight and bias exist and are None, as torch registers them without affine."""
+    if any(getattr(module, name, MISSING) is not None for name in ("weight", "bias")):
+        fail(f"{given} should have weight = None and bias = None.")
 
 
 def forward_with_grad(
@@ -82,6 +126,49 @@ def expect_same_grads(
     # change what torch's is given.
     mine_grads = grads_of(mine, x, grad_out.clone())
     expect_grads_close(mine_grads, grads_of(ref, x, grad_out.clone()), given=given)
+
+
+def expect_same_grads_in_float64(
+    mine: nn.Module,
+    ref: nn.Module,
+    x_shape: tuple[int, ...],
+    *,
+    device: torch.device | str,
+    given: str,
+) -> None:
+    """mine and ref (torch's, holding the same state), moved to float64, give the same
+    gradients at x = 2 · randn + 1, backward from a random grad_out. `given` names the layers;
+    the input is said after it."""
+    mine, ref = mine.to(device, torch.float64), ref.to(device, torch.float64)
+    x = torch.randn(x_shape, dtype=torch.float64, device=device) * 2 + 1
+    grad_out = torch.randn_like(x)
+    expect_same_grads(mine, ref, x, grad_out, given=f"{given} on x {shape_of(x)}")
+
+
+def expect_output_like_input(
+    make: Callable[[], tuple[nn.Module, nn.Module]],
+    x_shape: tuple[int, ...],
+    *,
+    device: torch.device,
+    name: str,
+) -> None:
+    """In float32 and in float64, the learner's layer of a fresh make() (a pair as `paired`
+    gives it) maps a random x of x_shape to an output of x's shape, dtype and device; `name`
+    is the layer as messages show it."""
+    for dtype in (torch.float32, torch.float64):
+        mine = make()[0].to(device, dtype)
+        x = torch.randn(x_shape, device=device, dtype=dtype)
+        expect_like(mine(x), x, given=f"{name} on x {shape_of(x)}")
+
+
+def expect_input_unmodified(
+    run: Callable[[torch.Tensor], Any], x: torch.Tensor, *, given: str
+) -> None:
+    """run(x) leaves x's values as they were: the caller still owns it."""
+    before = x.clone()
+    run(x)
+    if not torch.equal(x, before):
+        fail(f"{given} changed its input x in place; the caller's tensor must stay as it was.")
 
 
 def expect_state_dict_round_trip(mine: nn.Module, ref: nn.Module, *, given: str) -> None:

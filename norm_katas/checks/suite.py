@@ -32,6 +32,18 @@ class PerfCase:
     # kata has its own (a Triton kernel in the interpreter is slow for another reason).
     note: str | None = None
 
+    @classmethod
+    def of_layers(
+        cls, given: str, mine: Callable[[Any], Any], builtin: Callable[[Any], Any],
+        x: torch.Tensor, *, builtin_name: str,
+    ) -> PerfCase:  # fmt: skip
+        """Two layers on the same x (which requires grad): forward reads x and writes an
+        output of its size, the least a fused kernel moves."""
+        return cls(
+            given=given, mine=lambda: mine(x), builtin=lambda: builtin(x),
+            builtin_name=builtin_name, inputs=(x,), bytes_moved=2 * x.nbytes,
+        )  # fmt: skip
+
 
 MakePerfCase = Callable[[ModuleType, torch.device], PerfCase]
 DeviceNote = Callable[[torch.device], "str | None"]
