@@ -11,6 +11,7 @@ for a broken one), `ALSO` the broad checks it fails as well, `SAYS` words the re
 
 from __future__ import annotations
 
+import ast
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,13 +19,32 @@ from pathlib import Path
 from norm_katas.content import registry
 
 FOLDER = registry.ROOT / "tests" / "catalogue"
+NAMES = ("EXPECT", "ALSO", "SAYS", "COMPILED")
 MARKER = re.compile(r"""\b(EXPECT|ALSO|SAYS|COMPILED)\s*=\s*["']([^"']+)["']""")
 PASS = "pass"  # an ok_ file's EXPECT
 
 
 def markers(path: Path) -> dict[str, str]:
-    """The file's markers, by name (EXPECT, ALSO, SAYS, COMPILED), as written."""
-    return dict(MARKER.findall(path.read_text(encoding="utf-8")))
+    """The file's markers, by name (EXPECT, ALSO, SAYS, COMPILED): module-level strings (a long
+    one in parentheses, over several lines), or, in a file that must not run as written (a
+    broken file's syntax error), on a comment line."""
+    text = path.read_text(encoding="utf-8")
+    found = dict(MARKER.findall(text))
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return found
+    for node in tree.body:
+        if (
+            isinstance(node, ast.Assign)
+            and len(node.targets) == 1
+            and isinstance(target := node.targets[0], ast.Name)
+            and target.id in NAMES
+            and isinstance(node.value, ast.Constant)
+            and isinstance(node.value.value, str)
+        ):
+            found[target.id] = node.value.value
+    return found
 
 
 @dataclass(frozen=True)

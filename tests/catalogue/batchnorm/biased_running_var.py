@@ -6,6 +6,7 @@ from solutions.batchnorm import BatchNorm1d as Reference1d
 from solutions.batchnorm import BatchNorm2d as Reference2d
 
 EXPECT = "test_running_var_unbiased"
+ALSO = "test_several_steps_then_eval"
 
 
 class BiasedRunningVar:

@@ -8,7 +8,8 @@ from solutions.batchnorm import BatchNorm1d as Reference1d
 from solutions.batchnorm import BatchNorm2d as Reference2d
 
 EXPECT = "test_eval_leaves_running_stats_unchanged"
-ALSO = "test_num_batches_tracked"  # eval counts the step too
+# eval counts the step too, and the statistics it normalizes with are no longer the ones kept
+ALSO = "test_num_batches_tracked, test_eval_uses_running_stats"
 
 
 class UpdatesInEval:

@@ -5,6 +5,16 @@ import torch
 from solutions.dropout import Dropout as Reference
 
 EXPECT = "test_output_like_input"
+ALSO = (
+    "test_p_one_gives_zeros, "
+    "test_kept_values_scaled, "
+    "test_elements_dropped_independently, "
+    "test_keep_fraction, "
+    "test_fresh_mask_each_call, "
+    "test_to_dtype, "
+    "test_forward_matches_torch, "
+    "test_gradients_match"
+)
 
 
 class Dropout(Reference):

@@ -5,6 +5,7 @@ import torch
 from solutions.dropout import Dropout as Reference
 
 EXPECT = "test_elements_dropped_independently"
+ALSO = "test_keep_fraction"
 
 
 class Dropout(Reference):

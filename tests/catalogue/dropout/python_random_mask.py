@@ -12,6 +12,7 @@ import torch
 from solutions.dropout import Dropout as Reference
 
 EXPECT = "test_vectorized"
+ALSO = "test_follows_torch_seed"
 
 
 class Dropout(Reference):

@@ -6,6 +6,7 @@ from torch import nn
 from solutions.dropout import Dropout as Reference
 
 EXPECT = "test_attributes"
+ALSO = "test_state_dict_round_trip"
 
 
 class Dropout(Reference):

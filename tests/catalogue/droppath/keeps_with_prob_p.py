@@ -5,6 +5,7 @@ import torch
 from solutions.droppath import DropPath as Reference
 
 EXPECT = "test_keep_fraction"
+ALSO = "test_drop_prob_one_gives_zeros"
 
 
 def drop_path(x, drop_prob=0.0, training=False, scale_by_keep=True):

@@ -5,6 +5,7 @@ import torch
 from solutions.droppath import DropPath as Reference
 
 EXPECT = "test_output_like_input"
+ALSO = "test_whole_sample_dropped, test_forward_matches_timm"
 
 
 def drop_path(x, drop_prob=0.0, training=False, scale_by_keep=True):

@@ -7,6 +7,7 @@ import torch
 from solutions.droppath import DropPath as Reference
 
 EXPECT = "test_vectorized"
+ALSO = "test_follows_torch_seed"
 
 
 def drop_path(x, drop_prob=0.0, training=False, scale_by_keep=True):

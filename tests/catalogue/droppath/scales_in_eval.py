@@ -4,6 +4,7 @@ from solutions.droppath import DropPath as Reference
 from solutions.droppath import drop_path as reference_drop_path
 
 EXPECT = "test_eval_is_identity"
+ALSO = "test_forward_matches_timm"
 
 
 def drop_path(x, drop_prob=0.0, training=False, scale_by_keep=True):

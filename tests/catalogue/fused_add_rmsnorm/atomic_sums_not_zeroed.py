@@ -8,6 +8,15 @@ import triton
 import triton.language as tl
 
 EXPECT = "test_formula"
+ALSO = (
+    "test_non_power_of_two_width, "
+    "test_wide_rows, "
+    "test_race_free, "
+    "test_leading_dims, "
+    "test_row_stride, "
+    "test_half_precision, "
+    "test_residual_rounded_before_norm"
+)
 SAYS = "memory read before it was written"
 
 

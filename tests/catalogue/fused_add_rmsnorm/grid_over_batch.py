@@ -5,6 +5,7 @@ import triton
 import triton.language as tl
 
 EXPECT = "test_leading_dims"
+ALSO = "test_row_stride"
 
 
 @triton.jit

@@ -5,6 +5,7 @@ import triton
 import triton.language as tl
 
 EXPECT = "test_fp32_accumulation"
+ALSO = "test_residual_rounded_before_norm"
 
 
 @triton.jit

@@ -5,6 +5,7 @@ import triton
 import triton.language as tl
 
 EXPECT = "test_half_precision"
+ALSO = "test_residual_rounded_before_norm"
 
 
 @triton.jit

@@ -6,6 +6,7 @@ import triton
 import triton.language as tl
 
 EXPECT = "test_residual_in_place"
+ALSO = "test_row_stride"
 SAYS = "x was overwritten"
 
 

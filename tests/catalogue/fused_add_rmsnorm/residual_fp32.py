@@ -6,6 +6,7 @@ import triton
 import triton.language as tl
 
 EXPECT = "test_residual_in_place"
+ALSO = "test_half_precision, test_residual_rounded_before_norm"
 SAYS = "is float32, expected float16"
 
 

@@ -6,6 +6,16 @@ import triton
 import triton.language as tl
 
 EXPECT = "test_residual_is_the_sum"
+ALSO = (
+    "test_residual_in_place, "
+    "test_formula, "
+    "test_non_power_of_two_width, "
+    "test_wide_rows, "
+    "test_race_free, "
+    "test_leading_dims, "
+    "test_row_stride, "
+    "test_half_precision"
+)
 SAYS = "still holds the residual passed in"
 
 

@@ -5,6 +5,7 @@ import triton
 import triton.language as tl
 
 EXPECT = "test_outputs_like_input"
+ALSO = "test_leading_dims, test_row_stride"
 
 
 @triton.jit

@@ -5,6 +5,20 @@ import triton
 import triton.language as tl
 
 EXPECT = "test_outputs_like_input"
+ALSO = (
+    "test_masked_last_block, "
+    "test_residual_is_the_sum, "
+    "test_residual_in_place, "
+    "test_formula, "
+    "test_non_power_of_two_width, "
+    "test_wide_rows, "
+    "test_race_free, "
+    "test_leading_dims, "
+    "test_row_stride, "
+    "test_fp32_accumulation, "
+    "test_half_precision, "
+    "test_residual_rounded_before_norm"
+)
 SAYS = "it returns a pair"
 
 

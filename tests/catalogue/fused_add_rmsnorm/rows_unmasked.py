@@ -7,6 +7,14 @@ import triton
 import triton.language as tl
 
 EXPECT = "test_masked_last_block"
+ALSO = (
+    "test_outputs_like_input, "
+    "test_residual_is_the_sum, "
+    "test_non_power_of_two_width, "
+    "test_race_free, "
+    "test_leading_dims, "
+    "test_row_stride"
+)
 SAYS = "rows < M as well where a program takes several rows"
 
 ROWS = 4

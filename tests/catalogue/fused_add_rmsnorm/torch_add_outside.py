@@ -6,6 +6,21 @@ import triton
 import triton.language as tl
 
 EXPECT = "test_kernel_does_the_work"
+ALSO = (
+    "test_outputs_like_input, "
+    "test_masked_last_block, "
+    "test_residual_is_the_sum, "
+    "test_residual_in_place, "
+    "test_formula, "
+    "test_non_power_of_two_width, "
+    "test_wide_rows, "
+    "test_race_free, "
+    "test_leading_dims, "
+    "test_row_stride, "
+    "test_fp32_accumulation, "
+    "test_half_precision, "
+    "test_residual_rounded_before_norm"
+)
 SAYS = "aten.add_"
 
 

@@ -6,6 +6,13 @@ import triton
 import triton.language as tl
 
 EXPECT = "test_masked_last_block"
+ALSO = (
+    "test_residual_is_the_sum, "
+    "test_non_power_of_two_width, "
+    "test_wide_rows, "
+    "test_row_stride, "
+    "test_half_precision"
+)
 SAYS = "the residual"
 
 

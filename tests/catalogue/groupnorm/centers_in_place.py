@@ -5,6 +5,7 @@ import torch
 from solutions.groupnorm import GroupNorm as Reference
 
 EXPECT = "test_input_unmodified"
+ALSO = "test_gradients_match"
 
 
 class GroupNorm(Reference):

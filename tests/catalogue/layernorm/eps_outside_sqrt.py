@@ -8,6 +8,7 @@ import torch
 from torch import nn
 
 EXPECT = "test_eps_inside_sqrt"
+ALSO = "test_forward_matches_torch"
 
 
 class LayerNorm(nn.Module):

@@ -5,7 +5,20 @@ the learner's error, as the CPU raises it, not a limit of the simulation."""
 from solutions.layernorm import LayerNorm as Reference
 
 EXPECT = "test_output_like_input"
-ALSO = "test_follows_device"
+ALSO = (
+    "test_input_unmodified, "
+    "test_from_scratch, "
+    "test_vectorized, "
+    "test_statistics_per_sample, "
+    "test_constant_input, "
+    "test_eps_inside_sqrt, "
+    "test_multidim_normalized_shape, "
+    "test_no_elementwise_affine, "
+    "test_numerically_stable, "
+    "test_follows_device, "
+    "test_forward_matches_torch, "
+    "test_gradients_match"
+)
 SAYS = "for the same reason: the same RuntimeError at"
 
 

@@ -7,6 +7,7 @@ from solutions.layernorm_backward import HALF
 from solutions.layernorm_backward import LayerNormFunction as Reference
 
 EXPECT = "test_from_scratch"
+ALSO = "test_unbatched_input"
 
 
 class LayerNormFunction(Reference):

@@ -5,6 +5,7 @@ import torch
 from solutions.layernorm_backward import LayerNormFunction as Reference
 
 EXPECT = "test_backward_eps_inside_sqrt"
+ALSO = "test_unbatched_input"
 
 
 class LayerNormFunction(Reference):

@@ -6,6 +6,7 @@ import torch
 from solutions.layernorm_backward import LayerNormFunction as Reference
 
 EXPECT = "test_saves_only_what_backward_needs"
+ALSO = "test_unbatched_input"
 
 
 class LayerNormFunction(Reference):

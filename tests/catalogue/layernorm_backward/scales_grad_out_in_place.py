@@ -3,6 +3,7 @@
 from solutions.layernorm_backward import LayerNormFunction as Reference
 
 EXPECT = "test_input_unmodified"
+ALSO = "test_unbatched_input"
 
 
 class LayerNormFunction(Reference):

@@ -8,6 +8,7 @@ from solutions import prepost_norm as reference
 from solutions.prepost_norm import TransformerEncoderBlock as Reference
 
 EXPECT = "test_attention_over_sequence"
+ALSO = "test_post_norm_block_matches_torch, test_pre_norm_block_matches_torch"
 
 
 class TransformerEncoderBlock(Reference):

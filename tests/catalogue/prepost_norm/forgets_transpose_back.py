@@ -6,6 +6,11 @@ from solutions import prepost_norm as reference
 from solutions.prepost_norm import TransformerEncoderBlock as Reference
 
 EXPECT = "test_output_like_input"
+ALSO = (
+    "test_attention_over_sequence, "
+    "test_post_norm_block_matches_torch, "
+    "test_pre_norm_block_matches_torch"
+)
 
 
 class TransformerEncoderBlock(Reference):

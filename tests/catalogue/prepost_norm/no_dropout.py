@@ -7,6 +7,7 @@ from solutions import prepost_norm as reference
 from solutions.prepost_norm import TransformerEncoderBlock as Reference
 
 EXPECT = "test_block_submodules"
+ALSO = "test_dropout_active_in_train"
 
 
 class TransformerEncoderBlock(Reference):

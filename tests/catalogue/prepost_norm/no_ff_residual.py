@@ -4,6 +4,7 @@ from solutions import prepost_norm as reference
 from solutions.prepost_norm import TransformerEncoderBlock as Reference
 
 EXPECT = "test_post_norm_block_matches_torch"
+ALSO = "test_pre_norm_block_matches_torch"
 
 
 class TransformerEncoderBlock(Reference):

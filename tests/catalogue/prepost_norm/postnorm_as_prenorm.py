@@ -4,7 +4,7 @@ from solutions import prepost_norm as reference
 from solutions.prepost_norm import PostNormResidual as Reference
 
 EXPECT = "test_sublayer_input"
-ALSO = "test_postnorm_residual"
+ALSO = "test_residual_path_is_x, test_postnorm_residual"
 
 
 class PostNormResidual(Reference):

@@ -4,6 +4,11 @@ from solutions import prepost_norm as reference
 from solutions.prepost_norm import TransformerEncoderBlock as Reference
 
 EXPECT = "test_two_distinct_norms"
+ALSO = (
+    "test_state_dict_round_trip, "
+    "test_post_norm_block_matches_torch, "
+    "test_pre_norm_block_matches_torch"
+)
 
 
 class TransformerEncoderBlock(Reference):

@@ -5,6 +5,7 @@ import torch
 from solutions.rmsnorm import RMSNorm as Reference
 
 EXPECT = "test_eps_inside_sqrt"
+ALSO = "test_forward_matches_torch"
 
 
 class RMSNorm(Reference):

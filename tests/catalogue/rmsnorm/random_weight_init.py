@@ -6,6 +6,19 @@ from torch import nn
 from solutions.rmsnorm import RMSNorm as Reference
 
 EXPECT = "test_parameters"
+ALSO = (
+    "test_output_like_input, "
+    "test_input_unmodified, "
+    "test_from_scratch, "
+    "test_vectorized, "
+    "test_zero_input, "
+    "test_root_mean_square, "
+    "test_no_mean_centring, "
+    "test_eps_inside_sqrt, "
+    "test_weight_scales_each_element, "
+    "test_no_elementwise_affine, "
+    "test_follows_device"
+)
 
 
 class RMSNorm(Reference):

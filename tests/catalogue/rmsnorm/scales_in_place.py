@@ -5,6 +5,7 @@ import torch
 from solutions.rmsnorm import RMSNorm as Reference
 
 EXPECT = "test_input_unmodified"
+ALSO = "test_gradients_match"
 
 
 class RMSNorm(Reference):

@@ -8,6 +8,7 @@ from solutions.rmsnorm_backward import RMSNorm as Module
 from solutions.rmsnorm_backward import RMSNormFunction as Reference
 
 EXPECT = "test_input_unmodified"
+ALSO = "test_gradcheck"
 SAYS = "backward changed x, the caller's input, in place"
 
 

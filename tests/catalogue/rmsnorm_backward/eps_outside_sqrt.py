@@ -7,7 +7,7 @@ from solutions.rmsnorm_backward import RMSNorm as Module
 from solutions.rmsnorm_backward import RMSNormFunction as Reference
 
 EXPECT = "test_forward_matches_torch"
-ALSO = "test_backward_eps_inside_sqrt, test_without_weight"
+ALSO = "test_backward_eps_inside_sqrt, test_without_weight, test_module"
 
 
 class RMSNormFunction(Reference):

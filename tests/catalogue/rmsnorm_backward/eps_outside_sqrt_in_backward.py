@@ -7,6 +7,7 @@ from solutions.rmsnorm_backward import RMSNorm as Module
 from solutions.rmsnorm_backward import RMSNormFunction as Reference
 
 EXPECT = "test_backward_eps_inside_sqrt"
+ALSO = "test_without_weight, test_module"
 
 
 class RMSNormFunction(Reference):

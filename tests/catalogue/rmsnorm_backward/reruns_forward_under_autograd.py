@@ -8,6 +8,7 @@ from solutions.rmsnorm_backward import RMSNorm as Module
 from solutions.rmsnorm_backward import RMSNormFunction as Reference
 
 EXPECT = "test_backward_by_hand"
+ALSO = "test_without_weight, test_module"
 
 
 class RMSNormFunction(Reference):

@@ -4,6 +4,23 @@ from solutions.rmsnorm_backward import RMSNorm as Module
 from solutions.rmsnorm_backward import RMSNormFunction as Reference
 
 EXPECT = "test_backward_returns_a_grad_per_input"
+ALSO = (
+    "test_input_unmodified, "
+    "test_from_scratch, "
+    "test_vectorized, "
+    "test_backward_by_hand, "
+    "test_grad_weight, "
+    "test_grad_x_through_the_weight, "
+    "test_grad_x_through_the_rms, "
+    "test_backward_eps_inside_sqrt, "
+    "test_zero_weight_elements, "
+    "test_without_weight, "
+    "test_module, "
+    "test_follows_device, "
+    "test_unbatched_input, "
+    "test_gradcheck, "
+    "test_gradients_match_autograd"
+)
 
 
 class RMSNormFunction(Reference):

@@ -7,6 +7,7 @@ from solutions.rmsnorm_backward import RMSNorm as Module
 from solutions.rmsnorm_backward import RMSNormFunction as Reference
 
 EXPECT = "test_saves_only_what_backward_needs"
+ALSO = "test_module, test_gradcheck"
 
 
 class RMSNormFunction(Reference):

@@ -4,6 +4,7 @@ from solutions.rmsnorm_backward import RMSNorm as Module
 from solutions.rmsnorm_backward import RMSNormFunction as Reference
 
 EXPECT = "test_input_unmodified"
+ALSO = "test_without_weight, test_module"
 
 
 class RMSNormFunction(Reference):

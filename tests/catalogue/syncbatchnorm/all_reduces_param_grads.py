@@ -7,6 +7,7 @@ from solutions.syncbatchnorm import SyncBatchNorm as Reference
 from solutions.syncbatchnorm import _SyncBatchNormFunction
 
 EXPECT = "test_parameter_gradients_are_local"
+ALSO = "test_matches_batchnorm_on_the_global_batch"
 
 
 class _Function(_SyncBatchNormFunction):

@@ -7,6 +7,7 @@ from solutions.syncbatchnorm import SyncBatchNorm as Reference
 from solutions.syncbatchnorm import _SyncBatchNormFunction
 
 EXPECT = "test_without_process_group_like_batchnorm"
+ALSO = "test_without_torch_distributed, test_follows_device, test_eps_inside_sqrt"
 
 
 class SyncBatchNorm(Reference):

@@ -7,6 +7,20 @@ import torch.distributed as dist
 from solutions.syncbatchnorm import SyncBatchNorm as Reference
 
 EXPECT = "test_every_rank_joins_the_same_collectives"
+ALSO = (
+    "test_communicates_statistics_only, "
+    "test_global_mean, "
+    "test_global_biased_variance, "
+    "test_variance_includes_spread_between_ranks, "
+    "test_uneven_batch_sizes, "
+    "test_running_stats_global_and_identical, "
+    "test_input_gradients, "
+    "test_parameter_gradients_are_local, "
+    "test_rank_with_batch_of_one, "
+    "test_process_group, "
+    "test_eps_inside_sqrt, "
+    "test_matches_batchnorm_on_the_global_batch"
+)
 SAYS = "deadlock: ranks 1, 2 and 3 never joined the all_reduce in forward"
 
 

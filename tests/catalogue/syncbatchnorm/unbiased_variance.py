@@ -7,6 +7,16 @@ import torch.distributed.nn.functional as dist_fn
 from solutions.syncbatchnorm import SyncBatchNorm as Reference
 
 EXPECT = "test_global_biased_variance"
+ALSO = (
+    "test_variance_includes_spread_between_ranks, "
+    "test_uneven_batch_sizes, "
+    "test_input_gradients, "
+    "test_parameter_gradients_are_local, "
+    "test_rank_with_batch_of_one, "
+    "test_process_group, "
+    "test_eps_inside_sqrt, "
+    "test_matches_batchnorm_on_the_global_batch"
+)
 
 
 class SyncBatchNorm(Reference):

@@ -6,6 +6,7 @@ import triton.language as tl
 from torch import nn
 
 EXPECT = "test_forward_formula"
+ALSO = "test_saves_mean_and_rstd, test_grad_x_through_the_variance, test_grad_x, test_wide_rows"
 
 # Partial rows of dweight and dbias: enough programs to fill a GPU's SMs, few enough that the
 # second pass reads little (P x N floats against M x N for x).

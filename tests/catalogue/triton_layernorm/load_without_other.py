@@ -11,6 +11,7 @@ import triton.language as tl
 from torch import nn
 
 EXPECT = "test_forward_formula"
+ALSO = "test_grad_x, test_half_precision, test_wide_rows"
 SAYS = "masked load without other="
 
 # Partial rows of dweight and dbias: enough programs to fill a GPU's SMs, few enough that the

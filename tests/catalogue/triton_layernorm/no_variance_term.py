@@ -6,6 +6,7 @@ import triton.language as tl
 from torch import nn
 
 EXPECT = "test_grad_x_through_the_variance"
+ALSO = "test_grad_x, test_reduction_keeps_every_row, test_half_precision, test_wide_rows"
 
 # Partial rows of dweight and dbias: enough programs to fill a GPU's SMs, few enough that the
 # second pass reads little (P x N floats against M x N for x).

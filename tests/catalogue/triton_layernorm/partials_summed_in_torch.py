@@ -8,6 +8,18 @@ import triton.language as tl
 from torch import nn
 
 EXPECT = "test_kernels_do_the_work"
+ALSO = (
+    "test_gradient_shapes, "
+    "test_masked_tail, "
+    "test_grad_x_through_the_mean, "
+    "test_grad_x_through_the_variance, "
+    "test_grad_x, "
+    "test_grad_weight_and_bias, "
+    "test_reduction_keeps_every_row, "
+    "test_reduction_race_free, "
+    "test_half_precision, "
+    "test_wide_rows"
+)
 
 # Partial rows of dweight and dbias: enough programs to fill a GPU's SMs, few enough that the
 # second pass reads little (P x N floats against M x N for x).

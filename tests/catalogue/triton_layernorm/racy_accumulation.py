@@ -8,6 +8,7 @@ import triton.language as tl
 from torch import nn
 
 EXPECT = "test_reduction_race_free"
+ALSO = "test_reduction_keeps_every_row"
 # The first tensor in the kernel's order of arguments, whatever addresses the allocator gave.
 SAYS = "(passed as DW_partial) is shared by 7 programs"
 

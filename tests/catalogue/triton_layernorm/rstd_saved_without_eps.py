@@ -11,7 +11,7 @@ import triton.language as tl
 from torch import nn
 
 EXPECT = "test_saves_mean_and_rstd"
-ALSO = "test_grad_x"
+ALSO = "test_grad_x_through_the_variance, test_grad_x"
 
 # Partial rows of dweight and dbias: enough programs to fill a GPU's SMs, few enough that the
 # second pass reads little (P x N floats against M x N for x).

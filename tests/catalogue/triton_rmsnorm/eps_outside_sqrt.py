@@ -5,6 +5,7 @@ import triton
 import triton.language as tl
 
 EXPECT = "test_formula"
+ALSO = "test_non_power_of_two_width"
 
 
 @triton.jit

@@ -6,6 +6,7 @@ import triton
 from solutions.triton_rmsnorm import _rms_norm_fwd
 
 EXPECT = "test_leading_dims"
+ALSO = "test_row_stride"
 
 
 def rms_norm(x, weight, eps=1e-6):

@@ -5,6 +5,7 @@ import triton
 import triton.language as tl
 
 EXPECT = "test_non_power_of_two_width"
+ALSO = "test_wide_rows, test_row_stride, test_half_precision"
 
 
 @triton.jit

@@ -5,6 +5,17 @@ import triton
 import triton.language as tl
 
 EXPECT = "test_kernel_does_the_work"
+ALSO = (
+    "test_output_like_input, "
+    "test_masked_last_block, "
+    "test_formula, "
+    "test_non_power_of_two_width, "
+    "test_wide_rows, "
+    "test_leading_dims, "
+    "test_row_stride, "
+    "test_fp32_accumulation, "
+    "test_half_precision"
+)
 
 
 @triton.jit

@@ -6,6 +6,17 @@ import triton
 import triton.language as tl
 
 EXPECT = "test_masked_last_block"
+ALSO = (
+    "test_kernel_does_the_work, "
+    "test_output_like_input, "
+    "test_formula, "
+    "test_non_power_of_two_width, "
+    "test_wide_rows, "
+    "test_leading_dims, "
+    "test_row_stride, "
+    "test_fp32_accumulation, "
+    "test_half_precision"
+)
 SAYS = "after the end of the weight"
 COMPILED = "test_formula"  # compiled, the reads past the weight show as wrong values
 

@@ -7,6 +7,7 @@ import triton
 import triton.language as tl
 
 EXPECT = "test_masked_last_block"
+ALSO = "test_non_power_of_two_width, test_wide_rows, test_row_stride, test_half_precision"
 
 
 @triton.jit

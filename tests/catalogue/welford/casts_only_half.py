@@ -6,6 +6,7 @@ A float32 batch into a float64 state gets its mean and M2 in float32, promoted o
 import torch
 
 EXPECT = "test_computes_in_float64"
+ALSO = "test_keeps_its_dtype"
 
 
 class Welford:

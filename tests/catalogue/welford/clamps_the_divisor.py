@@ -3,6 +3,7 @@
 import torch
 
 EXPECT = "test_one_sample_unbiased"
+ALSO = "test_var_of_no_rows"
 
 
 class Welford:

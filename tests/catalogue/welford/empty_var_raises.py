@@ -3,6 +3,7 @@
 import torch
 
 EXPECT = "test_var_of_no_rows"
+ALSO = "test_follows_device"
 
 
 class Welford:

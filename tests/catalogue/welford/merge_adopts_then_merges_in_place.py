@@ -7,6 +7,7 @@ straight after the first writes into the other accumulator's mean and M2.
 import torch
 
 EXPECT = "test_merge_leaves_other_unmodified"
+ALSO = "test_merge_takes_a_snapshot"
 
 
 class Welford:

@@ -3,6 +3,7 @@
 import torch
 
 EXPECT = "test_merge_with_empty"
+ALSO = "test_var_of_no_rows"
 
 
 class Welford:

@@ -6,6 +6,7 @@ self.mean is other.mean: the += that follows writes into the other accumulator's
 import torch
 
 EXPECT = "test_merge_leaves_other_unmodified"
+ALSO = "test_merge_takes_a_snapshot"
 
 
 class Welford:

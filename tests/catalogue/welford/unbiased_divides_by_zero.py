@@ -5,6 +5,7 @@ one row and correction=1 raise ZeroDivisionError.
 import torch
 
 EXPECT = "test_one_sample_unbiased"
+ALSO = "test_var_of_no_rows"
 
 
 class Welford:
