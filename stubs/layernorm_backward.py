@@ -36,6 +36,8 @@ The contract (interview core)
   eps, which takes no gradient).
 * ``layer_norm(x, weight, bias, eps=1e-5)`` returns ``LayerNormFunction.apply(x, weight, bias,
   eps)``.
+* ``x`` is ``(*, D)`` with at least one leading dim: rows of a batch, ``(N, D)`` or
+  ``(B, T, D)``. An unbatched ``x`` of shape (D,) is torch parity, below.
 * ``backward`` computes the gradients by hand, with tensor operations: no
   ``torch.autograd.grad``, no ``.backward()``, no forward re-run under ``torch.enable_grad()``.
   The grader detects those at run time, and compares with autograd through the built-in
@@ -50,6 +52,10 @@ Torch parity (stretch)
 ----------------------
 * float64 inputs are computed in float64, in forward and in backward: torch computes in
   float32 only for half inputs.
+* An unbatched ``x`` of shape (D,), one row with no leading dims, works forward and backward,
+  as ``F.layer_norm`` allows, and grad_weight and grad_bias are still (D,). Its leading dims
+  are the empty tuple, and torch reads a sum over an empty tuple of dims as a sum over every
+  dim, not over none: summed that way, the gradients come out as scalars.
 * An ``x`` or a ``grad_out`` that is not contiguous works (an activation after a transpose;
   autograd hands you such gradients too): no ``.view()`` on either.
 * float16/bfloat16 inputs: compute in float32; return y and grad_x in x's dtype, and the

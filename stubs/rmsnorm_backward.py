@@ -37,8 +37,8 @@ The contract (interview core)
 * ``weight`` may be None (torch's ``elementwise_affine=False``): then y = x̂, and backward
   returns None for the weight.
 * ``rms_norm(x, weight=None, eps=None)`` returns ``RMSNormFunction.apply(x, weight, eps)``.
-* ``x`` is ``(*, D)`` with any number of leading dims, none included: an unbatched ``x`` of
-  shape (D,) works forward and backward, and its grad_weight is still (D,).
+* ``x`` is ``(*, D)`` with at least one leading dim: rows of a batch, ``(N, D)``,
+  ``(B, T, D)`` or more. An unbatched ``x`` of shape (D,) is torch parity, below.
 * ``class RMSNorm(nn.Module)``: torch.nn.RMSNorm's drop-in over the last dimension,
   ``RMSNorm(normalized_shape, eps=None, elementwise_affine=True)`` with normalized_shape an int
   D (kept as the tuple (D,)), a weight parameter of ones (or None, registered as such), and
@@ -62,6 +62,10 @@ Torch parity (stretch)
   float16, bfloat16 and float32 inputs, float64's for float64 inputs.
 * float64 inputs are computed in float64, in forward and in backward, every reduction
   included: torch computes in float32 only for half inputs.
+* An unbatched ``x`` of shape (D,), one row with no leading dims, works forward and backward,
+  as ``F.rms_norm`` allows, and its grad_weight is still (D,). Its leading dims are the empty
+  tuple, and torch reads a sum over an empty tuple of dims as a sum over every dim, not over
+  none: summed that way, grad_weight comes out a scalar, which autograd rejects.
 * An ``x`` or a ``grad_out`` that is not contiguous works (an activation after a transpose;
   autograd hands you such gradients too): no ``.view()`` on either.
 * float16/bfloat16 inputs: compute in float32; return y and grad_x in x's dtype, and

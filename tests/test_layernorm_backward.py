@@ -6,9 +6,10 @@ LayerNorm's dims. Most call the learner's forward and backward directly, with a 
 runs where the grader can watch it for autograd. Special gradients isolate the two terms of
 dL/dx: a gradient constant along each row reaches x only through the mean, one proportional
 to x̂ only through the variance. Interview core first, then torch parity (@pytest.mark.parity):
-float64 computed in float64, a non-contiguous grad_out and half precision. Which dtype the
-function computes in is dtype policy: the core compares float64 values at float32's tolerance,
-and gradcheck, which needs float64 arithmetic, skips a forward that computes in float32.
+float64 computed in float64, non-contiguous inputs, an unbatched x of shape (D,) and half
+precision. Which dtype the function computes in is dtype policy: the core compares float64
+values at float32's tolerance, and gradcheck, which needs float64 arithmetic, skips a forward
+that computes in float32.
 
 Half precision is compared with the formula in float64 on the same half inputs, rounded once
 to their dtype: what float32 arithmetic gives, within an ulp. Not with torch's CPU autograd,
@@ -17,7 +18,7 @@ in float32), which the half-precision check's inputs expose.
 
 Each core property in every mode where it applies: forward and backward called directly, and
 through autograd (the wrapper's Function.apply). eps=0.05 or 0.1 on small inputs where eps must
-show; x of shape (D,), with no batch dims, is an input too:
+show:
 
     property                   forward (direct)       backward (direct)         via autograd
     biased stats, eps in sqrt  forward_matches_torch  backward_eps_inside_sqrt  wrapper_passes_eps
@@ -25,10 +26,10 @@ show; x of shape (D,), with no batch dims, is an input too:
     weight elements at 0       -                      zero_weight_elements      -
     grad_w, grad_b over rows   -                      grad_weight, grad_bias,   gradcheck
                                                       gradients_match
-    x (D,), one row            unbatched_input        unbatched_input           -
     by hand, from scratch      from_scratch           backward_by_hand          is_an_autograd_fn
     saved tensors              saves_only_what_...    -                         saves_only_...
     float64 / half / layout    parity: computes_in_float64, half_precision, noncontiguous_grad_out
+    x (D,), one row            parity: unbatched_input (forward and backward, direct)
 """
 
 import pytest
@@ -256,18 +257,6 @@ def test_follows_device(kata, device):
     LAYER_NORM.follows_device(kata, device, (3, 8))
 
 
-def test_unbatched_input(kata, device):
-    """an input of shape (D,), a single row, works forward and backward
-
-    x is (*, D), and * may be no dims at all, as F.layer_norm allows: grad_weight and grad_bias
-    are then the row's own dy · x̂ and dy. Beware a sum over an empty tuple of dims: torch then
-    sums over every dim, not none, and returns a scalar.
-
-    Sum over the rows of a (-1, D) reshape, or over range(dim - 1) only when it is not empty.
-    """
-    LAYER_NORM.unbatched(kata, device, (8,))
-
-
 @pytest.mark.broad
 def test_gradcheck(kata, device):
     """torch.autograd.gradcheck passes in float64
@@ -343,6 +332,27 @@ def test_noncontiguous_input(kata, device):
     a view of x needs a contiguous layout.
     """
     LAYER_NORM.noncontiguous_input(kata, device, (2, 6, 8), dims=(0, 2, 1), how="transposed")
+
+
+@pytest.mark.parity
+def test_unbatched_input(kata, device):
+    """an x of shape (D,) works forward and backward: a sum over dims () reduces every dim
+
+    x is (*, D), and * may be no dims at all, as F.layer_norm allows: grad_weight and grad_bias
+    are then the row's own dy · x̂ and dy, still of shape (D,). The leading dims of such an x are
+    the empty tuple, and torch takes a sum over an empty tuple of dims as a sum over every dim,
+    not over none: the gradients come out as scalars.
+
+    ∂L/∂γ = Σ dy · x̂ and ∂L/∂β = Σ dy over the rows of x seen as (−1, D), where a 1-D x is
+    one row; or over the leading dims only when there are some.
+
+    [out of range] An x of shape (D,) has one dim, the last: there is no second-to-last dim to
+    read, nor leading dims to flatten, in forward or in backward.
+
+    [out of range] Take the rows as x reshaped to (−1, D), where a 1-D x is one row of D, and
+    give each result the shape of x again.
+    """
+    LAYER_NORM.unbatched(kata, device, (8,))
 
 
 @pytest.mark.parity

@@ -9,7 +9,8 @@ what the learner's code writes into. Special gradients isolate the parts of dL/d
 orthogonal to x̂ along each row has no component for the projection term to remove, so it
 shows the weight alone; one proportional to x̂ is removed by it entirely. Interview core first,
 then torch parity (@pytest.mark.parity): float64 computed in float64, non-contiguous inputs,
-half precision (alone, and beside a float32 weight) and the eps=None default. Which dtype the
+an unbatched x of shape (D,), half precision (alone, and beside a float32 weight) and the
+eps=None default. Which dtype the
 function computes in is dtype policy: the core compares float64 values at float32's tolerance,
 and gradcheck, whose finite differences need float64 arithmetic throughout, skips a forward
 that rounds to float32 anywhere; test_computes_in_float64 fails a float64 result off from
@@ -26,11 +27,11 @@ Each property in every mode where it applies (eps=0.05 where eps must show):
     grad_weight           grad_weight (3-D, 4-D), zero_weight  without_weight (None)
     eps inside the sqrt   forward_matches_torch, backward_...  without_weight
     x in place, grad_out  input_unmodified (each float dtype)  input_unmodified
-    x of shape (D,)       unbatched_input                      -
     eps=None default      default_eps                          default_eps
     the RMSNorm module    module                               module
     layouts, dtypes       parity: noncontiguous_input, noncontiguous_grad_out, half_precision,
                           float32_weight_with_half_input, computes_in_float64
+    x of shape (D,)       parity: unbatched_input              -
 """
 
 import pytest
@@ -294,18 +295,6 @@ def test_follows_device(kata, device):
     RMS_NORM.follows_device(kata, device, (3, 8))
 
 
-def test_unbatched_input(kata, device):
-    """an input of shape (D,), a single row, works forward and backward
-
-    x is (*, D), and * may be no dims at all, as F.rms_norm allows: grad_weight is then the
-    row's own dy · x̂, still of shape (D,). Beware a sum over an empty tuple of dims: torch then
-    sums over every dim, not none, and returns a scalar, which autograd rejects.
-
-    Sum over the rows of a (-1, D) reshape, or over range(dim - 1) only when it is not empty.
-    """
-    RMS_NORM.unbatched(kata, device, (8,))
-
-
 @pytest.mark.broad
 def test_gradcheck(kata, device):
     """torch.autograd.gradcheck passes in float64
@@ -380,6 +369,27 @@ def test_noncontiguous_input(kata, device):
     a view of x needs a contiguous layout.
     """
     RMS_NORM.noncontiguous_input(kata, device, (2, 6, 8), dims=(0, 2, 1), how="transposed")
+
+
+@pytest.mark.parity
+def test_unbatched_input(kata, device):
+    """an x of shape (D,) works forward and backward: a sum over dims () reduces every dim
+
+    x is (*, D), and * may be no dims at all, as F.rms_norm allows: grad_weight is then the
+    row's own dy · x̂, still of shape (D,). The leading dims of such an x are the empty tuple, and
+    torch takes a sum over an empty tuple of dims as a sum over every dim, not over none: the
+    gradient comes out as a scalar, which autograd rejects.
+
+    ∂L/∂γ = Σ dy · x̂ over the rows of x seen as (−1, D), where a 1-D x is one row; or over
+    the leading dims only when there are some.
+
+    [out of range] An x of shape (D,) has one dim, the last: there is no second-to-last dim to
+    read, nor leading dims to flatten, in forward or in backward.
+
+    [out of range] Take the rows as x reshaped to (−1, D), where a 1-D x is one row of D, and
+    give each result the shape of x again.
+    """
+    RMS_NORM.unbatched(kata, device, (8,))
 
 
 @pytest.mark.parity

@@ -13,6 +13,7 @@ from norm_katas.checks.autograd import (
     call_forward,
     expect_backward_shapes,
     expect_gradcheck,
+    learner_line,
 )
 from norm_katas.checks.backward.harness import Harness
 from norm_katas.checks.comparisons import (
@@ -21,6 +22,7 @@ from norm_katas.checks.comparisons import (
     expect_tensor,
     shape_of,
 )
+from norm_katas.runtime.outcomes import fail
 
 
 class ValueChecks(Harness):
@@ -74,11 +76,21 @@ class ValueChecks(Harness):
                 self.expect_all_grads(kata, x, w, b, grad_out, given=self.describe(x))
 
     def unbatched(self, kata: Any, device: torch.device, shape: tuple) -> None:
-        """Forward and every gradient on an input with no batch dims, as autograd gives them."""
+        """Forward and every gradient on an input with no batch dims, as autograd gives them.
+
+        A dim that a 1-D input lacks (flattening dims 0 to -2, the second-to-last size) fails
+        as this check's mistake, with the check's own hints, rather than as a crash, whose hint
+        speaks of shapes that do not line up in forward."""
         x, w, b = self.inputs(*shape, device=device)
         grad_out = torch.randn_like(x)
         given = self.describe(x)
-        self.expect_like_autograd(kata, x, w, b, grad_out, given=given)
+        try:
+            self.expect_like_autograd(kata, x, w, b, grad_out, given=given)
+        except (IndexError, RuntimeError) as e:
+            if "out of range" not in str(e) or not learner_line(e):
+                raise
+            said = f"{type(e).__name__}: {str(e).strip().rstrip('.')}"
+            fail(f"{given}: your code raised {said}{learner_line(e)}")
 
     def without_weight(self, kata: Any, device: torch.device, shape: tuple) -> None:
         """weight=None, where the kata allows it: forward gives x̂, and backward grad_x and None
