@@ -16,9 +16,9 @@ ALSO = (
     "test_backward_eps_inside_sqrt, "
     "test_zero_weight_elements, "
     "test_follows_device, "
-    "test_unbatched_input, "
     "test_gradcheck, "
-    "test_gradients_match_autograd"
+    "test_gradients_match_autograd, "
+    "test_unbatched_input"
 )
 
 

@@ -8,8 +8,8 @@ ALSO = (
     "test_zero_weight_elements, "
     "test_without_weight, "
     "test_module, "
-    "test_unbatched_input, "
-    "test_gradients_match_autograd"
+    "test_gradients_match_autograd, "
+    "test_unbatched_input"
 )
 
 

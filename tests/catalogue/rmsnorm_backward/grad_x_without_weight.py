@@ -10,9 +10,9 @@ ALSO = (
     "test_zero_weight_elements, "
     "test_without_weight, "
     "test_module, "
-    "test_unbatched_input, "
     "test_gradcheck, "
-    "test_gradients_match_autograd"
+    "test_gradients_match_autograd, "
+    "test_unbatched_input"
 )
 
 

@@ -17,9 +17,9 @@ ALSO = (
     "test_without_weight, "
     "test_module, "
     "test_follows_device, "
-    "test_unbatched_input, "
     "test_gradcheck, "
-    "test_gradients_match_autograd"
+    "test_gradients_match_autograd, "
+    "test_unbatched_input"
 )
 
 

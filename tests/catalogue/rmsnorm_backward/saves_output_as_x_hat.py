@@ -13,9 +13,9 @@ ALSO = (
     "test_backward_eps_inside_sqrt, "
     "test_zero_weight_elements, "
     "test_module, "
-    "test_unbatched_input, "
     "test_gradcheck, "
-    "test_gradients_match_autograd"
+    "test_gradients_match_autograd, "
+    "test_unbatched_input"
 )
 
 
