@@ -118,3 +118,22 @@ def test_no_module_or_class_outgrows_one_job() -> None:
                 if size > CLASS_LINES:
                     found.append(f"{name}: class {node.name}, {size} lines")
     assert not found, "\n".join(found)
+
+
+FIRST_CHECK_BY = 100  # lines: a suite is read as its kata's specification, from its header
+
+
+@pytest.mark.parametrize("kata", registry.load(), ids=lambda k: k.name)
+def test_a_suite_opens_with_its_checks(kata: registry.Kata) -> None:
+    """Machinery belongs in the checks library, or below the checks: a reader meets the
+    suite's header, then its checks."""
+    tree = ast.parse(kata.suite.read_text(encoding="utf-8"))
+    checks = [
+        node
+        for node in tree.body
+        if isinstance(node, ast.FunctionDef | ast.ClassDef)
+        and node.name.startswith(("test_", "Test"))
+    ]
+    assert checks, f"{kata.suite.name} has no check"
+    first = min(node.lineno for node in [checks[0], *checks[0].decorator_list])
+    assert first <= FIRST_CHECK_BY, f"{kata.suite.name}: the first check is at line {first}"
