@@ -88,3 +88,11 @@ def test_the_workflow_runs_the_sessions_of_ci_run() -> None:
     assert "mutants" in sessions(ci_run) and 'nox -s "$SESSION"' in workflow
     listed = [s for s in sessions(ci_run) | sessions(workflow) if s.startswith("mutants --")]
     assert not listed, f"the mutants of some katas only: {listed}"
+
+
+def test_the_readme_names_the_command_that_runs_the_self_tests() -> None:
+    """A contributor finds `nox -s tests`, which CI runs, beside the quick start."""
+    readme = (registry.ROOT / "README.md").read_text(encoding="utf-8")
+    start = readme.index("## Quick start")
+    assert "`nox -s tests`" in readme[start : readme.index("\n## ", start + 1)]
+    assert "nox -s tests" in (registry.ROOT / ".ci" / "run").read_text(encoding="utf-8")
