@@ -19,6 +19,7 @@ def patch() -> None:
     """Patch the interpreter, each patch at most once per process."""
     _index_loop_bounds()
     _loop_variables_as_tensors()
+    _scalar_conditions_kept_boolean()
     _grids_as_tuples()
     _floats_as_float32()
     _no_unread_overflow_checks()
@@ -192,6 +193,32 @@ def _loop_variables_as_tensors() -> None:
     launched.norm_katas_loops = True
     interpreter.GridExecutor.__call__ = launched
     interpreter._patch_lang = patch_lang_and_range
+
+
+def _scalar_conditions_kept_boolean() -> None:
+    """Let a scalar condition widen to a block as a condition: `(cols < N) & (row < M)`.
+
+    The interpreter's comparisons keep their operands' integer type on the result's handle
+    (its values are booleans), and a splat takes its numpy type from the handle: `row < M`
+    splat to a block became int32 (int64 in 3.0) ones and zeros, the `&` with the block's
+    mask too, and tl.load refused the mask ("mask has unsupported dtype"), at the learner's
+    line. Compiled, both sides are int1 and the mask is one. A splat of booleans stays boolean.
+    """
+    from triton.runtime.interpreter import InterpreterBuilder, TensorHandle
+
+    splat = InterpreterBuilder.create_splat
+    if getattr(splat, "norm_katas_boolean", False):
+        return
+
+    def create_splat(self, *args):  # (ret_ty, arg) from 3.2, (arg, shape) before
+        out = splat(self, *args)
+        arg = next(a for a in args if isinstance(a, TensorHandle))
+        if arg.data.dtype == np.bool_ and out.data.dtype != np.bool_:
+            return TensorHandle(out.data.astype(np.bool_), mode.tl.int1)
+        return out
+
+    create_splat.norm_katas_boolean = True
+    InterpreterBuilder.create_splat = create_splat
 
 
 def _grids_as_tuples() -> None:
