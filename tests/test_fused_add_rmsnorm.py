@@ -285,15 +285,16 @@ def test_leading_dims(kata, device):
     The kernel works on rows; the leading dims only say how many rows there are, which is
     their product, not x.shape[0]. Nor need that number divide evenly among the programs: 37
     rows do not, whatever the grid. And however many there are, each one is added and
-    normalized: 267 rows are more than one pass of a persistent grid sized to a GPU (an H100
-    has 132 SMs), and more than a loop of a fixed number of rounds may reach.
+    normalized: 267 rows are more than a persistent grid sized to a GPU takes in one pass (an
+    H100 SXM has 132 SMs; two programs on each take 264), and more than a loop of a fixed
+    number of rounds may reach.
 
     Flatten x to rows of N (their number M is the product of the leading dims), launch one
     program per row, and view y back in x's shape. A program that takes several rows takes
     the ceiling of rows over programs, the last ones masked (row < M); a persistent grid of P
     programs takes rows p, p + P, p + 2P, ... for as long as they are below M.
     """
-    # 267 = 256 + 11 rows at a narrow N: past any grid or tile of up to 264 rows, cheaply.
+    # 267 = 256 + 11 rows, at a narrow N so that the interpreter runs them cheaply.
     for shape in ((1, 37, 64), (2, 2, 3, 64), (3, 89, 20)):
         x, residual, weight = make(shape, device=device)
         given = described(x)
