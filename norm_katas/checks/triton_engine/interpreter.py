@@ -200,9 +200,10 @@ def _scalar_conditions_kept_boolean() -> None:
 
     The interpreter's comparisons keep their operands' integer type on the result's handle
     (its values are booleans), and a splat takes its numpy type from the handle: `row < M`
-    splat to a block became int32 (int64 in 3.0) ones and zeros, the `&` with the block's
+    splat to a block became ones and zeros of row's integer type, the `&` with the block's
     mask too, and tl.load refused the mask ("mask has unsupported dtype"), at the learner's
-    line. Compiled, both sides are int1 and the mask is one. A splat of booleans stays boolean.
+    line (3.0 and 3.9 alike). Compiled, both sides are int1 and the mask is one. A splat of
+    booleans now stays boolean.
     """
     from triton.runtime.interpreter import InterpreterBuilder, TensorHandle
 
@@ -210,7 +211,7 @@ def _scalar_conditions_kept_boolean() -> None:
     if getattr(splat, "norm_katas_boolean", False):
         return
 
-    def create_splat(self, *args):  # (ret_ty, arg) from 3.2, (arg, shape) before
+    def create_splat(self, *args):  # (ret_ty, arg) in 3.9, (arg, shape) in 3.0
         out = splat(self, *args)
         arg = next(a for a in args if isinstance(a, TensorHandle))
         if arg.data.dtype == np.bool_ and out.data.dtype != np.bool_:
