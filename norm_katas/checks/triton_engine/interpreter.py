@@ -200,7 +200,7 @@ def _scalar_conditions_kept_boolean() -> None:
 
     The interpreter's comparisons keep their operands' integer type on the result's handle
     (its values are booleans), and a splat takes its numpy type from the handle: `row < M`
-    splat to a block became ones and zeros of row's integer type, the `&` with the block's
+    splat to a block became integers (ones and zeros, int32 or int64), the `&` with the block's
     mask too, and tl.load refused the mask ("mask has unsupported dtype"), at the learner's
     line (3.0 and 3.9 alike). Compiled, both sides are int1 and the mask is one. A splat of
     booleans now stays boolean.
