@@ -17,8 +17,8 @@ What is checked, in which modes (float32 unless said; parity is the stretch tier
     residual in place, x untouched        -         yes       -          (4, 64)
     y = rms_norm(residual) · weight, eps  yes       -         -          (8, 64)
     widths past a power of two, wide rows yes       -         -          N = 77, 100, 1000, 10000
-    leading dims, strided rows of x,      yes       -         -          (B, T, N), buffer[:, :N]
-      y contiguous all the same
+    leading dims, any number of rows      yes       -         -          (B, T, N): 37, 267 rows
+    strided rows of x, y contiguous       yes       -         -          buffer[:, :N]
     float32 accumulation (|x| ~ 300)      -         yes       -          (8, 64)
     y and residual in x's dtype, values   -         yes       yes        (8, 100)
     norm of the residual rounded first    -         yes       -          (8, 64), within 0.6 ulp
@@ -280,17 +280,22 @@ def test_race_free(kata, device):
 
 
 def test_leading_dims(kata, device):
-    """any number of rows and leading dims: x of shape (B, T, N) with 37 rows, or (A, B, T, N)
+    """any number of rows and leading dims: x of shape (B, T, N), 37 or 267 rows, or (A, B, T, N)
 
     The kernel works on rows; the leading dims only say how many rows there are, which is
     their product, not x.shape[0]. Nor need that number divide evenly among the programs: 37
-    rows do not, whatever the grid.
+    rows do not, whatever the grid. And however many there are, each one is added and
+    normalized: 267 rows are more than a persistent grid sized to a GPU takes in one pass (an
+    H100 SXM has 132 SMs; two programs on each take 264), and more than a loop of a fixed
+    number of rounds may reach.
 
-    Flatten x to rows of N (their number is the product of the leading dims), launch one
+    Flatten x to rows of N (their number M is the product of the leading dims), launch one
     program per row, and view y back in x's shape. A program that takes several rows takes
-    the ceiling of rows over programs, the last ones masked (row < M).
+    the ceiling of rows over programs, the last ones masked (row < M); a persistent grid of P
+    programs takes rows p, p + P, p + 2P, ... for as long as they are below M.
     """
-    for shape in ((1, 37, 64), (2, 2, 3, 64)):
+    # 267 = 256 + 11 rows, at a narrow N so that the interpreter runs them cheaply.
+    for shape in ((1, 37, 64), (2, 2, 3, 64), (3, 89, 20)):
         x, residual, weight = make(shape, device=device)
         given = described(x)
         expect_both(run(kata, x, residual, weight, given=given), x, residual, weight, given=given)
@@ -523,7 +528,21 @@ def expect_both(call: Call, x, residual, weight, *, given, eps=1e-6):
     """y and the residual returned match the contract (values within the dtype's tolerance)."""
     y, res = pair(call, given)
     rtol = RTOL.get(x.dtype)
-    FUSED.expect_values(call, summed(x, residual), given=given, got=res, what="residual")
+    want = summed(x, residual)
+    if res.shape == x.shape and res.dtype == x.dtype and not call.fault:
+        # Rows that no program reached hold the residual as passed, in the tensor returned and
+        # in the caller's, while the other rows hold the sum: say so by row.
+        n = x.shape[-1]
+        kept = (want != residual).reshape(-1, n).any(-1)
+        for tensor in (res, call.inputs[1]):
+            kept &= (tensor == residual).reshape(-1, n).all(-1)
+        if kept.any() and not kept.all():
+            fail(
+                f"{given}: {int(kept.sum())} of {len(kept)} rows of the residual returned still "
+                f"hold the residual passed in, the first row {int(kept.nonzero()[0])} of x "
+                f"viewed as rows of N = {n}: no program added x to them. " + FUSED.unwritten_advice
+            )
+    FUSED.expect_values(call, want, given=given, got=res, what="residual")
     FUSED.expect_values(call, expected(x, residual, weight, eps), given=given, got=y, rtol=rtol)
 
 

@@ -7,7 +7,9 @@ whose call ran an operation the engine gets wrong (bfloat16 arithmetic, interpre
 with a note, never failed. The interpreter runs one program at a time, so the row counts are
 small, and chosen not to be multiples of any power-of-two block (1, 33 = 32 + 1): a
 reduction that forgets its tail block shows, and a second pass in blocks of up to 32 partial
-rows takes two steps.
+rows takes two steps. One is not small: 267 = 256 + 11 rows, at N = 20 to keep it cheap, so
+that rows share partial rows past any GROUP up to 266 (the tutorial's is 256 for N <= 1024)
+and a persistent grid takes more than one pass.
 
 Where the expected values come from: autograd through F.layer_norm in float64 on the same
 inputs, rounded to the dtype checked.
@@ -26,7 +28,7 @@ Properties × modes (interpreted on the CPU / compiled on a GPU):
     mean and rstd saved, float32, per row      checked                checked
     loads and stores inside their tensors      every access           stores past new tensors
     no torch work on activations               checked                checked
-    rows kept by the reduction (M = 1, 33)     checked                checked
+    every row in the sums (M = 1, 33, 267)     checked                checked
     no race in the reduction (M = 260)         every shared element   not seen (values only)
     bfloat16 values                            skipped (engine)       checked
     bandwidth (--perf)                         not meaningful         fwd+bwd vs F.layer_norm
@@ -271,16 +273,20 @@ def test_grad_weight_and_bias(kata, device):
 
 
 def test_reduction_keeps_every_row(kata, device):
-    """dweight and dbias count every row, for row counts between multiples of a block (M = 1, 33)
+    """dweight and dbias count every row once, for M = 1, 33 and 267 (between multiples of a block)
 
     A reduction in blocks of rows (programs of several rows, or a second pass over partial
     rows in steps of BLOCK) ends in a block that is only partly full: a loop or a grid
-    rounded down drops those rows.
+    rounded down drops those rows. Past the number of partial rows (256 in Triton's tutorial
+    for N up to 1024) rows share them: each row's share is added to what the others left
+    there, never written over it.
 
     Step over the rows (or partial rows) with ceil(M / BLOCK) blocks, masking rows ≥ M in the
-    last one, so that every row adds to the sums exactly once.
+    last one, so that every row adds to the sums exactly once; a partial row shared by the
+    rows r ≡ g (mod G) ends holding the sum of all their dy · x̂, starting from zeros.
     """
-    for shape in ((1, 64), (33, 64)):
+    # 267 = 256 + 11 rows at a narrow N: rows share partial rows past any GROUP up to 266.
+    for shape in ((1, 64), (33, 64), (267, 20)):
         x, weight, bias, dy = make(shape, device=device, scale=2.0, shift=1.0)
         given = f"{described(x)} ({shape[0]} row{'s' if shape[0] > 1 else ''})"
         call, grads = both(kata, x, weight, bias, dy, given=given)
@@ -339,10 +345,13 @@ def test_half_precision(kata, device, dtype):
 def test_wide_rows(kata, device):
     """rows wider than a fixed block (N = 5000) are normalized and differentiated in full
 
-    A row of 5000 elements does not fit a block of 1024 or 4096 fixed in advance.
+    A row of 5000 elements does not fit a block of 1024 or 4096 fixed in advance: either the
+    block follows N, or each program walks its row block by block.
 
-    The block is the next power of two at or above N (one block per row, up to 8192), in
-    forward and in backward.
+    Either the block is the next power of two at or above N (one block per row, up to 8192),
+    in forward and in backward, or a fixed block walks the row in steps: passes for the row's
+    sums (the mean and the variance forward, the means of g and g · x̂ backward), then one more
+    to write y or dx.
     """
     x, weight, bias, dy = make((2, 5000), device=device)
     given = described(x)
@@ -441,8 +450,8 @@ EPS = 1e-5
 # more, so only some run, chosen so that for every count P of partial rows up to 16, and for
 # 32, 64, 96, 128 and 256 (Triton's tutorial's GROUP_SIZE_M), two of them are P apart: any
 # two programs p and p + P share the partial row p % P. Past 256 rows, the most that the
-# tutorial gives N <= 1024. (The checks before this one run every program of 16 and 33 rows,
-# watched for races too.)
+# tutorial gives N <= 1024. (The checks before this one run every program of 16, 33 and 267
+# rows, watched for races too.)
 RACE_ROWS = 260
 SAMPLED = frozenset({0, 1, 2, 3, 4, 8, 12, 16, 32, 64, 96, 128, 256})
 SAMPLED_NAMES = "0-4, " + ", ".join(str(p) for p in sorted(SAMPLED) if p > 4)

@@ -4,7 +4,8 @@ Where the kernel runs: with `--device cuda` on a GPU, compiled by Triton as in p
 everywhere else in Triton's interpreter, so that `python -m norm_katas grade triton-rmsnorm` works
 on any machine, without the learner setting anything (the `engine` fixture: the grader's
 triton_engine sets Triton up before the learner's file is imported). The interpreter runs one
-program at a time with numpy, so the inputs here are small: about 150 programs in all.
+program at a time with numpy, so the inputs here are small: about 410 programs in all, 267 of
+them one case of many narrow rows (past one pass of a persistent grid).
 
 How the engine is proven: before the learner's file loads, a probe runs small kernels of its
 own on what these checks exercise, in float32, float16 and bfloat16. A float32 case gone wrong
@@ -196,15 +197,20 @@ def test_wide_rows(kata, device):
 
 
 def test_leading_dims(kata, device):
-    """any number of leading dims: x of shape (B, T, N) or (A, B, T, N)
+    """any number of rows and leading dims: x of shape (B, T, N) or (A, B, T, N), and 267 rows
 
     The kernel normalizes rows; the leading dims only say how many rows there are, which is
-    their product, not x.shape[0].
+    their product, not x.shape[0]. However many there are, each one is normalized: 267 rows
+    are more than a persistent grid sized to a GPU takes in one pass (an H100 SXM has 132
+    SMs; two programs on each take 264), and more than a loop of a fixed number of rounds
+    may reach.
 
-    Flatten x to rows of N (their number is the product of the leading dims), launch one
-    program per row, and view y back in x's shape.
+    Flatten x to rows of N (their number M is the product of the leading dims), launch one
+    program per row, and view y back in x's shape. A persistent grid of P programs takes rows
+    p, p + P, p + 2P, ... for as long as they are below M.
     """
-    for shape in ((2, 3, 64), (2, 2, 3, 64)):
+    # 267 = 256 + 11 rows, at a narrow N so that the interpreter runs them cheaply.
+    for shape in ((2, 3, 64), (2, 2, 3, 64), (3, 89, 20)):
         x, weight = make(shape, device=device)
         given = described(x)
         expect_values(run(kata, x, weight, given=given), expected(x, weight), given=given)

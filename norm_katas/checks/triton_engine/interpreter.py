@@ -18,6 +18,8 @@ from norm_katas.checks.triton_engine import mode
 def patch() -> None:
     """Patch the interpreter, each patch at most once per process."""
     _index_loop_bounds()
+    _loop_variables_as_tensors()
+    _scalar_conditions_kept_boolean()
     _grids_as_tuples()
     _floats_as_float32()
     _no_unread_overflow_checks()
@@ -126,6 +128,98 @@ def _index_loop_bounds() -> None:
         tensor.__index__ = lambda self: int(self.handle.data.item())
 
     interpreter._patch_lang_tensor = patch_tensor_and_index
+
+
+def _loop_variables_as_tensors() -> None:
+    """Give an interpreted kernel's loop variable what compiled Triton gives it: a tensor.
+
+    Compiled, `for r in range(pid, M, NPROG)` (or tl.range) makes r a scalar tensor of its
+    bounds' integer type (int64 if one of them is), so a persistent grid's `r.to(tl.int64)`
+    works. Every release's interpreter (3.0 to 3.9) runs Python's range over the bounds made
+    ints, so r was an int and `.to` raised AttributeError at the learner's line: a verdict of
+    the interpreter's. During a launch the kernel's module sees a `range` that yields such
+    tensors (unless it defines its own), and so does tl.range; tl.static_range still yields
+    ints, as compiled it yields constants.
+    """
+    from triton.runtime import interpreter
+
+    tl, run = mode.tl, interpreter.GridExecutor.__call__
+    if getattr(run, "norm_katas_loops", False):
+        return
+
+    def wide(bound) -> bool:
+        if isinstance(bound, tl.tensor):
+            return bound.dtype.primitive_bitwidth > 32
+        value = getattr(bound, "value", bound)  # a constexpr's
+        return not -(2**31) <= value < 2**31
+
+    def as_tensors(values: range, bounds: tuple):
+        dtype, np_dtype = (tl.int64, np.int64) if any(map(wide, bounds)) else (tl.int32, np.int32)
+        for value in values:
+            yield tl.tensor(interpreter.TensorHandle(np.array([value], np_dtype), dtype), dtype)
+
+    def loop_range(*bounds):
+        return as_tensors(range(*bounds), bounds)
+
+    def tensors_from(interpreted_range):
+        def loop_range(*bounds, **options):
+            return as_tensors(interpreted_range(*bounds, **options), bounds)
+
+        loop_range.norm_katas_loops = True
+        return loop_range
+
+    def launched(self, *args, **kwargs):
+        names = self.fn.__globals__
+        mine = "range" not in names  # a module's own range is left alone
+        if mine:
+            names["range"] = loop_range
+        try:
+            return run(self, *args, **kwargs)
+        finally:
+            if mine and names.get("range") is loop_range:
+                del names["range"]
+
+    patch_lang, compiled_range = interpreter._patch_lang, tl.core.range
+
+    def patch_lang_and_range(fn):
+        """The interpreter's tl.range (Python's range) wrapped; a scope's restore drops it."""
+        scope = patch_lang(fn)
+        for lang in (tl, tl.core):
+            interpreted = lang.range
+            if interpreted is not compiled_range and not hasattr(interpreted, "norm_katas_loops"):
+                lang.range = tensors_from(interpreted)
+        return scope
+
+    launched.norm_katas_loops = True
+    interpreter.GridExecutor.__call__ = launched
+    interpreter._patch_lang = patch_lang_and_range
+
+
+def _scalar_conditions_kept_boolean() -> None:
+    """Let a scalar condition widen to a block as a condition: `(cols < N) & (row < M)`.
+
+    The interpreter's comparisons keep their operands' integer type on the result's handle
+    (its values are booleans), and a splat takes its numpy type from the handle: `row < M`
+    splat to a block became integers (ones and zeros, int32 or int64), the `&` with the block's
+    mask too, and tl.load refused the mask ("mask has unsupported dtype"), at the learner's
+    line (3.0 and 3.9 alike). Compiled, both sides are int1 and the mask is one. A splat of
+    booleans now stays boolean.
+    """
+    from triton.runtime.interpreter import InterpreterBuilder, TensorHandle
+
+    splat = InterpreterBuilder.create_splat
+    if getattr(splat, "norm_katas_boolean", False):
+        return
+
+    def create_splat(self, *args):  # (ret_ty, arg) in 3.9, (arg, shape) in 3.0
+        out = splat(self, *args)
+        arg = next(a for a in args if isinstance(a, TensorHandle))
+        if arg.data.dtype == np.bool_ and out.data.dtype != np.bool_:
+            return TensorHandle(out.data.astype(np.bool_), mode.tl.int1)
+        return out
+
+    create_splat.norm_katas_boolean = True
+    InterpreterBuilder.create_splat = create_splat
 
 
 def _grids_as_tuples() -> None:
