@@ -7,7 +7,7 @@ whose call ran an operation the engine gets wrong (bfloat16 arithmetic, interpre
 with a note, never failed. The interpreter runs one program at a time, so the row counts are
 small, and chosen not to be multiples of any power-of-two block (1, 33 = 32 + 1): a
 reduction that forgets its tail block shows, and a second pass in blocks of up to 32 partial
-rows takes two steps. One is not small: 267 = 256 + 11 rows, at N = 20 to keep it cheap, so
+rows takes two steps. One is not small: 267 = 256 + 11 rows, at N = 32 to keep it cheap, so
 that rows share partial rows past any GROUP up to 266 (the tutorial's is 256 for N <= 1024)
 and a persistent grid takes more than one pass.
 
@@ -285,8 +285,9 @@ def test_reduction_keeps_every_row(kata, device):
     last one, so that every row adds to the sums exactly once; a partial row shared by the
     rows r ≡ g (mod G) ends holding the sum of all their dy · x̂, starting from zeros.
     """
-    # 267 = 256 + 11 rows at a narrow N: rows share partial rows past any GROUP up to 266.
-    for shape in ((1, 64), (33, 64), (267, 20)):
+    # 267 = 256 + 11 rows at a narrow N that fills its block (spare lanes are the width
+    # checks' to judge): rows share partial rows past any GROUP up to 266.
+    for shape in ((1, 64), (33, 64), (267, 32)):
         x, weight, bias, dy = make(shape, device=device, scale=2.0, shift=1.0)
         given = f"{described(x)} ({shape[0]} row{'s' if shape[0] > 1 else ''})"
         call, grads = both(kata, x, weight, bias, dy, given=given)

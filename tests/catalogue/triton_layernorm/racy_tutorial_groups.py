@@ -10,6 +10,7 @@ import triton.language as tl
 from torch import nn
 
 EXPECT = "test_reduction_race_free"
+ALSO = "test_reduction_keeps_every_row"
 SAYS = "with no atomic and no lock: program 0 wrote and read it and program 256 wrote"
 
 
