@@ -66,6 +66,13 @@ _NO_DATA = (
     "can't convert meta device type tensor",
     "cannot be called on meta tensors",
 )
+# What torch says, from C++ too, when an operator has no kernel for the meta device (torch 2.4
+# lacks some that later releases have, such as _transformer_encoder_layer_fwd's): the
+# simulation's limit, never the learner's.
+_NO_META_KERNEL = (
+    "no fake impl or meta kernel registered",
+    "with arguments from the 'meta' backend",
+)
 
 
 def _simulation_failed(e: Exception) -> bool:
@@ -74,7 +81,7 @@ def _simulation_failed(e: Exception) -> bool:
         _raised_inside_torch(e)
         or torch_compat.is_device_mismatch(e)
         or torch_compat.needs_real_cuda(e)
-        or any(text in str(e).lower() for text in _NO_DATA)
+        or any(text in str(e).lower() for text in (*_NO_DATA, *_NO_META_KERNEL))
     )
 
 

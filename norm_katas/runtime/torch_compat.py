@@ -92,6 +92,7 @@ _NO_CUDA = (
     "found no nvidia driver",
     "no cuda gpus are available",
     "cuda driver initialization failed",
+    "cuda driver version is insufficient",  # a CUDA build of torch on a machine without a GPU
     "torch not compiled with cuda enabled",
 )
 

@@ -284,7 +284,8 @@ def test_simulated_cuda_blames_the_learners_error_and_hides_torchs_log(grade) ->
     [device] = report["checks"]
     assert device["outcome"] == "failed", output  # not skipped as a limit of the simulation
     assert device["message"].startswith("your code raised RuntimeError"), device
-    assert "line 15: xc = x - x.mean(dims)" in device["message"], device
+    line = path.read_text().splitlines().index("        xc = x - x.mean(dims)") + 1
+    assert f"line {line}: xc = x - x.mean(dims)" in device["message"], device
     assert device["output"] == "" and "fake_tensor" not in output, output
     assert "simulated CUDA could not run" not in output, output
 
