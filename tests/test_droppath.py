@@ -562,6 +562,27 @@ def test_computes_in_float64(kata, device):
 
 
 @pytest.mark.parity
+def test_non_contiguous_input(kata, device):
+    """non-contiguous inputs (transposed, sliced) are dropped like any other, as timm's are
+
+    A transposed or sliced tensor shares its base's memory, out of row order: timm's DropPath
+    and torch's layers take it as it is. Flattening it with view, which only relabels memory
+    already in order, raises on such a tensor.
+
+    Broadcast the (N, 1, ..., 1) mask over x, which works for any layout; where x must be
+    flattened, reshape copies only when it has to.
+    """
+    base = nonzero_values(8, 6, 5, device=device)
+    for x, how in ((base.transpose(1, 2), "x.transpose(1, 2)"), (base[:, ::2], "x[:, ::2]")):
+        # Each kept value where x's is, in x's layout; which are kept, and by how much they
+        # are scaled, are the core's to tell.
+        given = f"DropPath(0.5) in training on {how}, a non-contiguous {shape_of(x)} view"
+        survivors(kata.DropPath(0.5).to(device)(x), x, None, given=given)
+        given = f"drop_path(x, 0.5, training=True) on {how}, a non-contiguous {shape_of(x)} view"
+        survivors(kata.drop_path(x, 0.5, True), x, None, given=given)
+
+
+@pytest.mark.parity
 @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16], ids=["float16", "bfloat16"])
 def test_half_precision(kata, device, dtype):
     """half-precision inputs keep their dtype: the mask follows x's dtype
