@@ -399,7 +399,7 @@ def test_follows_torch_seed(kata, device):
 
 
 def test_to_dtype(kata, device):
-    """after .to(torch.float64) it holds no float32 tensor, and drops float64 inputs right
+    """after .to(torch.float64) it holds no float32 tensor, and drops float64 inputs in float64
 
     Dropout needs no tensor state; a tensor kept as a plain attribute is not converted by
     .to() and drags its own dtype and device into forward.
