@@ -37,6 +37,8 @@ Torch parity (stretch)
 ----------------------
 * A float64 input is computed in float64, not rounded through float32.
 * float16/bfloat16 inputs give the same dtype back: the mask follows x's dtype.
+* A non-contiguous input (a transposed or sliced view) is dropped like any other, as timm's
+  DropPath takes it.
 
 Pitfalls interviewers probe
 ---------------------------

@@ -17,6 +17,10 @@ drop_path, so the module covers the function's arithmetic where only one form is
     p = 1 gives zeros, no NaN      drop_prob_one_gives_zeros          (the module's arithmetic)
     gradient mask / (1 - p)        gradient                           (the module's arithmetic)
     input left unmodified          input_unmodified (train, eval)     input_unmodified (both)
+
+The checks of the draw (per sample, fresh each call, the kept fraction) read which values were
+kept from y != 0 and leave their scale to survivors_scaled; those of the scale read the values
+that survive, whatever the mask's shape, which is whole_sample_dropped's to tell.
 """
 
 import pytest
@@ -38,8 +42,10 @@ from norm_katas.checks import (
     expect_keep_fraction,
     expect_like,
     expect_registered_state,
+    expect_tensor,
     expect_vectorized,
     fail,
+    fail_for,
     nonzero_values,
     shape_of,
 )
@@ -53,11 +59,25 @@ def drop_path_call(p, scale_by_keep=True):
     return f"DropPath({p})" if scale_by_keep else f"DropPath({p}, scale_by_keep=False)"
 
 
+def shaped_like(out, x, *, given):
+    """out, which must have x's shape, dtype and device: an output of another shape is
+    test_output_like_input's mistake, and no check of the values can read it."""
+    out = expect_tensor(out)
+    if out.shape != x.shape:
+        fail_for(
+            "test_output_like_input",
+            f"{given}: the output has shape {tuple(out.shape)}, x has shape {tuple(x.shape)}; "
+            "DropPath zeroes whole samples rather than removing them, so its output lines up "
+            "with x.",
+        )
+    return expect_like(out, x, given=given)
+
+
 def kept_samples(out, x, p, *, given, scale=True, rtol=None, atol=None):
     """Each sample of out is all zeros or x / (1 - p) (x when not scaling); returns the (N,) kept
     mask on the CPU. The checks hand the layer a copy of x, so that x is as it was here, whether
     or not the layer writes into its input (test_input_unmodified's to tell)."""
-    out = expect_like(out, x, given=given)
+    out = shaped_like(out, x, given=given)
     got = out.detach().double().cpu().reshape(x.shape[0], -1)
     xs = x.detach().double().cpu().reshape(x.shape[0], -1)
     factor = 1 / (1 - p) if scale and p < 1 else 1.0
@@ -81,6 +101,54 @@ def kept_samples(out, x, p, *, given, scale=True, rtol=None, atol=None):
             f"({expect}): {why}. {int(bad.sum())} of {x.shape[0]} samples are like that."
         )
     return kept
+
+
+def survivors(out, x, factor, *, given, rtol=None, atol=None):
+    """The elements out kept, read from out != 0 (x has no zeros), as a boolean tensor of x's
+    shape on the CPU, each of them x · factor. Whether the zeros cover whole samples is
+    test_whole_sample_dropped's to tell, and the checks that read survivors judge the draw or the
+    scale whatever the mask's shape. factor None: the learner's own, any one factor for all the
+    kept elements, where a check judges the draw and the scale is test_survivors_scaled's."""
+    out = shaped_like(out, x, given=given)
+    got, xs = out.detach().double().cpu(), x.detach().double().cpu()
+    kept = got != 0
+    if not kept.any():
+        return kept
+    own = factor is None
+    if own:
+        factor = (got[kept] / xs[kept]).median().item()
+    default_rtol, default_atol = TOLERANCE[x.dtype]
+    rtol = default_rtol if rtol is None else rtol
+    atol = default_atol if atol is None else atol
+    bad = kept & ~torch.isclose(got, xs * factor, rtol=rtol, atol=atol)
+    if bad.any():
+        i = tuple(int(k) for k in bad.nonzero()[0])
+        said = (
+            f"where most kept values are x · {factor:.6g}: the kept values are not one scaled "
+            "copy of x"
+            if own
+            else f"expected 0 (dropped) or x · {factor:.6g} (kept)"
+        )
+        message = (
+            f"{given}: output element {list(i)} is {got[i].item():.6g} for x = "
+            f"{xs[i].item():.6g}, {said}. {int(bad.sum())} of {bad.numel()} values are neither "
+            f"(rtol={rtol:g}, atol={atol:g})."
+        )
+        if own:
+            fail_for("test_survivors_scaled", message)
+        fail(message)
+    return kept
+
+
+def some_survive(run, *, given, p):
+    """run()'s output, drawn again (up to 20 calls) until some value survives: a check of the
+    survivors' scale judges whatever survives, and a batch that shares one draw (which
+    test_draws_per_sample_not_per_batch tells) keeps them all only some of the time."""
+    for _ in range(20):
+        out = run()
+        if (expect_tensor(out).detach() != 0).any():
+            return out
+    fail(f"{given}: every sample was dropped in each of 20 calls; at p = {p} most should survive.")
 
 
 def test_attributes(kata):
@@ -256,8 +324,9 @@ def test_draws_per_sample_not_per_batch(kata, device):
     """
     x = nonzero_values(256, 4, device=device)
     given = f"DropPath(0.5) in training on x {shape_of(x)}"
-    kept = kept_samples(kata.DropPath(0.5).to(device)(x.clone()), x, 0.5, given=given)
-    # 256 independent draws at p = 0.5 agree with probability 2^-255.
+    kept = survivors(kata.DropPath(0.5).to(device)(x.clone()), x, None, given=given)
+    # 256 independent draws at p = 0.5 agree with probability 2^-255 (and 1024 per element, the
+    # mask test_whole_sample_dropped rejects, with 2^-1023).
     if kept.all() or not kept.any():
         what = "kept" if kept.all() else "dropped"
         fail(f"{given}: all 256 samples were {what} together; each sample needs its own draw.")
@@ -273,11 +342,20 @@ def test_keep_fraction(kata, device):
     """
     n = 40_000
     for p in (0.1, 0.5, 0.8):
-        x = torch.ones(n, 2, device=device)
+        # Samples of one value each: a draw per sample and a draw per element (the mask
+        # test_whole_sample_dropped rejects) keep the same fraction of them.
+        x = torch.ones(n, 1, device=device)
         given = f"{drop_path_call(p)} in training on {n:,} samples of ones"
-        out = expect_like(kata.DropPath(p).to(device)(x.clone()), x, given=given)
+        out = shaped_like(kata.DropPath(p).to(device)(x.clone()), x, given=given)
         # Survivors only: how they are scaled is test_survivors_scaled's business.
-        kept = (out.detach() != 0).any(1)
+        kept = (out.detach() != 0).flatten().cpu()
+        if kept.all() or not kept.any():  # 40,000 independent draws never agree
+            what = "kept" if kept.all() else "dropped"
+            fail_for(
+                "test_draws_per_sample_not_per_batch",
+                f"{given}: all {n:,} samples were {what} together, one draw for the whole batch; "
+                "each sample needs its own draw, and then a fraction 1 - p of them is kept.",
+            )
         expect_keep_fraction(kept, p, given=given, what="samples", digits=3)
 
 
@@ -292,11 +370,11 @@ def test_survivors_scaled(kata, device):
     for p in (0.1, 0.25, 0.6):
         x = nonzero_values(64, 8, device=device, dtype=torch.float64)
         given = f"{drop_path_call(p)} in training on x {shape_of(x)}"
-        kept = kept_samples(kata.DropPath(p).to(device)(x.clone()), x, p, given=given)
-        if not kept.any():
-            fail(f"{given}: every sample was dropped; at p = {p} most should survive.")
-        out = kata.drop_path(x.clone(), p, True)
-        kept_samples(out, x, p, given=f"drop_path(x, {p}, training=True) on x {shape_of(x)}")
+        mine = kata.DropPath(p).to(device)
+        out = some_survive(lambda mine=mine, x=x: mine(x.clone()), given=given, p=p)
+        survivors(out, x, 1 / (1 - p), given=given)
+        given = f"drop_path(x, {p}, training=True) on x {shape_of(x)}"
+        survivors(kata.drop_path(x.clone(), p, True), x, 1 / (1 - p), given=given)
 
 
 def test_no_scaling_without_scale_by_keep(kata, device):
@@ -310,35 +388,35 @@ def test_no_scaling_without_scale_by_keep(kata, device):
     p = 0.3
     x = nonzero_values(64, 8, device=device, dtype=torch.float64)
     given = f"{drop_path_call(p, False)} in training on x {shape_of(x)}"
-    kept = kept_samples(
-        kata.DropPath(p, False).to(device)(x.clone()), x, p, given=given, scale=False
-    )
-    if not kept.any():
-        fail(f"{given}: every sample was dropped; at p = {p} most should survive.")
+    mine = kata.DropPath(p, False).to(device)
+    survivors(some_survive(lambda: mine(x.clone()), given=given, p=p), x, 1.0, given=given)
     out = kata.drop_path(x.clone(), p, True, scale_by_keep=False)
     given = f"drop_path(x, {p}, training=True, scale_by_keep=False) on x {shape_of(x)}"
-    kept_samples(out, x, p, given=given, scale=False)
+    survivors(out, x, 1.0, given=given)
 
 
 def test_gradient(kata, device):
-    """the gradient is the same per-sample mask, scaled by 1 / (1 - drop_prob)
+    """the gradient flows through the output's own mask and scale: dy/dx = y / x
 
     Build the output from x with differentiable operations; a dropped sample then gets no gradient,
-    and a kept one gets grad_out / (1 - p).
+    and a kept one gets grad_out times the factor its output was scaled by, 1 / (1 - p).
 
-    dy/dx = mask / keep_prob, the mask of that forward call.
+    dy/dx = mask / keep_prob, the mask of that forward call: for each element, the factor y / x
+    that forward applied to it.
     """
     p = 0.4
     x = nonzero_values(32, 6, device=device, dtype=torch.float64).requires_grad_()
     given = f"{drop_path_call(p)} in training on x {shape_of(x)}"
-    out = kata.DropPath(p).to(device)(x.clone())
-    kept = kept_samples(out, x, p, given=given).to(device)
+    out = shaped_like(kata.DropPath(p).to(device)(x.clone()), x, given=given)
     if not out.requires_grad:
         fail(f"{given}: the output does not require grad although x does.")
+    # The factor this forward call applied to each element, whatever its mask and scale (those
+    # are test_whole_sample_dropped's and test_survivors_scaled's): the gradient must be it.
+    factor = (out.detach() / x.detach()).to(x.dtype)
     grad_out = torch.randn_like(x)
     out.backward(grad_out)
-    mask = kept.to(x.dtype).view(-1, 1) / (1 - p)
-    expect_grads_close({"input": x.grad}, {"input": grad_out * mask}, given=given)
+    given = f"{given}, against grad_out · y / x, the factor this forward call applied"
+    expect_grads_close({"input": x.grad}, {"input": grad_out * factor}, given=given)
 
 
 def test_drop_prob_one_gives_zeros(kata, device):
@@ -350,12 +428,32 @@ def test_drop_prob_one_gives_zeros(kata, device):
     """
     x = nonzero_values(8, 4, device=device, dtype=torch.float64).requires_grad_()
     given = f"DropPath(1.0) in training on x {shape_of(x)}"
-    out = kata.DropPath(1.0).to(device)(x.clone())
+    out = shaped_like(kata.DropPath(1.0).to(device)(x.clone()), x, given=given)
+    if (out.detach() != 0).all():
+        turned_around(kata, device, given)
     expect_close(out, torch.zeros_like(x), given=given, rtol=0, atol=0)
     if not out.requires_grad:
-        fail(f"{given}: the output does not require grad although x does.")
+        fail_for("test_gradient", f"{given}: the output does not require grad although x does.")
     out.backward(torch.randn_like(x))
     expect_grads_close({"input": x.grad}, {"input": torch.zeros_like(x)}, given=given)
+
+
+def turned_around(kata, device, given):
+    """DropPath(1.0) kept every sample: if DropPath(0.9) keeps about 90% of them, the keep
+    probability is drop_prob itself, test_keep_fraction's mistake, met here at p = 1."""
+    n = 4_000
+    x = torch.ones(n, 1, device=device)
+    out = expect_tensor(kata.DropPath(0.9).to(device)(x.clone()))
+    if out.shape != x.shape:
+        return
+    kept = (out.detach() != 0).double().mean().item()
+    if abs(kept - 0.9) < 6 * (0.09 / n) ** 0.5:  # within 6σ of 0.9: about 90% kept
+        fail_for(
+            "test_keep_fraction",
+            f"{given}: every sample was kept, and DropPath(0.9) keeps {kept:.1%} of {n:,} "
+            "samples: a sample is kept with probability drop_prob, where it should be dropped "
+            "with it.",
+        )
 
 
 def test_fresh_draw_each_call(kata, device):
@@ -369,8 +467,8 @@ def test_fresh_draw_each_call(kata, device):
     mine = kata.DropPath(0.5).to(device)
     x = nonzero_values(128, 4, device=device)
     given = f"DropPath(0.5) called twice on the same x {shape_of(x)}"
-    first = kept_samples(mine(x.clone()), x, 0.5, given=given)
-    second = kept_samples(mine(x.clone()), x, 0.5, given=given)
+    first = survivors(mine(x.clone()), x, None, given=given)
+    second = survivors(mine(x.clone()), x, None, given=given)
     if torch.equal(first, second):  # two draws of 128 agree with probability 2^-128
         fail(f"{given}: both calls dropped exactly the same samples. Draw a new mask per call.")
 
@@ -448,11 +546,40 @@ def test_computes_in_float64(kata, device):
     """
     mine = kata.DropPath(0.1).to(device, torch.float64)
     x = nonzero_values(64, 8, device=device, dtype=torch.float64)
-    # The same seed for both runs: the same samples dropped, so only the arithmetic differs;
-    # at p = 0.1 far more than half of 64 samples survive (the probe needs half to move).
+    # The same seed for every run: the same samples dropped, so only the arithmetic differs,
+    # and only the samples that survive it are read (the probe needs half of what it reads to
+    # move), however many the learner's draw keeps.
+    torch.manual_seed(7)
+    out = expect_tensor(mine(x.clone()))
+    rows = (out.detach() != 0).reshape(out.shape[0], -1).any(1) if out.shape == x.shape else None
+    if rows is None or not rows.any():
+        rows = slice(None)  # nothing to choose from: another check says what is wrong
     expect_float64_arithmetic(
-        lambda v: (torch.manual_seed(7), mine(v))[1], x, given=f"DropPath(0.1) on x {shape_of(x)}"
+        lambda v: (torch.manual_seed(7), mine(v))[1][rows],
+        x,
+        given=f"DropPath(0.1) on x {shape_of(x)}, the samples it keeps",
     )
+
+
+@pytest.mark.parity
+def test_non_contiguous_input(kata, device):
+    """non-contiguous inputs (transposed, sliced) are dropped like any other, as timm's are
+
+    A transposed or sliced tensor shares its base's memory, out of row order: timm's DropPath
+    and torch's layers take it as it is. Flattening it with view, which only relabels memory
+    already in order, raises on such a tensor.
+
+    Broadcast the (N, 1, ..., 1) mask over x, which works for any layout; where x must be
+    flattened, reshape copies only when it has to.
+    """
+    base = nonzero_values(8, 6, 5, device=device)
+    for x, how in ((base.transpose(1, 2), "x.transpose(1, 2)"), (base[:, ::2], "x[:, ::2]")):
+        # Each kept value where x's is, in x's layout; which are kept, and by how much they
+        # are scaled, are the core's to tell.
+        given = f"DropPath(0.5) in training on {how}, a non-contiguous {shape_of(x)} view"
+        survivors(kata.DropPath(0.5).to(device)(x), x, None, given=given)
+        given = f"drop_path(x, 0.5, training=True) on {how}, a non-contiguous {shape_of(x)} view"
+        survivors(kata.drop_path(x, 0.5, True), x, None, given=given)
 
 
 @pytest.mark.parity
@@ -469,7 +596,8 @@ def test_half_precision(kata, device, dtype):
     x = nonzero_values(32, 8, device=device, dtype=dtype)
     given = f"{drop_path_call(p)} in training on x {shape_of(x)}"
     # x / (1 - p) rounds differently in half precision depending on the order of operations.
-    kept_samples(kata.DropPath(p).to(device)(x.clone()), x, p, given=given, rtol=2e-2, atol=2e-2)
+    out = kata.DropPath(p).to(device)(x.clone())
+    survivors(out, x, None, given=given, rtol=2e-2, atol=2e-2)
 
 
 @SUITE.perf

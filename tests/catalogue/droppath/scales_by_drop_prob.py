@@ -5,7 +5,6 @@ import torch
 from solutions.droppath import DropPath as Reference
 
 EXPECT = "test_survivors_scaled"
-ALSO = "test_gradient"
 
 
 def drop_path(x, drop_prob=0.0, training=False, scale_by_keep=True):

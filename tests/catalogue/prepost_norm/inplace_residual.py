@@ -4,7 +4,7 @@ from solutions import prepost_norm as reference
 from solutions.prepost_norm import TransformerEncoderBlock as Reference
 
 EXPECT = "test_input_unmodified"
-ALSO = "test_dropout_off_in_eval, test_dropout_active_in_train, test_gradients_match"
+ALSO = "test_gradients_match"
 
 
 class TransformerEncoderBlock(Reference):

@@ -3,14 +3,6 @@
 import torch
 
 EXPECT = "test_stream_of_batches"
-ALSO = (
-    "test_batch_of_one, "
-    "test_empty_batch, "
-    "test_statistics_follow_every_step, "
-    "test_large_mean_float32, "
-    "test_computes_in_float64, "
-    "test_keeps_its_dtype"
-)
 
 
 class Welford:

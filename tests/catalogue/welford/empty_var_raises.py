@@ -3,7 +3,6 @@
 import torch
 
 EXPECT = "test_var_of_no_rows"
-ALSO = "test_follows_device"
 
 
 class Welford:

@@ -3,7 +3,6 @@
 import torch
 
 EXPECT = "test_merge_with_empty"
-ALSO = "test_var_of_no_rows"
 
 
 class Welford:

@@ -3,22 +3,6 @@
 import torch
 
 EXPECT = "test_correction"
-ALSO = (
-    "test_one_batch, "
-    "test_stream_of_batches, "
-    "test_batch_of_one, "
-    "test_empty_batch, "
-    "test_merge_spread_of_means, "
-    "test_merge_weights_by_counts, "
-    "test_merge_with_empty, "
-    "test_merge_leaves_other_unmodified, "
-    "test_merge_takes_a_snapshot, "
-    "test_statistics_follow_every_step, "
-    "test_one_sample_unbiased, "
-    "test_computes_in_float64, "
-    "test_keeps_its_dtype, "
-    "test_matches_var_mean"
-)
 
 
 class Welford:
