@@ -42,98 +42,6 @@ from norm_katas.checks import (
 SUITE = Suite()
 
 
-def dropout_call(p=0.5, inplace=False):
-    return f"Dropout({p}, inplace=True)" if inplace else f"Dropout({p})"
-
-
-def _run_on_copy(module, x):
-    """module(x.clone()): the checks compare with x, which stays as it was.
-
-    Whether forward modifies its input is for test_input_unmodified and test_inplace alone.
-    """
-    return module(x.clone())
-
-
-def _expect_dropout_of(out, x, p, *, given, rtol=None, atol=None):
-    """Every element of out is 0 (dropped) or x / (1 - p) (kept), for p < 1.
-
-    Returns the boolean mask of kept elements, on the CPU.
-    """
-    out = _shaped_like(out, x, given=given)
-    out = expect_like(out, x, given=given)
-    got, xs = out.detach().double().cpu(), x.detach().double().cpu()
-    scaled = xs / (1 - p)
-    default_rtol, default_atol = TOLERANCE[x.dtype]
-    rtol = default_rtol if rtol is None else rtol
-    atol = default_atol if atol is None else atol
-    kept = got != 0
-    bad = kept & ~torch.isclose(got, scaled, rtol=rtol, atol=atol)
-    if bad.any():
-        i = tuple(int(k) for k in bad.nonzero()[0])
-        fail(
-            f"{given}: output element {list(i)} is {got[i].item():.6g} for x = {xs[i].item():.6g}; "
-            f"expected 0 (dropped) or x / (1 - p) = {scaled[i].item():.6g} (kept). "
-            f"{int(bad.sum())} of {bad.numel()} elements are neither "
-            f"(rtol={rtol:g}, atol={atol:g})."
-        )
-    return kept
-
-
-def _shaped_like(out, x, *, given):
-    """out, a tensor shaped like x: an output of another shape is test_output_like_input's
-    mistake, and no check of the values can read it."""
-    out = expect_tensor(out)
-    if out.shape != x.shape:
-        fail_for(
-            "test_output_like_input",
-            f"{given}: the output has shape {tuple(out.shape)}, x has shape {tuple(x.shape)}; "
-            "dropout zeroes elements rather than removing them, so its output lines up with x.",
-        )
-    return out
-
-
-def _kept_of(out, x, *, given, rtol=None, atol=None):
-    """The boolean mask of the elements out kept, read from out != 0 (x has no zeros), on the CPU.
-
-    For the checks of the drop pattern: they judge which elements were dropped, not the value
-    of the kept ones, which is test_kept_values_scaled's. out must line up with x (an output of
-    another shape is test_output_like_input's mistake), and the kept elements must be x times
-    one factor, whatever it is: the learner's own scale, so that a wrong scale fails here only
-    where the kept values are not a scaled copy of x at all.
-    """
-    out = expect_like(_shaped_like(out, x, given=given), x, given=given)
-    got, xs = out.detach().double().cpu(), x.detach().double().cpu()
-    kept = got != 0
-    if kept.any():
-        default_rtol, default_atol = TOLERANCE[x.dtype]
-        rtol = default_rtol if rtol is None else rtol
-        atol = default_atol if atol is None else atol
-        scale = (got[kept] / xs[kept]).median()
-        bad = kept & ~torch.isclose(got, xs * scale, rtol=rtol, atol=atol)
-        if bad.any():
-            i = tuple(int(k) for k in bad.nonzero()[0])
-            fail_for(
-                "test_kept_values_scaled",
-                f"{given}: output element {list(i)} is {got[i].item():.6g} for x = "
-                f"{xs[i].item():.6g}, where most kept elements are x · {scale.item():.6g}: the "
-                f"kept values are not one scaled copy of x. {int(bad.sum())} of {bad.numel()} "
-                f"elements are neither 0 nor x · {scale.item():.6g} (rtol={rtol:g}, "
-                f"atol={atol:g}).",
-            )
-    return kept
-
-
-def _backward(out, grad_out, *, given):
-    """out.backward(grad_out), failing clearly when out is cut off from autograd."""
-    if not out.requires_grad:
-        fail(
-            f"{given}: the output does not require grad although x does, so no gradient "
-            "reaches x. Build it from x with differentiable operations (x * mask), not from a "
-            "new tensor, .detach() or torch.no_grad()."
-        )
-    out.backward(grad_out)
-
-
 def test_attributes(kata):
     """p and inplace are stored as attributes, with torch's defaults; no parameters
 
@@ -538,3 +446,98 @@ def perf_case(kata, device):
     x = torch.randn(shape, device=device, requires_grad=True)
     given = f"Dropout(0.1) in training on x {shape_of(x)}"
     return PerfCase.of_layers(given, mine, ref, x, builtin_name="nn.Dropout")
+
+
+# -- helpers the checks above share ---------------------------------------------------------
+
+
+def dropout_call(p=0.5, inplace=False):
+    return f"Dropout({p}, inplace=True)" if inplace else f"Dropout({p})"
+
+
+def _run_on_copy(module, x):
+    """module(x.clone()): the checks compare with x, which stays as it was.
+
+    Whether forward modifies its input is for test_input_unmodified and test_inplace alone.
+    """
+    return module(x.clone())
+
+
+def _expect_dropout_of(out, x, p, *, given, rtol=None, atol=None):
+    """Every element of out is 0 (dropped) or x / (1 - p) (kept), for p < 1.
+
+    Returns the boolean mask of kept elements, on the CPU.
+    """
+    out = _shaped_like(out, x, given=given)
+    out = expect_like(out, x, given=given)
+    got, xs = out.detach().double().cpu(), x.detach().double().cpu()
+    scaled = xs / (1 - p)
+    default_rtol, default_atol = TOLERANCE[x.dtype]
+    rtol = default_rtol if rtol is None else rtol
+    atol = default_atol if atol is None else atol
+    kept = got != 0
+    bad = kept & ~torch.isclose(got, scaled, rtol=rtol, atol=atol)
+    if bad.any():
+        i = tuple(int(k) for k in bad.nonzero()[0])
+        fail(
+            f"{given}: output element {list(i)} is {got[i].item():.6g} for x = {xs[i].item():.6g}; "
+            f"expected 0 (dropped) or x / (1 - p) = {scaled[i].item():.6g} (kept). "
+            f"{int(bad.sum())} of {bad.numel()} elements are neither "
+            f"(rtol={rtol:g}, atol={atol:g})."
+        )
+    return kept
+
+
+def _shaped_like(out, x, *, given):
+    """out, a tensor shaped like x: an output of another shape is test_output_like_input's
+    mistake, and no check of the values can read it."""
+    out = expect_tensor(out)
+    if out.shape != x.shape:
+        fail_for(
+            "test_output_like_input",
+            f"{given}: the output has shape {tuple(out.shape)}, x has shape {tuple(x.shape)}; "
+            "dropout zeroes elements rather than removing them, so its output lines up with x.",
+        )
+    return out
+
+
+def _kept_of(out, x, *, given, rtol=None, atol=None):
+    """The boolean mask of the elements out kept, read from out != 0 (x has no zeros), on the CPU.
+
+    For the checks of the drop pattern: they judge which elements were dropped, not the value
+    of the kept ones, which is test_kept_values_scaled's. out must line up with x (an output of
+    another shape is test_output_like_input's mistake), and the kept elements must be x times
+    one factor, whatever it is: the learner's own scale, so that a wrong scale fails here only
+    where the kept values are not a scaled copy of x at all.
+    """
+    out = expect_like(_shaped_like(out, x, given=given), x, given=given)
+    got, xs = out.detach().double().cpu(), x.detach().double().cpu()
+    kept = got != 0
+    if kept.any():
+        default_rtol, default_atol = TOLERANCE[x.dtype]
+        rtol = default_rtol if rtol is None else rtol
+        atol = default_atol if atol is None else atol
+        scale = (got[kept] / xs[kept]).median()
+        bad = kept & ~torch.isclose(got, xs * scale, rtol=rtol, atol=atol)
+        if bad.any():
+            i = tuple(int(k) for k in bad.nonzero()[0])
+            fail_for(
+                "test_kept_values_scaled",
+                f"{given}: output element {list(i)} is {got[i].item():.6g} for x = "
+                f"{xs[i].item():.6g}, where most kept elements are x · {scale.item():.6g}: the "
+                f"kept values are not one scaled copy of x. {int(bad.sum())} of {bad.numel()} "
+                f"elements are neither 0 nor x · {scale.item():.6g} (rtol={rtol:g}, "
+                f"atol={atol:g}).",
+            )
+    return kept
+
+
+def _backward(out, grad_out, *, given):
+    """out.backward(grad_out), failing clearly when out is cut off from autograd."""
+    if not out.requires_grad:
+        fail(
+            f"{given}: the output does not require grad although x does, so no gradient "
+            "reaches x. Build it from x with differentiable operations (x * mask), not from a "
+            "new tensor, .detach() or torch.no_grad()."
+        )
+    out.backward(grad_out)

@@ -52,104 +52,6 @@ from norm_katas.checks import (
 
 SUITE = Suite()
 
-FORBIDDEN = BUILTIN_DROPOUTS | {"stochastic_depth"}
-
-
-def drop_path_call(p, scale_by_keep=True):
-    return f"DropPath({p})" if scale_by_keep else f"DropPath({p}, scale_by_keep=False)"
-
-
-def shaped_like(out, x, *, given):
-    """out, which must have x's shape, dtype and device: an output of another shape is
-    test_output_like_input's mistake, and no check of the values can read it."""
-    out = expect_tensor(out)
-    if out.shape != x.shape:
-        fail_for(
-            "test_output_like_input",
-            f"{given}: the output has shape {tuple(out.shape)}, x has shape {tuple(x.shape)}; "
-            "DropPath zeroes whole samples rather than removing them, so its output lines up "
-            "with x.",
-        )
-    return expect_like(out, x, given=given)
-
-
-def kept_samples(out, x, p, *, given, scale=True, rtol=None, atol=None):
-    """Each sample of out is all zeros or x / (1 - p) (x when not scaling); returns the (N,) kept
-    mask on the CPU. The checks hand the layer a copy of x, so that x is as it was here, whether
-    or not the layer writes into its input (test_input_unmodified's to tell)."""
-    out = shaped_like(out, x, given=given)
-    got = out.detach().double().cpu().reshape(x.shape[0], -1)
-    xs = x.detach().double().cpu().reshape(x.shape[0], -1)
-    factor = 1 / (1 - p) if scale and p < 1 else 1.0
-    default_rtol, default_atol = TOLERANCE[x.dtype]
-    rtol = default_rtol if rtol is None else rtol
-    atol = default_atol if atol is None else atol
-    dropped = (got == 0).all(1)
-    kept = torch.isclose(got, xs * factor, rtol=rtol, atol=atol).all(1)
-    bad = ~(dropped | kept)
-    if bad.any():
-        n = int(bad.nonzero()[0])
-        zeros = int((got[n] == 0).sum())
-        if 0 < zeros < got.shape[1]:
-            why = f"{zeros} of its {got.shape[1]} values are 0 and the rest are not"
-        else:
-            i = int((~torch.isclose(got[n], xs[n] * factor, rtol=rtol, atol=atol)).nonzero()[0])
-            why = f"value {i} is {got[n, i].item():.6g} for x = {xs[n, i].item():.6g}"
-        expect = "x / (1 - p)" if scale else "x itself"
-        fail(
-            f"{given}: sample {n} is neither dropped whole (all zeros) nor kept whole "
-            f"({expect}): {why}. {int(bad.sum())} of {x.shape[0]} samples are like that."
-        )
-    return kept
-
-
-def survivors(out, x, factor, *, given, rtol=None, atol=None):
-    """The elements out kept, read from out != 0 (x has no zeros), as a boolean tensor of x's
-    shape on the CPU, each of them x · factor. Whether the zeros cover whole samples is
-    test_whole_sample_dropped's to tell, and the checks that read survivors judge the draw or the
-    scale whatever the mask's shape. factor None: the learner's own, any one factor for all the
-    kept elements, where a check judges the draw and the scale is test_survivors_scaled's."""
-    out = shaped_like(out, x, given=given)
-    got, xs = out.detach().double().cpu(), x.detach().double().cpu()
-    kept = got != 0
-    if not kept.any():
-        return kept
-    own = factor is None
-    if own:
-        factor = (got[kept] / xs[kept]).median().item()
-    default_rtol, default_atol = TOLERANCE[x.dtype]
-    rtol = default_rtol if rtol is None else rtol
-    atol = default_atol if atol is None else atol
-    bad = kept & ~torch.isclose(got, xs * factor, rtol=rtol, atol=atol)
-    if bad.any():
-        i = tuple(int(k) for k in bad.nonzero()[0])
-        said = (
-            f"where most kept values are x · {factor:.6g}: the kept values are not one scaled "
-            "copy of x"
-            if own
-            else f"expected 0 (dropped) or x · {factor:.6g} (kept)"
-        )
-        message = (
-            f"{given}: output element {list(i)} is {got[i].item():.6g} for x = "
-            f"{xs[i].item():.6g}, {said}. {int(bad.sum())} of {bad.numel()} values are neither "
-            f"(rtol={rtol:g}, atol={atol:g})."
-        )
-        if own:
-            fail_for("test_survivors_scaled", message)
-        fail(message)
-    return kept
-
-
-def some_survive(run, *, given, p):
-    """run()'s output, drawn again (up to 20 calls) until some value survives: a check of the
-    survivors' scale judges whatever survives, and a batch that shares one draw (which
-    test_draws_per_sample_not_per_batch tells) keeps them all only some of the time."""
-    for _ in range(20):
-        out = run()
-        if (expect_tensor(out).detach() != 0).any():
-            return out
-    fail(f"{given}: every sample was dropped in each of 20 calls; at p = {p} most should survive.")
-
 
 def test_attributes(kata):
     """drop_prob and scale_by_keep are stored as attributes, with timm's defaults; no state
@@ -615,3 +517,105 @@ def perf_case(kata, device):
         builtin=lambda: x * F.dropout(ones, 0.1), builtin_name="x · F.dropout(ones(N, 1, 1))",
         inputs=(x,), bytes_moved=2 * x.nbytes,
     )  # fmt: skip
+
+
+# -- helpers the checks above share ---------------------------------------------------------
+
+
+FORBIDDEN = BUILTIN_DROPOUTS | {"stochastic_depth"}
+
+
+def drop_path_call(p, scale_by_keep=True):
+    return f"DropPath({p})" if scale_by_keep else f"DropPath({p}, scale_by_keep=False)"
+
+
+def shaped_like(out, x, *, given):
+    """out, which must have x's shape, dtype and device: an output of another shape is
+    test_output_like_input's mistake, and no check of the values can read it."""
+    out = expect_tensor(out)
+    if out.shape != x.shape:
+        fail_for(
+            "test_output_like_input",
+            f"{given}: the output has shape {tuple(out.shape)}, x has shape {tuple(x.shape)}; "
+            "DropPath zeroes whole samples rather than removing them, so its output lines up "
+            "with x.",
+        )
+    return expect_like(out, x, given=given)
+
+
+def kept_samples(out, x, p, *, given, scale=True, rtol=None, atol=None):
+    """Each sample of out is all zeros or x / (1 - p) (x when not scaling); returns the (N,) kept
+    mask on the CPU. The checks hand the layer a copy of x, so that x is as it was here, whether
+    or not the layer writes into its input (test_input_unmodified's to tell)."""
+    out = shaped_like(out, x, given=given)
+    got = out.detach().double().cpu().reshape(x.shape[0], -1)
+    xs = x.detach().double().cpu().reshape(x.shape[0], -1)
+    factor = 1 / (1 - p) if scale and p < 1 else 1.0
+    default_rtol, default_atol = TOLERANCE[x.dtype]
+    rtol = default_rtol if rtol is None else rtol
+    atol = default_atol if atol is None else atol
+    dropped = (got == 0).all(1)
+    kept = torch.isclose(got, xs * factor, rtol=rtol, atol=atol).all(1)
+    bad = ~(dropped | kept)
+    if bad.any():
+        n = int(bad.nonzero()[0])
+        zeros = int((got[n] == 0).sum())
+        if 0 < zeros < got.shape[1]:
+            why = f"{zeros} of its {got.shape[1]} values are 0 and the rest are not"
+        else:
+            i = int((~torch.isclose(got[n], xs[n] * factor, rtol=rtol, atol=atol)).nonzero()[0])
+            why = f"value {i} is {got[n, i].item():.6g} for x = {xs[n, i].item():.6g}"
+        expect = "x / (1 - p)" if scale else "x itself"
+        fail(
+            f"{given}: sample {n} is neither dropped whole (all zeros) nor kept whole "
+            f"({expect}): {why}. {int(bad.sum())} of {x.shape[0]} samples are like that."
+        )
+    return kept
+
+
+def survivors(out, x, factor, *, given, rtol=None, atol=None):
+    """The elements out kept, read from out != 0 (x has no zeros), as a boolean tensor of x's
+    shape on the CPU, each of them x · factor. Whether the zeros cover whole samples is
+    test_whole_sample_dropped's to tell, and the checks that read survivors judge the draw or the
+    scale whatever the mask's shape. factor None: the learner's own, any one factor for all the
+    kept elements, where a check judges the draw and the scale is test_survivors_scaled's."""
+    out = shaped_like(out, x, given=given)
+    got, xs = out.detach().double().cpu(), x.detach().double().cpu()
+    kept = got != 0
+    if not kept.any():
+        return kept
+    own = factor is None
+    if own:
+        factor = (got[kept] / xs[kept]).median().item()
+    default_rtol, default_atol = TOLERANCE[x.dtype]
+    rtol = default_rtol if rtol is None else rtol
+    atol = default_atol if atol is None else atol
+    bad = kept & ~torch.isclose(got, xs * factor, rtol=rtol, atol=atol)
+    if bad.any():
+        i = tuple(int(k) for k in bad.nonzero()[0])
+        said = (
+            f"where most kept values are x · {factor:.6g}: the kept values are not one scaled "
+            "copy of x"
+            if own
+            else f"expected 0 (dropped) or x · {factor:.6g} (kept)"
+        )
+        message = (
+            f"{given}: output element {list(i)} is {got[i].item():.6g} for x = "
+            f"{xs[i].item():.6g}, {said}. {int(bad.sum())} of {bad.numel()} values are neither "
+            f"(rtol={rtol:g}, atol={atol:g})."
+        )
+        if own:
+            fail_for("test_survivors_scaled", message)
+        fail(message)
+    return kept
+
+
+def some_survive(run, *, given, p):
+    """run()'s output, drawn again (up to 20 calls) until some value survives: a check of the
+    survivors' scale judges whatever survives, and a batch that shares one draw (which
+    test_draws_per_sample_not_per_batch tells) keeps them all only some of the time."""
+    for _ in range(20):
+        out = run()
+        if (expect_tensor(out).detach() != 0).any():
+            return out
+    fail(f"{given}: every sample was dropped in each of 20 calls; at p = {p} most should survive.")
