@@ -25,6 +25,7 @@ from norm_katas.checks import (
     PerfCase,
     Suite,
     describe_call,
+    expect_affine_state_dropped,
     expect_arguments_kept,
     expect_close,
     expect_eval_leaves_stats,
@@ -292,9 +293,10 @@ def test_momentum_direction(kata, device):
         )
         expected = 0.7 * old_mean + 0.3 * x.mean(dims)
         have = stat(mine, "running_mean", given=given)
-        expect_close(
-            have, expected, given=given, what="running_mean (0.7 * old + 0.3 * batch mean)"
-        )
+        # The values are this check's; their dtype (a plain attribute .to() left float32)
+        # is the buffers'.
+        what = "running_mean (0.7 * old + 0.3 * batch mean)"
+        expect_close(have, expected, given=given, what=what, judge_dtype=False)
 
 
 def test_first_step_from_initial_stats(kata, device):
@@ -315,7 +317,8 @@ def test_first_step_from_initial_stats(kata, device):
         given = f"{cls}(3), fresh, after one training step on x {shape_of(x)}"
         have = stat(mine, "running_mean", given=given)
         expected = 0.1 * x.mean(dims)
-        expect_close(have, expected, given=given, what="running_mean (0.9 * 0 + 0.1 * batch mean)")
+        what = "running_mean (0.9 * 0 + 0.1 * batch mean)"
+        expect_close(have, expected, given=given, what=what, judge_dtype=False)
 
 
 def test_running_var_unbiased(kata, device):
@@ -335,9 +338,8 @@ def test_running_var_unbiased(kata, device):
         )
         expected = 0.9 * old_var + 0.1 * x.var(dims, unbiased=True)
         have = stat(mine, "running_var", given=given)
-        expect_close(
-            have, expected, given=given, what="running_var (0.9 * old + 0.1 * unbiased var)"
-        )
+        what = "running_var (0.9 * old + 0.1 * unbiased var)"
+        expect_close(have, expected, given=given, what=what, judge_dtype=False)
 
 
 def test_eval_leaves_running_stats_unchanged(kata, device):
@@ -369,10 +371,13 @@ def test_num_batches_tracked(kata, device):
         mine, _ = paired(kata, cls, 3)
         mine = mine.to(device)
         given = f"{cls}(3)"
+        # The dtype it is registered with is the buffers' check's; that it stays so is this one's.
+        start = stat(mine, "num_batches_tracked", given=given)
+        dtype = start.dtype if isinstance(start, torch.Tensor) else torch.long
         for k in range(1, 4):
             mine(torch.randn(x_shape, device=device))
             count = stat(mine, "num_batches_tracked", given=given)
-            if not isinstance(count, torch.Tensor) or count.dtype != torch.long or count.dim() != 0:
+            if not isinstance(count, torch.Tensor) or count.dtype != dtype or count.dim() != 0:
                 fail(
                     f"{given}: num_batches_tracked should stay a 0-dim torch.long tensor, "
                     f"got {count!r}."
@@ -446,8 +451,10 @@ def test_affine_false(kata, device):
         if list(mine.parameters()):
             names = sorted(n for n, _ in mine.named_parameters())
             fail(f"{given} should have no parameters, got {names}.")
-        expect_no_weight_and_bias(mine, given=given)
-        expect_state_dict_round_trip(mine, getattr(nn, cls)(4, affine=False), given=given)
+        with_affine = getattr(kata, cls)(4)
+        expect_no_weight_and_bias(mine, given=given, with_affine=with_affine)
+        ref_on, ref_off = getattr(nn, cls)(4), getattr(nn, cls)(4, affine=False)
+        expect_affine_state_dropped(with_affine, mine, ref_on, ref_off, given=given)
         mine, ref = paired(kata, cls, 4, affine=False, stats=True)
         mine, ref = mine.to(device), ref.to(device)
         for mode in ("eval", "training"):

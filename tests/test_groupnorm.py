@@ -32,6 +32,7 @@ from norm_katas.checks import (
     PerfCase,
     Suite,
     describe_call,
+    expect_affine_state_dropped,
     expect_close,
     expect_float64_arithmetic,
     expect_follows_device,
@@ -307,12 +308,13 @@ def test_no_affine(kata, device):
     Register weight and bias as parameters whose value is None: both attributes exist, the module
     lists no parameters, and the output is x̂ itself.
     """
-    mine = kata.GroupNorm(2, 6, affine=False)
+    mine, given = kata.GroupNorm(2, 6, affine=False), "GroupNorm(2, 6, affine=False)"
     if list(mine.parameters()):
-        fail("GroupNorm(2, 6, affine=False) should have no parameters.")
-    expect_no_weight_and_bias(mine, given="GroupNorm(2, 6, affine=False)")
-    given = "GroupNorm(2, 6, affine=False)"
-    expect_state_dict_round_trip(mine, nn.GroupNorm(2, 6, affine=False), given=given)
+        fail(f"{given} should have no parameters.")
+    with_affine = kata.GroupNorm(2, 6)
+    expect_no_weight_and_bias(mine, given=given, with_affine=with_affine)
+    ref_off = nn.GroupNorm(2, 6, affine=False)
+    expect_affine_state_dropped(with_affine, mine, nn.GroupNorm(2, 6), ref_off, given=given)
     x = torch.randn(3, 6, 4, device=device) * 2 + 1
     expect_close(mine.to(device)(x), F.group_norm(x, 2), given=f"{given} on x {shape_of(x)}")
 

@@ -20,6 +20,7 @@ from norm_katas.checks import (
     PerfCase,
     Suite,
     describe_call,
+    expect_affine_state_dropped,
     expect_close,
     expect_float64_arithmetic,
     expect_follows_device,
@@ -229,15 +230,14 @@ def test_no_elementwise_affine(kata, device):
     Register weight and bias as parameters whose value is None: both attributes exist, the module
     lists no parameters, and the output is x̂ itself.
     """
+    given = "LayerNorm(8, elementwise_affine=False)"
     mine = kata.LayerNorm(8, elementwise_affine=False)
     if list(mine.parameters()):
-        fail("LayerNorm(8, elementwise_affine=False) should have no parameters.")
-    expect_no_weight_and_bias(mine, given="LayerNorm(8, elementwise_affine=False)")
-    expect_state_dict_round_trip(
-        kata.LayerNorm(8, elementwise_affine=False),
-        nn.LayerNorm(8, elementwise_affine=False),
-        given="LayerNorm(8, elementwise_affine=False)",
-    )
+        fail(f"{given} should have no parameters.")
+    with_affine = kata.LayerNorm(8)
+    expect_no_weight_and_bias(mine, given=given, with_affine=with_affine)
+    ref_off = nn.LayerNorm(8, elementwise_affine=False)
+    expect_affine_state_dropped(with_affine, mine, nn.LayerNorm(8), ref_off, given=given)
     x = torch.randn(4, 8, device=device) * 2 + 1
     expect_close(
         mine.to(device)(x),

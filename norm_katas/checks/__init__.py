@@ -96,6 +96,7 @@ from norm_katas.checks.masks import (
 from norm_katas.checks.modules import (
     MISSING,
     backward_grads,
+    expect_affine_state_dropped,
     expect_arguments_kept,
     expect_input_unmodified,
     expect_no_weight_and_bias,
@@ -109,6 +110,8 @@ from norm_katas.checks.modules import (
     grads_of,
     load_torch_state,
     paired,
+    place_state,
+    place_torch_state,
     torch_initialised,
 )
 from norm_katas.checks.running_stats import (
@@ -178,6 +181,7 @@ __all__ = [
     "count_python_lines",
     "describe_call",
     "dtype_name",
+    "expect_affine_state_dropped",
     "expect_arguments_kept",
     "expect_attributes",
     "expect_backward_by_hand",
@@ -234,6 +238,8 @@ __all__ = [
     "normalized_by_running_stats",
     "paired",
     "perturbed",
+    "place_state",
+    "place_torch_state",
     "shape_of",
     "skip_unless_close",
     "snapshot",

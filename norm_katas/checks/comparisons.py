@@ -116,15 +116,25 @@ def expect_close(
     what: str = "output",
     rtol: float | None = None,
     atol: float | None = None,
+    judge_dtype: bool = True,
 ) -> None:
     """got must match expected (shape, dtype, device, then values) within TOLERANCE.
 
     `given` names the setup ("LayerNorm(8) on x (4, 8) float32"); `what` names the value.
     On failure the message shows the first element out of tolerance and the largest error.
+    judge_dtype=False, for a check of values whose dtype is another check's (the output's
+    dtype, say): a floating got of another dtype is compared by value, at the tolerance of
+    the coarser of the two dtypes.
     """
     got = expect_tensor(got, what)
     if got.shape != expected.shape:
         fail(f"{given}: {what} has shape {_fmt(got.shape)}, expected {_fmt(expected.shape)}.")
+    if not judge_dtype and got.dtype != expected.dtype and got.is_floating_point():
+        coarser = min((got.dtype, expected.dtype), key=lambda d: torch.finfo(d).bits)
+        default_rtol, default_atol = tolerance(coarser, expected.device)
+        rtol = default_rtol if rtol is None else rtol
+        atol = default_atol if atol is None else atol
+        got = got.to(expected.dtype)
     if got.dtype != expected.dtype:
         fail(f"{given}: {what} has dtype {_fmt(got.dtype)}, expected {_fmt(expected.dtype)}.")
     if got.device != expected.device:
