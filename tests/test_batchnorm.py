@@ -47,11 +47,13 @@ from norm_katas.checks import (
     expect_state_dict_round_trip,
     expect_stats_match,
     expect_stats_without_history,
+    expect_unscaled,
     expect_vectorized_in_both_modes,
     fail,
     in_mode,
     normalized_by_running_stats,
     paired,
+    place_torch_state,
     shape_of,
     stat,
 )
@@ -455,12 +457,23 @@ def test_affine_false(kata, device):
         expect_no_weight_and_bias(mine, given=given, with_affine=with_affine)
         ref_on, ref_off = getattr(nn, cls)(4), getattr(nn, cls)(4, affine=False)
         expect_affine_state_dropped(with_affine, mine, ref_on, ref_off, given=given)
+        # Against the layer's own output with affine, holding the same running statistics:
+        # what the layer normalizes with is other checks' business, that nothing scales or
+        # shifts the output without affine is this one's.
         mine, ref = paired(kata, cls, 4, affine=False, stats=True)
-        mine, ref = mine.to(device), ref.to(device)
+        place_torch_state(
+            with_affine, ref, given=f"{cls}(4)", initial=getattr(nn, cls)(4).state_dict()
+        )
+        mine, with_affine = mine.to(device), with_affine.to(device)
         for mode in ("eval", "training"):
-            in_mode(mode, mine, ref)
+            in_mode(mode, mine, with_affine)
             x = torch.randn(x_shape, device=device) * 3 + 2
-            expect_close(mine(x), ref(x), given=f"{given} in {mode} mode on x {shape_of(x)}")
+            expect_unscaled(
+                mine(x.clone()),
+                with_affine(x.clone()),
+                dims=(1,),
+                given=f"{given} and your {cls}(4) in {mode} mode on x {shape_of(x)}",
+            )
 
 
 def test_numerically_stable(kata, device):

@@ -39,6 +39,7 @@ from norm_katas.checks import (
     dtype_name,
     expect_arguments_kept,
     expect_close,
+    expect_eps_in_the_root,
     expect_eval_leaves_stats,
     expect_float64_in_both_modes,
     expect_follows_device_in_both_modes,
@@ -231,10 +232,18 @@ def test_eps_inside_sqrt(kata, device):
     """
     # One sample of one channel, so that only eps can make a difference.
     for cls, x_shape in (("InstanceNorm1d", (1, 1, 6)), ("InstanceNorm2d", (1, 1, 3, 4))):
-        mine = getattr(kata, cls)(1, eps=0.5).to(device, torch.float64)
+
+        def make(eps, cls=cls):
+            return getattr(kata, cls)(1, eps=eps, **OFF).to(device, torch.float64)
+
+        def name(eps, cls=cls):
+            return describe_call(cls, 1, eps=eps, **OFF)
+
         x = torch.randn(x_shape, device=device, dtype=torch.float64) * 0.5 + 1
-        given = f"{cls}(1, eps=0.5) in training mode on x = 1 + 0.5 * randn {shape_of(x)}"
-        expect_close(mine(x.clone()), normalized(x, eps=0.5), given=given)
+        given = f"x = 1 + 0.5 * randn {shape_of(x)}, in training mode"
+        expect_eps_in_the_root(
+            make, x, 0.5, lambda x, eps: normalized(x, eps=eps), name=name, given=given
+        )
 
 
 def test_statistics_per_sample_and_channel(kata, device):

@@ -13,7 +13,6 @@ ALSO = (
     "test_first_step_from_initial_stats, "
     "test_running_stats_no_autograd_history, "
     "test_eval_uses_running_stats, "
-    "test_affine_false, "
     "test_gradients_match, "
     "test_several_steps_then_eval"
 )

@@ -11,7 +11,6 @@ EXPECT = "test_biased_variance_in_training"
 ALSO = (
     "test_batchnorm1d_reduces_over_n_l, "
     "test_batchnorm2d_reduces_over_n_h_w, "
-    "test_affine_false, "
     "test_forward_matches_torch, "
     "test_gradients_match, "
     "test_several_steps_then_eval"

@@ -11,11 +11,13 @@ ALSO = (
     "test_input_unmodified, "
     "test_from_scratch, "
     "test_vectorized, "
+    "test_statistics_per_sample, "
     "test_zero_input, "
     "test_root_mean_square, "
     "test_no_mean_centring, "
     "test_eps_inside_sqrt, "
     "test_weight_scales_each_element, "
+    "test_multidim_normalized_shape, "
     "test_no_elementwise_affine, "
     "test_follows_device"
 )
