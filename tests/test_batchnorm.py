@@ -50,12 +50,17 @@ from norm_katas.checks import (
     expect_unscaled,
     expect_vectorized_in_both_modes,
     fail,
+    fail_for,
     in_mode,
+    influence,
     normalized_by_running_stats,
     paired,
+    place_state,
     place_torch_state,
     shape_of,
     stat,
+    values_close,
+    weight_of_batch,
 )
 
 SUITE = Suite()
@@ -75,7 +80,7 @@ def one_step(kata, device, cls, channels, x_shape, spread, centre, **kwargs):
     mine, ref = mine.to(device, torch.float64), ref.to(device, torch.float64)
     before = ref.running_mean.clone(), ref.running_var.clone()
     x = torch.randn(x_shape, dtype=torch.float64, device=device) * spread + centre
-    mine(x)
+    mine(x.clone())  # a copy: a layer that writes into x must not change what it is compared with
     return mine, before, x
 
 
@@ -229,7 +234,7 @@ def test_biased_variance_in_training(kata, device):
     given = "BatchNorm1d(3, affine=False) in training mode on the 4 rows x = " + str(
         x.cpu().tolist()
     )
-    expect_close(bn(x), expected, given=given)
+    expect_close(bn(x.clone()), expected, given=given, judge_dtype=False)
 
 
 def test_batchnorm1d_reduces_over_n_l(kata, device):
@@ -241,17 +246,12 @@ def test_batchnorm1d_reduces_over_n_l(kata, device):
     μ_c = the mean of x[n, c, l] over n and l together (m = N·L values per channel) for an (N, C, L)
     input, and over n alone (m = N) for an (N, C) one; σ²_c over the same m values.
     """
+    # Which values share a channel's statistics, read off which outputs move when one input
+    # does (through the mean and variance it is part of): how they are normalized is other
+    # checks' business.
     x = torch.randn(4, 3, 7, device=device, dtype=torch.float64)
-    x = (
-        x
-        + torch.arange(7.0, device=device).view(1, 1, 7)
-        + 10 * torch.arange(3.0, device=device).view(1, 3, 1)
-        + torch.arange(4.0, device=device).view(4, 1, 1)
-    )
-    mine, ref = paired(kata, "BatchNorm1d", 3)
-    mine, ref = mine.to(device, torch.float64), ref.to(device, torch.float64)
-    given = f"BatchNorm1d(3) in training mode on x {shape_of(x)} whose values drift along N and L"
-    expect_close(mine(x), ref(x).detach(), given=given)
+    mine = kata.BatchNorm1d(3).to(device, torch.float64)
+    expect_channel_statistics(mine, x, given=f"BatchNorm1d(3) in training mode on x {shape_of(x)}")
 
 
 def test_batchnorm2d_reduces_over_n_h_w(kata, device):
@@ -262,20 +262,12 @@ def test_batchnorm2d_reduces_over_n_h_w(kata, device):
 
     μ_c and σ²_c over n, h and w: m = N·H·W values per channel.
     """
+    # Which values share a channel's statistics, read off which outputs move when one input
+    # does (through the mean and variance it is part of): how they are normalized is other
+    # checks' business.
     x = torch.randn(4, 3, 5, 6, device=device, dtype=torch.float64)
-    x = (
-        x
-        + torch.arange(5.0, device=device).view(1, 1, 5, 1)
-        + 0.5 * torch.arange(6.0, device=device).view(1, 1, 1, 6)
-        + 10 * torch.arange(3.0, device=device).view(1, 3, 1, 1)
-        + torch.arange(4.0, device=device).view(4, 1, 1, 1)
-    )
-    mine, ref = paired(kata, "BatchNorm2d", 3)
-    mine, ref = mine.to(device, torch.float64), ref.to(device, torch.float64)
-    given = (
-        f"BatchNorm2d(3) in training mode on x {shape_of(x)} whose values drift along N, H and W"
-    )
-    expect_close(mine(x), ref(x).detach(), given=given)
+    mine = kata.BatchNorm2d(3).to(device, torch.float64)
+    expect_channel_statistics(mine, x, given=f"BatchNorm2d(3) in training mode on x {shape_of(x)}")
 
 
 def test_momentum_direction(kata, device):
@@ -310,17 +302,27 @@ def test_first_step_from_initial_stats(kata, device):
     After one step (momentum 0.1): running_mean = 0.9 * 0 + 0.1 * batch mean, and likewise
     running_var = 0.9 * 1 + 0.1 * unbiased batch variance.
     """
+    # Against the same layer holding the same statistics but 5 batches counted: the first step
+    # must fold the batch in as every later one does. Which way momentum weighs is
+    # test_momentum_direction's, and the initial values are test_buffers'.
     for cls, x_shape in (("BatchNorm1d", (6, 3)), ("BatchNorm2d", (2, 3, 2, 2))):
-        mine, _ = paired(kata, cls, 3)
-        mine = mine.to(device, torch.float64)
+        fresh = getattr(kata, cls)(3).to(device, torch.float64)
+        later = getattr(kata, cls)(3).to(device, torch.float64)
+        counted = {"num_batches_tracked": torch.tensor(5)}
+        problem = place_state(later, counted, initial={"num_batches_tracked": torch.tensor(0)})
+        if problem is not None:
+            fail_for("test_buffers", f"{cls}(3): num_batches_tracked: {problem[1]}.")
         x = torch.randn(x_shape, dtype=torch.float64, device=device) * 2 + 3
-        dims = [0, *range(2, x.dim())]
-        mine(x)
-        given = f"{cls}(3), fresh, after one training step on x {shape_of(x)}"
-        have = stat(mine, "running_mean", given=given)
-        expected = 0.1 * x.mean(dims)
-        what = "running_mean (0.9 * 0 + 0.1 * batch mean)"
-        expect_close(have, expected, given=given, what=what, judge_dtype=False)
+        for layer in (fresh, later):
+            layer(x.clone())
+        given = (
+            f"{cls}(3), fresh, after one training step on x {shape_of(x)}, against the same layer "
+            "with 5 batches counted already, after the same step"
+        )
+        for name in ("running_mean", "running_var"):
+            have = stat(fresh, name, given=given)
+            want = stat(later, name, given=given)
+            expect_close(have, want, given=given, what=name, judge_dtype=False)
 
 
 def test_running_var_unbiased(kata, device):
@@ -332,15 +334,22 @@ def test_running_var_unbiased(kata, device):
     running_var = (1 - momentum) * running_var + momentum * var_batch * m / (m - 1).
     """
     for cls, x_shape in (("BatchNorm1d", (4, 3)), ("BatchNorm2d", (2, 3, 2, 2))):
-        mine, (_, old_var), x = one_step(kata, device, cls, 3, x_shape, 2, 1)
+        mine, (old_mean, old_var), x = one_step(kata, device, cls, 3, x_shape, 2, 1)
         dims = [0, *range(2, x.dim())]
         given = (
             f"{cls}(3) with running_var = {[round(v, 3) for v in old_var.tolist()]} after one "
             f"training step on x {shape_of(x)}"
         )
-        expected = 0.9 * old_var + 0.1 * x.var(dims, unbiased=True)
+        # The weight of the batch as the layer gives it, read off its running_mean: which way
+        # momentum weighs is test_momentum_direction's.
+        batch = weight_of_batch(mine, old_mean, x.mean(dims), given=given)
+        expected = (1 - batch) * old_var + batch * x.var(dims, unbiased=True)
         have = stat(mine, "running_var", given=given)
-        what = "running_var (0.9 * old + 0.1 * unbiased var)"
+        if not values_close(have, expected):
+            expect_channel_statistics(
+                getattr(kata, cls)(3).to(device, torch.float64), x, given=given
+            )
+        what = f"running_var ({1 - batch:g} * old + {batch:g} * unbiased var)"
         expect_close(have, expected, given=given, what=what, judge_dtype=False)
 
 
@@ -434,8 +443,9 @@ def test_eval_uses_running_stats(kata, device):
         expected = normalized_by_running_stats(x, ref, eps)
         call = describe_call(cls, 4, **({"eps": eps} if eps != 1e-5 else {}))
         given = f"{call} in eval mode, with random running statistics, on x {shape_of(x)}"
-        expect_close(mine(x), expected, given=given)
-        expect_close(mine(x), ref(x).detach(), given=given)
+        got = mine(x.clone())
+        expect_close(got, expected, given=given, judge_dtype=False)
+        expect_close(got, ref(x).detach(), given=given, judge_dtype=False)
 
 
 def test_affine_false(kata, device):
@@ -756,6 +766,33 @@ def test_half_precision(kata, device, dtype):
     """
     x = torch.randn(4, 8, 5, 5, device=device).to(dtype)
     expect_half_like_float32(partial(paired, kata, "BatchNorm2d", 8), x, name="BatchNorm2d(8)")
+
+
+def expect_channel_statistics(layer, x, *, given, probe=1):
+    """In training mode, changing one value of channel `probe` of x changes every output of
+    that channel, over the batch and every position, and no output of another channel: the
+    channel's mean and variance are taken over all of N, L (or H and W) together, and over
+    nothing else (see influence). Where a check reading the batch statistics finds them
+    otherwise, it fails for the check of the layer's axes."""
+    index = (0, probe) + (0,) * (x.dim() - 2)
+    moved = influence(layer.train(), x, index, given=given).transpose(0, 1).reshape(x.shape[1], -1)
+    channels = [c for c in range(x.shape[1]) if moved[c].any()]
+    if channels == [probe] and bool(moved[probe].all()):
+        return
+    owner = (
+        "test_batchnorm2d_reduces_over_n_h_w"
+        if x.dim() == 4
+        else ("test_batchnorm1d_reduces_over_n_l")
+    )
+    where = f"x[{', '.join(map(str, index))}]"
+    said = f"changing {where} changed outputs of channels {channels}"
+    if probe in channels and not bool(moved[probe].all()):
+        said += f", of channel {probe} only {int(moved[probe].sum())} of {moved.shape[1]}"
+    fail_for(
+        owner,
+        f"{given}: {said}; expected all {moved.shape[1]} outputs of channel {probe} (its mean "
+        "and variance are the whole channel's, over the batch and every position) and no other.",
+    )
 
 
 @SUITE.perf

@@ -138,6 +138,7 @@ from norm_katas.checks.running_stats import (
     normalized_by_running_stats,
     snapshot,
     stat,
+    weight_of_batch,
 )
 from norm_katas.checks.suite import PerfCase, Suite
 from norm_katas.runtime.outcomes import (
@@ -255,4 +256,5 @@ __all__ = [
     "tolerance",
     "torch_initialised",
     "values_close",
+    "weight_of_batch",
 ]

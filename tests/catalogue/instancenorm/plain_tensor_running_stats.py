@@ -7,13 +7,7 @@ from solutions.instancenorm import InstanceNorm1d as Reference1d
 from solutions.instancenorm import InstanceNorm2d as Reference2d
 
 EXPECT = "test_buffers"
-ALSO = (
-    "test_state_dict_round_trip, "
-    "test_running_mean_update, "
-    "test_running_var_unbiased_average, "
-    "test_to_dtype, "
-    "test_follows_device"
-)
+ALSO = "test_state_dict_round_trip, test_to_dtype, test_follows_device"
 
 
 class Mistake:
