@@ -775,9 +775,16 @@ def expect_channel_statistics(layer, x, *, given, probe=1):
     nothing else (see influence). Where a check reading the batch statistics finds them
     otherwise, it fails for the check of the layer's axes."""
     index = (0, probe) + (0,) * (x.dim() - 2)
-    moved = influence(layer.train(), x, index, given=given).transpose(0, 1).reshape(x.shape[1], -1)
-    channels = [c for c in range(x.shape[1]) if moved[c].any()]
-    if channels == [probe] and bool(moved[probe].all()):
+    # Then with a value of another sample and position of the channel moved back as much:
+    # the channel's mean stays, its variance does not.
+    counter = (1, probe) + (1,) * (x.dim() - 2)
+    for back in (None, counter):
+        moved = influence(layer.train(), x, index, given=given, counter=back)
+        moved = moved.transpose(0, 1).reshape(x.shape[1], -1)
+        channels = [c for c in range(x.shape[1]) if moved[c].any()]
+        if not (channels == [probe] and bool(moved[probe].all())):
+            break
+    else:
         return
     owner = (
         "test_batchnorm2d_reduces_over_n_h_w"
@@ -785,6 +792,11 @@ def expect_channel_statistics(layer, x, *, given, probe=1):
         else ("test_batchnorm1d_reduces_over_n_l")
     )
     where = f"x[{', '.join(map(str, index))}]"
+    if back is not None:
+        where += (
+            f" up and x[{', '.join(map(str, back))}] down as much (the channel's mean "
+            "unchanged, its variance not)"
+        )
     said = f"changing {where} changed outputs of channels {channels}"
     if probe in channels and not bool(moved[probe].all()):
         said += f", of channel {probe} only {int(moved[probe].sum())} of {moved.shape[1]}"

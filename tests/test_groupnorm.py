@@ -545,40 +545,60 @@ def test_empty_batch(kata, device):
         expect_close(mine(x), ref(x).detach(), given=f"GroupNorm(3, 6) on x {shape_of(x)}")
 
 
-def moved_by(layer, x, channel, *, given):
+def moved_by(layer, x, channel, group, *, given, pair=False):
     """Within sample 0, which outputs change when x[0, channel, 0, ...] does, one row per
-    channel (see influence)."""
+    channel (see influence); with `pair`, while another value of its group (another of the
+    group's channels, or the channel's next position) moves back by as much, so that only the
+    group's variance carries the change."""
     index = (0, channel) + (0,) * (x.dim() - 2)
-    return influence(layer, x, index, given=given)[0].reshape(x.shape[1], -1)
+    others = [c for c in group if c != channel]
+    counter = (0, others[0]) + (0,) * (x.dim() - 2) if others else (0, channel, 1)
+    moved = influence(layer, x, index, given=given, counter=counter if pair else None)
+    return moved[0].reshape(x.shape[1], -1)
 
 
 def in_one_group(layer, x, channel, group, *, given):
-    """Whether changing x[0, channel, 0, ...] changes, within sample 0, every output of the
-    channels in `group` and no other."""
-    moved = moved_by(layer, x, channel, given=given)
-    want = torch.zeros_like(moved)
-    want[list(group)] = True
-    return torch.equal(moved, want)
+    """Whether changing x[0, channel, 0, ...] (alone, then with a value of its group moved back)
+    changes, within sample 0, every output of the channels in `group` and no other."""
+    for pair in (False, True):
+        moved = moved_by(layer, x, channel, group, given=given, pair=pair)
+        want = torch.zeros_like(moved)
+        want[list(group)] = True
+        if not torch.equal(moved, want):
+            return False
+    return True
 
 
 def expect_group(layer, x, channel, group, *, given, positions=True):
-    """Within sample 0 of x, the outputs that change when x[0, channel, 0, ...] does are those
-    of the channels in `group` and no other: that value's group, whose mean and variance it
-    moves. With `positions`, every position of those channels too; without, which channels
-    only (whether a group spans the positions is test_one_and_c_groups's)."""
-    moved = moved_by(layer, x, channel, given=given)
-    channels = [c for c in range(x.shape[1]) if moved[c].any()]
-    some = [c for c in channels if not moved[c].all()]
-    if channels == list(group) and not (positions and some):
-        return
-    where = f"x[0, {channel}{', 0' * (x.dim() - 2)}]"
-    said = f"changing {where} changed the outputs of channels {channels} of that sample"
-    if positions and some:
-        said += f", those of channels {some} at some positions only"
-    fail(
-        f"{given}: {said}; expected every output of channels {list(group)}, the channels of "
-        "its group (whose mean and variance it moves, over all their positions), and no other."
-    )
+    """Within sample 0 of x, the outputs that change when x[0, channel, 0, ...] does (alone, and
+    with another value of its group moved back, the group's mean unchanged) are those of the
+    channels in `group` and no other: that value's group, whose mean and variance it moves.
+    With `positions`, every position of those channels too; without, which channels only
+    (whether a group spans the positions is test_one_and_c_groups's)."""
+    for pair in (False, True):
+        moved = moved_by(layer, x, channel, group, given=given, pair=pair)
+        channels = [c for c in range(x.shape[1]) if moved[c].any()]
+        some = [c for c in channels if not moved[c].all()]
+        if channels == list(group) and not (positions and some):
+            continue
+        where = f"x[0, {channel}{', 0' * (x.dim() - 2)}]"
+        if pair:
+            back = [c for c in group if c != channel]
+            where += (
+                f" up and x[0, {back[0]}{', 0' * (x.dim() - 2)}] down as much (the group's mean"
+                " unchanged, its variance not)"
+                if back
+                else f" up and x[0, {channel}, 1{', 0' * (x.dim() - 3)}] down as much (the "
+                "group's mean unchanged, its variance not)"
+            )
+        said = f"changing {where} changed the outputs of channels {channels} of that sample"
+        if positions and some:
+            said += f", those of channels {some} at some positions only"
+        fail(
+            f"{given}: {said}; expected every output of channels {list(group)}, the channels "
+            "of its group (whose mean and variance it moves, over all their positions), and "
+            "no other."
+        )
 
 
 @SUITE.perf

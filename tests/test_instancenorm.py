@@ -1027,16 +1027,26 @@ def expect_own_statistics(layer, x, *, given, owner=None):
     mean and a variance of its own, over its positions (see influence). With `owner`, a check
     that reads the statistics and finds them otherwise fails for that check."""
     index = (0, 1) + (0,) * (x.dim() - 2)
-    moved = influence(layer.train(), x, index, given=given).reshape(*x.shape[:2], -1)
-    want = torch.zeros_like(moved)
-    want[0, 1] = True
-    if torch.equal(moved, want):
+    # Then with the next position of that channel moved back as much: the mean stays, the
+    # variance does not.
+    counter = (0, 1) + (0,) * (x.dim() - 3) + (1,)
+    for back in (None, counter):
+        moved = influence(layer.train(), x, index, given=given, counter=back)
+        moved = moved.reshape(*x.shape[:2], -1)
+        want = torch.zeros_like(moved)
+        want[0, 1] = True
+        if not torch.equal(moved, want):
+            break
+    else:
         return
     rows = [(n, c) for n in range(x.shape[0]) for c in range(x.shape[1]) if moved[n, c].any()]
-    said = (
-        f"{given}: changing x[{', '.join(map(str, index))}] changed outputs of (sample, "
-        f"channel) {rows}"
-    )
+    where = f"x[{', '.join(map(str, index))}]"
+    if back is not None:
+        where += (
+            f" up and x[{', '.join(map(str, back))}] down as much (the mean unchanged, the "
+            "variance not)"
+        )
+    said = f"{given}: changing {where} changed outputs of (sample, channel) {rows}"
     if moved[0, 1].any() and not moved[0, 1].all():
         said += f", of (0, 1) only {int(moved[0, 1].sum())} of {moved.shape[2]}"
     said += (

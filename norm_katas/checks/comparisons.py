@@ -147,16 +147,27 @@ def expect_eps_in_the_root(
 
 
 def influence(
-    run: Callable[[torch.Tensor], Any], x: torch.Tensor, index: tuple[int, ...], *, given: str
+    run: Callable[[torch.Tensor], Any],
+    x: torch.Tensor,
+    index: tuple[int, ...],
+    *,
+    given: str,
+    counter: tuple[int, ...] | None = None,
 ) -> torch.Tensor:
     """Which outputs of run change when x[index] alone changes (by 1): a boolean tensor of x's
     shape, the output read in x's shape, its values in order. A normalization's outputs
     change with every input of their group, through its mean and variance, and with no other,
     to the bit: this reads which values form a group, whatever the statistics are (a
-    variance over n or n − 1, eps anywhere). Run it on float64 values of spread 1 or so."""
+    variance over n or n − 1, eps anywhere). Run it on float64 values of spread 1 or so.
+
+    With `counter`, x[counter] moves by −1 as well: for two values of one group its mean stays,
+    and only its variance carries the change, so that a variance taken over fewer values than
+    the mean (a channel's alone, say) shows."""
     before = expect_tensor(run(x.clone())).detach()
     moved = x.clone()
     moved[index] += 1.0
+    if counter is not None:
+        moved[counter] -= 1.0
     after = expect_tensor(run(moved)).detach()
     for out in (before, after):
         if out.numel() != x.numel():
