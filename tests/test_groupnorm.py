@@ -500,6 +500,38 @@ def test_indivisible_channels_message(kata):
 
 
 @pytest.mark.parity
+def test_noncontiguous_input(kata, device):
+    """a non-contiguous input works: a transposed x is normalized as its contiguous copy is
+
+    Inputs often arrive as views: a sequence model's (N, L, C) transposed to (N, C, L), an image
+    with H and W swapped. Their elements are not laid out one after the other, so a view that
+    merges a group's channels with the positions fails, where torch normalizes them like any
+    other input.
+
+    Split the channels into (G, C/G) and reduce over the group's dims as they are, or flatten
+    with reshape, which copies when it must: a view of x needs a contiguous layout.
+    """
+    # Against the layer's own output for the same values laid out contiguously: what it
+    # computes is other checks' business, that the layout does not matter is this one's.
+    for made, transposed, how in (
+        ((3, 5, 6), (1, 2), "(N, L, C) transposed"),
+        ((2, 6, 5, 4), (2, 3), "H and W transposed"),
+    ):
+        mine = kata.GroupNorm(2, 6).to(device)
+        x = torch.randn(made, device=device).transpose(*transposed)
+        given = f"GroupNorm(2, 6) on x {shape_of(x)}, {how} (non-contiguous)"
+        expected = expect_tensor(mine(x.contiguous())).detach()
+        try:
+            out = mine(x)
+        except NotImplementedError:
+            raise
+        except Exception as e:
+            error = str(e).splitlines()[0] if str(e) else ""
+            fail(f"{given} raised {type(e).__name__} ({error}); torch normalizes it.")
+        expect_close(out, expected, given=f"{given}, against its own output for x.contiguous()")
+
+
+@pytest.mark.parity
 @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16], ids=["float16", "bfloat16"])
 def test_half_precision(kata, device, dtype):
     """half-precision inputs work, computed in float32 and returned in the input's dtype

@@ -413,6 +413,38 @@ def test_wrong_trailing_shape_raises(kata, device):
 
 
 @pytest.mark.parity
+def test_noncontiguous_input(kata, device):
+    """a non-contiguous input works: a transposed x is normalized as its contiguous copy is
+
+    Inputs often arrive as views: a sequence model's activations transposed, an image with its
+    axes swapped. Their elements are not laid out one after the other, so a view that merges
+    their dims fails, where torch normalizes them like any other input.
+
+    Reduce over the normalized dims as they are, or flatten them with reshape, which copies
+    when it must: a view of x needs a contiguous layout.
+    """
+    # Against the layer's own output for the same values laid out contiguously: what it
+    # computes is other checks' business, that the layout does not matter is this one's.
+    for shape, made, transposed in (
+        ((4, 5), (2, 3, 5, 4), (-1, -2)),  # the normalized dims themselves transposed
+        ((8,), (2, 8, 5), (1, 2)),  # rows of x not one after the other
+    ):
+        mine, _ = paired(kata, "LayerNorm", shape)
+        mine = mine.to(device)
+        x = torch.randn(made, device=device).transpose(*transposed)
+        given = f"LayerNorm({shape}) on x {shape_of(x)}, transposed (non-contiguous)"
+        expected = expect_tensor(mine(x.contiguous())).detach()
+        try:
+            out = mine(x)
+        except NotImplementedError:
+            raise
+        except Exception as e:
+            error = str(e).splitlines()[0] if str(e) else ""
+            fail(f"{given} raised {type(e).__name__} ({error}); torch normalizes it.")
+        expect_close(out, expected, given=f"{given}, against its own output for x.contiguous()")
+
+
+@pytest.mark.parity
 @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16], ids=["float16", "bfloat16"])
 def test_half_precision(kata, device, dtype):
     """half-precision inputs work: statistics in float32, the result in the input's dtype
