@@ -250,7 +250,8 @@ def test_multidim_normalized_shape(kata, device):
             f"LayerNorm({shape}) on x {shape_of(x)}, against your LayerNorm({d}) with the same "
             f"weight and bias on x flattened to {shape_of(x.reshape(*x.shape[: -len(shape)], d))}"
         )
-        expect_close(mine(x), expected.reshape(x.shape), given=given, judge_dtype=False)
+        expected = expected.reshape(x.shape)
+        expect_close(mine(x), expected, given=given, judge_dtype=False, equal_nan=False)
 
 
 def test_no_elementwise_affine(kata, device):
@@ -441,7 +442,8 @@ def test_noncontiguous_input(kata, device):
         except Exception as e:
             error = str(e).splitlines()[0] if str(e) else ""
             fail(f"{given} raised {type(e).__name__} ({error}); torch normalizes it.")
-        expect_close(out, expected, given=f"{given}, against its own output for x.contiguous()")
+        given += ", against its own output for x.contiguous()"
+        expect_close(out, expected, given=given, equal_nan=False)
 
 
 @pytest.mark.parity
@@ -510,13 +512,13 @@ def flat_twin(kata, ref):
     """The learner's LayerNorm(D) holding ref's weight and bias flattened, D = their number of
     elements: what the learner's layer over ref's normalized_shape must equal on x flattened."""
     d = math.prod(ref.normalized_shape)
-    twin = nn.LayerNorm(d)
+    twin = nn.LayerNorm((d,))
     fresh = {k: v.clone() for k, v in twin.state_dict().items()}
     with torch.no_grad():
         twin.weight.copy_(ref.weight.reshape(d))
         twin.bias.copy_(ref.bias.reshape(d))
-    flat = kata.LayerNorm(d)
-    place_torch_state(flat, twin, given=f"LayerNorm({d})", initial=fresh)
+    flat = kata.LayerNorm((d,))  # a tuple: an int normalized_shape is test_parameters' business
+    place_torch_state(flat, twin, given=f"LayerNorm(({d},))", initial=fresh)
     return flat
 
 

@@ -143,6 +143,7 @@ def expect_eps_in_the_root(
         what="the output on 2x",
         judge_dtype=False,
         judge_shape=False,
+        equal_nan=False,
     )
 
 
@@ -212,6 +213,7 @@ def expect_unscaled(got: Any, with_affine: Any, *, dims: tuple[int, ...], given:
             "something else tells them apart"
         ),
         judge_dtype=False,
+        equal_nan=False,
     )
 
 
@@ -249,6 +251,7 @@ def expect_close(
     atol: float | None = None,
     judge_dtype: bool = True,
     judge_shape: bool = True,
+    equal_nan: bool = True,
 ) -> None:
     """got must match expected (shape, dtype, device, then values) within TOLERANCE.
 
@@ -258,6 +261,8 @@ def expect_close(
     dtype, say): a floating got of another dtype is compared by value, at the tolerance of
     the coarser of the two dtypes. judge_shape=False, likewise for the shape: a got with as
     many elements as expected is compared in expected's shape, its values in order.
+    equal_nan=False where expected is the learner's own output (a check that compares the
+    layer with itself): a NaN there is no agreement.
     """
     got = expect_tensor(got, what)
     if not judge_shape and got.shape != expected.shape and got.numel() == expected.numel():
@@ -278,7 +283,7 @@ def expect_close(
     rtol = default_rtol if rtol is None else rtol
     atol = default_atol if atol is None else atol
     g, e = got.detach().double().cpu(), expected.detach().double().cpu()
-    bad = ~torch.isclose(g, e, rtol=rtol, atol=atol, equal_nan=True)
+    bad = ~torch.isclose(g, e, rtol=rtol, atol=atol, equal_nan=equal_nan)
     if not bad.any():
         return
     first = tuple(int(i) for i in bad.nonzero()[0])
@@ -286,12 +291,18 @@ def expect_close(
     # A NaN is the worst difference of all, and is said as NaN, never as inf.
     ranked = diff.nan_to_num(nan=float("inf"), posinf=torch.finfo(diff.dtype).max)
     worst = tuple(int(i) for i in torch.unravel_index(ranked.argmax(), ranked.shape))
-    nan_note = (
-        " It contains NaN: from 0/0, the square root of a negative, or memory read before it was"
-        " written (torch.empty does not set it)."
-        if g.isnan().any() and not e.isnan().any()
-        else ""
-    )
+    nan_note = ""
+    if g.isnan().any() and not e.isnan().any():
+        nan_note = (
+            " It contains NaN: from 0/0, the square root of a negative, or memory read before it"
+            " was written (torch.empty does not set it)."
+        )
+    elif not equal_nan and e.isnan().any():  # the reference is the learner's own output
+        nan_note = (
+            " The expected value is your layer's own output, and it contains NaN, which agrees "
+            "with nothing: from 0/0, the square root of a negative, or memory read before it "
+            "was written (torch.empty does not set it)."
+        )
     want, have = _distinct(e[first].item(), g[first].item())
     fail(
         f"{given}: {what} differs from the expected value at {list(first)}: "

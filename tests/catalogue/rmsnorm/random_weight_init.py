@@ -17,7 +17,6 @@ ALSO = (
     "test_no_mean_centring, "
     "test_eps_inside_sqrt, "
     "test_weight_scales_each_element, "
-    "test_multidim_normalized_shape, "
     "test_no_elementwise_affine, "
     "test_follows_device"
 )
