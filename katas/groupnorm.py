@@ -40,6 +40,8 @@ Torch parity (stretch)
 * A float64 input is computed in float64: torch computes in float32 only for half inputs.
 * ``num_channels`` not divisible by ``num_groups`` raises ``ValueError`` in ``__init__``.
 * Its message is torch's: ``num_channels (6) must be divisible by num_groups (4)``.
+* A non-contiguous input (a transposed view) is normalized like any other: ``view`` needs a
+  contiguous layout, ``reshape`` copies when it must.
 * float16/bfloat16 inputs: statistics in float32, the result in the input's dtype.
 * An empty batch (N = 0) returns an empty output.
 

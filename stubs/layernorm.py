@@ -43,6 +43,8 @@ Torch parity (stretch)
 * ``bias=False``: a weight but no bias (``bias`` is ``None``).
 * Trailing dims that are not ``normalized_shape`` raise ``RuntimeError`` (or ``ValueError``)
   with both shapes in the message.
+* A non-contiguous input (a transposed view) is normalized like any other: ``view`` needs a
+  contiguous layout, ``reshape`` copies when it must.
 * float16/bfloat16 inputs: statistics in float32, the result in the input's dtype.
 * An empty batch (a leading dim of size 0) returns an empty output.
 

@@ -25,6 +25,7 @@ from norm_katas.checks import (
     PerfCase,
     Suite,
     describe_call,
+    expect_affine_state_dropped,
     expect_arguments_kept,
     expect_close,
     expect_eval_leaves_stats,
@@ -46,13 +47,21 @@ from norm_katas.checks import (
     expect_state_dict_round_trip,
     expect_stats_match,
     expect_stats_without_history,
+    expect_unscaled,
     expect_vectorized_in_both_modes,
     fail,
+    fail_for,
     in_mode,
+    influence,
     normalized_by_running_stats,
     paired,
+    place_state,
+    place_torch_state,
     shape_of,
     stat,
+    torch_initialised,
+    values_close,
+    weight_of_batch,
 )
 
 SUITE = Suite()
@@ -72,7 +81,7 @@ def one_step(kata, device, cls, channels, x_shape, spread, centre, **kwargs):
     mine, ref = mine.to(device, torch.float64), ref.to(device, torch.float64)
     before = ref.running_mean.clone(), ref.running_var.clone()
     x = torch.randn(x_shape, dtype=torch.float64, device=device) * spread + centre
-    mine(x)
+    mine(x.clone())  # a copy: a layer that writes into x must not change what it is compared with
     return mine, before, x
 
 
@@ -226,7 +235,7 @@ def test_biased_variance_in_training(kata, device):
     given = "BatchNorm1d(3, affine=False) in training mode on the 4 rows x = " + str(
         x.cpu().tolist()
     )
-    expect_close(bn(x), expected, given=given)
+    expect_close(bn(x.clone()), expected, given=given, judge_dtype=False)
 
 
 def test_batchnorm1d_reduces_over_n_l(kata, device):
@@ -238,17 +247,12 @@ def test_batchnorm1d_reduces_over_n_l(kata, device):
     μ_c = the mean of x[n, c, l] over n and l together (m = N·L values per channel) for an (N, C, L)
     input, and over n alone (m = N) for an (N, C) one; σ²_c over the same m values.
     """
+    # Which values share a channel's statistics, read off which outputs move when one input
+    # does (through the mean and variance it is part of): how they are normalized is other
+    # checks' business.
     x = torch.randn(4, 3, 7, device=device, dtype=torch.float64)
-    x = (
-        x
-        + torch.arange(7.0, device=device).view(1, 1, 7)
-        + 10 * torch.arange(3.0, device=device).view(1, 3, 1)
-        + torch.arange(4.0, device=device).view(4, 1, 1)
-    )
-    mine, ref = paired(kata, "BatchNorm1d", 3)
-    mine, ref = mine.to(device, torch.float64), ref.to(device, torch.float64)
-    given = f"BatchNorm1d(3) in training mode on x {shape_of(x)} whose values drift along N and L"
-    expect_close(mine(x), ref(x).detach(), given=given)
+    mine = kata.BatchNorm1d(3).to(device, torch.float64)
+    expect_channel_statistics(mine, x, given=f"BatchNorm1d(3) in training mode on x {shape_of(x)}")
 
 
 def test_batchnorm2d_reduces_over_n_h_w(kata, device):
@@ -259,20 +263,12 @@ def test_batchnorm2d_reduces_over_n_h_w(kata, device):
 
     μ_c and σ²_c over n, h and w: m = N·H·W values per channel.
     """
+    # Which values share a channel's statistics, read off which outputs move when one input
+    # does (through the mean and variance it is part of): how they are normalized is other
+    # checks' business.
     x = torch.randn(4, 3, 5, 6, device=device, dtype=torch.float64)
-    x = (
-        x
-        + torch.arange(5.0, device=device).view(1, 1, 5, 1)
-        + 0.5 * torch.arange(6.0, device=device).view(1, 1, 1, 6)
-        + 10 * torch.arange(3.0, device=device).view(1, 3, 1, 1)
-        + torch.arange(4.0, device=device).view(4, 1, 1, 1)
-    )
-    mine, ref = paired(kata, "BatchNorm2d", 3)
-    mine, ref = mine.to(device, torch.float64), ref.to(device, torch.float64)
-    given = (
-        f"BatchNorm2d(3) in training mode on x {shape_of(x)} whose values drift along N, H and W"
-    )
-    expect_close(mine(x), ref(x).detach(), given=given)
+    mine = kata.BatchNorm2d(3).to(device, torch.float64)
+    expect_channel_statistics(mine, x, given=f"BatchNorm2d(3) in training mode on x {shape_of(x)}")
 
 
 def test_momentum_direction(kata, device):
@@ -292,9 +288,10 @@ def test_momentum_direction(kata, device):
         )
         expected = 0.7 * old_mean + 0.3 * x.mean(dims)
         have = stat(mine, "running_mean", given=given)
-        expect_close(
-            have, expected, given=given, what="running_mean (0.7 * old + 0.3 * batch mean)"
-        )
+        # The values are this check's; their dtype (a plain attribute .to() left float32)
+        # is the buffers'.
+        what = "running_mean (0.7 * old + 0.3 * batch mean)"
+        expect_close(have, expected, given=given, what=what, judge_dtype=False)
 
 
 def test_first_step_from_initial_stats(kata, device):
@@ -306,16 +303,28 @@ def test_first_step_from_initial_stats(kata, device):
     After one step (momentum 0.1): running_mean = 0.9 * 0 + 0.1 * batch mean, and likewise
     running_var = 0.9 * 1 + 0.1 * unbiased batch variance.
     """
+    # Against the same layer, holding the same statistics (torch's initial 0 and 1, whatever
+    # the layer's own: those are test_buffers'), with 5 batches counted already: the first step
+    # must fold the batch in as every later one does. Which way momentum weighs is
+    # test_momentum_direction's.
     for cls, x_shape in (("BatchNorm1d", (6, 3)), ("BatchNorm2d", (2, 3, 2, 2))):
-        mine, _ = paired(kata, cls, 3)
-        mine = mine.to(device, torch.float64)
+        fresh, later = torch_initialised(kata, cls, 3), torch_initialised(kata, cls, 3)
+        counted = {"num_batches_tracked": torch.tensor(5)}
+        problem = place_state(later, counted, initial={"num_batches_tracked": torch.tensor(0)})
+        if problem is not None:
+            fail_for("test_buffers", f"{cls}(3): num_batches_tracked: {problem[1]}.")
+        fresh, later = fresh.to(device, torch.float64), later.to(device, torch.float64)
         x = torch.randn(x_shape, dtype=torch.float64, device=device) * 2 + 3
-        dims = [0, *range(2, x.dim())]
-        mine(x)
-        given = f"{cls}(3), fresh, after one training step on x {shape_of(x)}"
-        have = stat(mine, "running_mean", given=given)
-        expected = 0.1 * x.mean(dims)
-        expect_close(have, expected, given=given, what="running_mean (0.9 * 0 + 0.1 * batch mean)")
+        for layer in (fresh, later):
+            layer(x.clone())
+        given = (
+            f"{cls}(3), fresh, after one training step on x {shape_of(x)}, against the same layer "
+            "with 5 batches counted already, after the same step"
+        )
+        for name in ("running_mean", "running_var"):
+            have = stat(fresh, name, given=given)
+            want = stat(later, name, given=given)
+            expect_close(have, want, given=given, what=name, judge_dtype=False, equal_nan=False)
 
 
 def test_running_var_unbiased(kata, device):
@@ -327,17 +336,23 @@ def test_running_var_unbiased(kata, device):
     running_var = (1 - momentum) * running_var + momentum * var_batch * m / (m - 1).
     """
     for cls, x_shape in (("BatchNorm1d", (4, 3)), ("BatchNorm2d", (2, 3, 2, 2))):
-        mine, (_, old_var), x = one_step(kata, device, cls, 3, x_shape, 2, 1)
+        mine, (old_mean, old_var), x = one_step(kata, device, cls, 3, x_shape, 2, 1)
         dims = [0, *range(2, x.dim())]
         given = (
             f"{cls}(3) with running_var = {[round(v, 3) for v in old_var.tolist()]} after one "
             f"training step on x {shape_of(x)}"
         )
-        expected = 0.9 * old_var + 0.1 * x.var(dims, unbiased=True)
+        # The weight of the batch as the layer gives it, read off its running_mean: which way
+        # momentum weighs is test_momentum_direction's.
+        batch = weight_of_batch(mine, old_mean, x.mean(dims), given=given)
+        expected = (1 - batch) * old_var + batch * x.var(dims, unbiased=True)
         have = stat(mine, "running_var", given=given)
-        expect_close(
-            have, expected, given=given, what="running_var (0.9 * old + 0.1 * unbiased var)"
-        )
+        if not values_close(have, expected):
+            expect_channel_statistics(
+                getattr(kata, cls)(3).to(device, torch.float64), x, given=given
+            )
+        what = f"running_var ({1 - batch:g} * old + {batch:g} * unbiased var)"
+        expect_close(have, expected, given=given, what=what, judge_dtype=False)
 
 
 def test_eval_leaves_running_stats_unchanged(kata, device):
@@ -369,10 +384,13 @@ def test_num_batches_tracked(kata, device):
         mine, _ = paired(kata, cls, 3)
         mine = mine.to(device)
         given = f"{cls}(3)"
+        # The dtype it is registered with is the buffers' check's; that it stays so is this one's.
+        start = stat(mine, "num_batches_tracked", given=given)
+        dtype = start.dtype if isinstance(start, torch.Tensor) else torch.long
         for k in range(1, 4):
             mine(torch.randn(x_shape, device=device))
             count = stat(mine, "num_batches_tracked", given=given)
-            if not isinstance(count, torch.Tensor) or count.dtype != torch.long or count.dim() != 0:
+            if not isinstance(count, torch.Tensor) or count.dtype != dtype or count.dim() != 0:
                 fail(
                     f"{given}: num_batches_tracked should stay a 0-dim torch.long tensor, "
                     f"got {count!r}."
@@ -427,8 +445,9 @@ def test_eval_uses_running_stats(kata, device):
         expected = normalized_by_running_stats(x, ref, eps)
         call = describe_call(cls, 4, **({"eps": eps} if eps != 1e-5 else {}))
         given = f"{call} in eval mode, with random running statistics, on x {shape_of(x)}"
-        expect_close(mine(x), expected, given=given)
-        expect_close(mine(x), ref(x).detach(), given=given)
+        got = mine(x.clone())
+        expect_close(got, expected, given=given, judge_dtype=False)
+        expect_close(got, ref(x).detach(), given=given, judge_dtype=False)
 
 
 def test_affine_false(kata, device):
@@ -446,14 +465,27 @@ def test_affine_false(kata, device):
         if list(mine.parameters()):
             names = sorted(n for n, _ in mine.named_parameters())
             fail(f"{given} should have no parameters, got {names}.")
-        expect_no_weight_and_bias(mine, given=given)
-        expect_state_dict_round_trip(mine, getattr(nn, cls)(4, affine=False), given=given)
+        with_affine = getattr(kata, cls)(4)
+        expect_no_weight_and_bias(mine, given=given, with_affine=with_affine)
+        ref_on, ref_off = getattr(nn, cls)(4), getattr(nn, cls)(4, affine=False)
+        expect_affine_state_dropped(with_affine, mine, ref_on, ref_off, given=given)
+        # Against the layer's own output with affine, holding the same running statistics:
+        # what the layer normalizes with is other checks' business, that nothing scales or
+        # shifts the output without affine is this one's.
         mine, ref = paired(kata, cls, 4, affine=False, stats=True)
-        mine, ref = mine.to(device), ref.to(device)
+        place_torch_state(
+            with_affine, ref, given=f"{cls}(4)", initial=getattr(nn, cls)(4).state_dict()
+        )
+        mine, with_affine = mine.to(device), with_affine.to(device)
         for mode in ("eval", "training"):
-            in_mode(mode, mine, ref)
+            in_mode(mode, mine, with_affine)
             x = torch.randn(x_shape, device=device) * 3 + 2
-            expect_close(mine(x), ref(x), given=f"{given} in {mode} mode on x {shape_of(x)}")
+            expect_unscaled(
+                mine(x.clone()),
+                with_affine(x.clone()),
+                dims=(1,),
+                given=f"{given} and your {cls}(4) in {mode} mode on x {shape_of(x)}",
+            )
 
 
 def test_numerically_stable(kata, device):
@@ -736,6 +768,45 @@ def test_half_precision(kata, device, dtype):
     """
     x = torch.randn(4, 8, 5, 5, device=device).to(dtype)
     expect_half_like_float32(partial(paired, kata, "BatchNorm2d", 8), x, name="BatchNorm2d(8)")
+
+
+def expect_channel_statistics(layer, x, *, given, probe=1):
+    """In training mode, changing one value of channel `probe` of x changes every output of
+    that channel, over the batch and every position, and no output of another channel: the
+    channel's mean and variance are taken over all of N, L (or H and W) together, and over
+    nothing else (see influence). Where a check reading the batch statistics finds them
+    otherwise, it fails for the check of the layer's axes."""
+    index = (0, probe) + (0,) * (x.dim() - 2)
+    # Then with a value of another sample and position of the channel moved back as much:
+    # the channel's mean stays, its variance does not.
+    counter = (1, probe) + (1,) * (x.dim() - 2)
+    for back in (None, counter):
+        moved = influence(layer.train(), x, index, given=given, counter=back)
+        moved = moved.transpose(0, 1).reshape(x.shape[1], -1)
+        channels = [c for c in range(x.shape[1]) if moved[c].any()]
+        if not (channels == [probe] and bool(moved[probe].all())):
+            break
+    else:
+        return
+    owner = (
+        "test_batchnorm2d_reduces_over_n_h_w"
+        if x.dim() == 4
+        else ("test_batchnorm1d_reduces_over_n_l")
+    )
+    where = f"x[{', '.join(map(str, index))}]"
+    if back is not None:
+        where += (
+            f" up and x[{', '.join(map(str, back))}] down as much (the channel's mean "
+            "unchanged, its variance not)"
+        )
+    said = f"changing {where} changed outputs of channels {channels}"
+    if probe in channels and not bool(moved[probe].all()):
+        said += f", of channel {probe} only {int(moved[probe].sum())} of {moved.shape[1]}"
+    fail_for(
+        owner,
+        f"{given}: {said}; expected all {moved.shape[1]} outputs of channel {probe} (its mean "
+        "and variance are the whole channel's, over the batch and every position) and no other.",
+    )
 
 
 @SUITE.perf

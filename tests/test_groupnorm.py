@@ -22,7 +22,6 @@ training and eval are one path; eps=0.05 or 0.1 where eps must show):
 
 import pytest
 import torch
-import torch.nn.functional as F
 from torch import nn
 
 from norm_katas.checks import (
@@ -32,7 +31,9 @@ from norm_katas.checks import (
     PerfCase,
     Suite,
     describe_call,
+    expect_affine_state_dropped,
     expect_close,
+    expect_eps_in_the_root,
     expect_float64_arithmetic,
     expect_follows_device,
     expect_from_scratch,
@@ -45,11 +46,16 @@ from norm_katas.checks import (
     expect_same_grads_in_float64,
     expect_stable_under_shift,
     expect_state_dict_round_trip,
+    expect_tensor,
+    expect_unscaled,
     expect_vectorized,
     fail,
+    fail_for,
+    influence,
     paired,
     shape_of,
     torch_initialised,
+    values_close,
 )
 
 SUITE = Suite()
@@ -135,7 +141,7 @@ def test_output_like_input(kata, device):
     """
     for dtype in (torch.float32, torch.float64):
         for groups, channels, x_shape in CASES:
-            mine, _ = paired(kata, "GroupNorm", groups, channels)
+            mine = kata.GroupNorm(groups, channels)
             mine = mine.to(device, dtype)
             x = torch.randn(x_shape, device=device, dtype=dtype)
             given = f"GroupNorm({groups}, {channels}) on x {shape_of(x)}"
@@ -150,7 +156,7 @@ def test_input_unmodified(kata, device):
     Write x − μ into a new tensor; an in-place subtraction (the -= operator, or a method whose name
     ends in an underscore) writes into the caller's x.
     """
-    mine, _ = paired(kata, "GroupNorm", 2, 6)
+    mine = kata.GroupNorm(2, 6)
     x = torch.randn(3, 6, 5, device=device)
     expect_input_unmodified(mine.to(device), x, given="GroupNorm(2, 6)")
 
@@ -163,7 +169,7 @@ def test_from_scratch(kata, device):
 
     reshape, mean, var, rsqrt and broadcasting are all you need.
     """
-    mine, _ = paired(kata, "GroupNorm", 2, 6)
+    mine = kata.GroupNorm(2, 6)
     mine = mine.to(device)
     x = torch.randn(3, 6, 5, device=device)
     expect_from_scratch(
@@ -180,8 +186,8 @@ def test_vectorized(kata, device):
     Seen as (N, G, C/G, *spatial), μ and σ² per sample and group are one reduction each over the
     channel-in-group and spatial dims, broadcast back.
     """
-    small, _ = paired(kata, "GroupNorm", 2, 4)
-    large, _ = paired(kata, "GroupNorm", 16, 64)
+    small = kata.GroupNorm(2, 4)
+    large = kata.GroupNorm(16, 64)
     small, large = small.to(device), large.to(device)
     xs, xl = torch.randn(2, 4, 3, device=device), torch.randn(16, 64, 9, device=device)
     expect_vectorized(
@@ -197,7 +203,7 @@ def test_to_dtype(kata, device):
 
     nn.Parameter for weight and bias, register_buffer for other state; keep eps a Python float.
     """
-    mine, _ = paired(kata, "GroupNorm", 2, 6)
+    mine = kata.GroupNorm(2, 6)
     mine = mine.to(device, torch.float64)
     expect_registered_state(mine, dtype=torch.float64, given="GroupNorm(2, 6).to(float64)")
 
@@ -210,7 +216,7 @@ def test_statistics_per_sample(kata, device):
 
     Reduce over the group's channels and positions (dims 2, 3, ... of (N, G, C/G, *)), not 0.
     """
-    mine, _ = paired(kata, "GroupNorm", 3, 6)
+    mine = kata.GroupNorm(3, 6)
     mine = mine.to(device, torch.float64)
     x = torch.randn(4, 6, 5, dtype=torch.float64, device=device) * 2 + 1
     alone = mine(x[:1].clone())
@@ -233,34 +239,41 @@ def test_biased_variance(kata, device):
     given = (
         "GroupNorm(1, 4, eps=0, affine=False) on the one sample x = [1, 2, 4, 7] (shape (1, 4, 1))"
     )
-    expect_close(mine(x), group_norm_f64(x, 1, 0.0), given=given)
+    got = expect_tensor(mine(x.clone()))
+    if not values_close(got, group_norm_f64(x, 1, 0.0)):
+        # The variance is read off one group of all four channels: a layer whose groups are
+        # others (per channel, or G channels apiece) is test_one_and_c_groups's mistake.
+        spread = torch.randn(1, 4, 3, dtype=torch.float64, device=device)
+        if not in_one_group(mine, spread, 0, range(4), given=given):
+            fail_for(
+                "test_one_and_c_groups",
+                f"{given}: with one group, changing one value of a sample does not change all "
+                "of that sample's outputs, so its four channels are not one group; this check "
+                "reads the variance off that group.",
+            )
+    expect_close(got, group_norm_f64(x, 1, 0.0), given=given, judge_dtype=False, judge_shape=False)
 
 
 def test_one_and_c_groups(kata, device):
-    """G = 1 is LayerNorm over (C, *), and G = C is InstanceNorm
+    """G = 1 takes the statistics over the whole sample (C, *), G = C over each channel alone
 
-    The two ends of GroupNorm: one group holding every channel normalizes the whole sample; one
-    group per channel normalizes each channel over its positions. Both take the statistics over
-    the positions as well as the group's channels.
+    The two ends of GroupNorm: one group holding every channel normalizes the whole sample, as
+    LayerNorm over (C, *) does; one group per channel normalizes each channel over its
+    positions, as InstanceNorm does. Both take the statistics over the positions as well as
+    the group's channels.
 
     dims = every dim of (N, G, C/G, *) from 2 on: the group's channels and all positions.
     """
-    # eps = 0: where eps goes is another check's business; which values form a group is this one's.
+    # Which values form a group, read off which outputs move when one input does (through the
+    # group's mean and variance): how the group is normalized is other checks' business.
     x = torch.randn(3, 6, 4, 5, dtype=torch.float64, device=device) * 2 + 1
     one = kata.GroupNorm(1, 6, eps=0.0, affine=False).to(device, torch.float64)
-    expected = F.layer_norm(x, x.shape[1:], eps=0.0)
-    expect_close(
-        one(x),
-        expected,
-        given=f"GroupNorm(1, 6, eps=0, affine=False) on x {shape_of(x)}, as LayerNorm on (C, H, W)",
-    )
+    given = f"GroupNorm(1, 6, eps=0, affine=False) on x {shape_of(x)}"
+    expect_group(one, x, 2, range(6), given=given)
     each = kata.GroupNorm(6, 6, eps=0.0, affine=False).to(device, torch.float64)
-    expected = F.instance_norm(x, eps=0.0)
-    expect_close(
-        each(x),
-        expected,
-        given=f"GroupNorm(6, 6, eps=0, affine=False) on x {shape_of(x)} vs InstanceNorm",
-    )
+    given = f"GroupNorm(6, 6, eps=0, affine=False) on x {shape_of(x)}"
+    for channel in (0, 4):
+        expect_group(each, x, channel, [channel], given=given)
 
 
 def test_groups_are_contiguous_channels(kata, device):
@@ -272,16 +285,16 @@ def test_groups_are_contiguous_channels(kata, device):
     Reshape x to (N, G, C/G, *spatial): dim 1 then indexes the group and dim 2 the channel within
     it, so channel c lands in group ⌊c / (C/G)⌋.
     """
-    # Channels 0-1, 2-3 and 4-5 live on very different scales: only the right grouping
-    # normalizes each block with its own statistics. Every scale is 10 or more, so that an eps
-    # of the file's own (1e-5 whatever is asked) changes nothing here: that is test_eps_*'s.
-    scale = torch.tensor([10.0, 20.0, 500.0, 600.0, 30.0, 40.0], dtype=torch.float64, device=device)
-    x = torch.randn(2, 6, 5, dtype=torch.float64, device=device) * scale.view(1, 6, 1)
-    mine = kata.GroupNorm(3, 6, eps=0.0, affine=False).to(device, torch.float64)
-    given = (
-        f"GroupNorm(3, 6, eps=0, affine=False) on x {shape_of(x)}, channel pairs on other scales"
-    )
-    expect_close(mine(x), group_norm_f64(x, 3, 0.0), given=given)
+    # Which channels form a group, read off which outputs move when one input does (through
+    # the group's mean and variance): how the group is normalized is other checks' business.
+    # Channels 0 and 3, the first of one group and the second of another. The default eps:
+    # without one, a group of two values (a layer that groups channels at each position
+    # apart, one check's mistake) normalizes to ±1 whatever they are, and would not move.
+    x = torch.randn(2, 6, 5, dtype=torch.float64, device=device)
+    mine = kata.GroupNorm(3, 6, affine=False).to(device, torch.float64)
+    given = f"GroupNorm(3, 6, affine=False) on x {shape_of(x)}"
+    expect_group(mine, x, 0, [0, 1], given=given, positions=False)
+    expect_group(mine, x, 3, [2, 3], given=given, positions=False)
 
 
 def test_eps_inside_sqrt(kata, device):
@@ -292,10 +305,22 @@ def test_eps_inside_sqrt(kata, device):
 
     Divide by sqrt(var + eps), not by sqrt(var) + eps.
     """
+
+    def make(eps):
+        return kata.GroupNorm(2, 4, eps=eps, affine=False).to(device, torch.float64)
+
+    def name(eps):
+        return describe_call("GroupNorm", 2, 4, eps=eps, affine=False)
+
     x = torch.randn(3, 4, 5, dtype=torch.float64, device=device) * 0.1
-    mine = kata.GroupNorm(2, 4, eps=0.05, affine=False).to(device, torch.float64)
-    given = f"GroupNorm(2, 4, eps=0.05, affine=False) on small inputs x {shape_of(x)}"
-    expect_close(mine(x), group_norm_f64(x, 2, 0.05), given=given)
+    expect_eps_in_the_root(
+        make,
+        x,
+        0.05,
+        lambda x, eps: group_norm_f64(x, 2, eps),
+        name=name,
+        given=f"small inputs x {shape_of(x)}",
+    )
 
 
 def test_no_affine(kata, device):
@@ -307,14 +332,23 @@ def test_no_affine(kata, device):
     Register weight and bias as parameters whose value is None: both attributes exist, the module
     lists no parameters, and the output is x̂ itself.
     """
-    mine = kata.GroupNorm(2, 6, affine=False)
+    mine, given = kata.GroupNorm(2, 6, affine=False), "GroupNorm(2, 6, affine=False)"
     if list(mine.parameters()):
-        fail("GroupNorm(2, 6, affine=False) should have no parameters.")
-    expect_no_weight_and_bias(mine, given="GroupNorm(2, 6, affine=False)")
-    given = "GroupNorm(2, 6, affine=False)"
-    expect_state_dict_round_trip(mine, nn.GroupNorm(2, 6, affine=False), given=given)
+        fail(f"{given} should have no parameters.")
+    with_affine = kata.GroupNorm(2, 6)
+    expect_no_weight_and_bias(mine, given=given, with_affine=with_affine)
+    ref_off = nn.GroupNorm(2, 6, affine=False)
+    expect_affine_state_dropped(with_affine, mine, nn.GroupNorm(2, 6), ref_off, given=given)
+    # Against the layer's own output with affine: what the layer normalizes with is other
+    # checks' business, and the affine's shape and values the parameters check's; that nothing
+    # scales or shifts the output without affine is this one's.
     x = torch.randn(3, 6, 4, device=device) * 2 + 1
-    expect_close(mine.to(device)(x), F.group_norm(x, 2), given=f"{given} on x {shape_of(x)}")
+    expect_unscaled(
+        mine.to(device)(x.clone()),
+        with_affine.to(device)(x.clone()),
+        dims=(1,),
+        given=f"{given} and your GroupNorm(2, 6) on x {shape_of(x)}",
+    )
 
 
 def test_numerically_stable(kata, device):
@@ -339,12 +373,19 @@ def test_same_in_eval_mode(kata, device):
 
     Compute μ and σ² from x on every call, in training and in eval alike; register no buffers.
     """
-    mine, ref = paired(kata, "GroupNorm", 3, 6)
-    mine, ref = mine.to(device, torch.float64), ref.to(device, torch.float64)
+    # Against the layer's own output in training mode: how it normalizes is other checks'
+    # business, that eval mode does the same is this one's.
+    mine = kata.GroupNorm(3, 6)
+    mine = mine.to(device, torch.float64)
     mine(torch.randn(4, 6, 5, dtype=torch.float64, device=device))  # a training call first
     x = torch.randn(4, 6, 5, dtype=torch.float64, device=device) * 3 + 2
-    given = f"GroupNorm(3, 6) in eval mode, after a training call, on another x {shape_of(x)}"
-    expect_close(mine.eval()(x), ref.eval()(x).detach(), given=given)
+    in_eval = expect_tensor(mine.eval()(x.clone())).detach()
+    in_training = expect_tensor(mine.train()(x.clone())).detach()
+    given = (
+        f"GroupNorm(3, 6) in eval mode, after a training call, on another x {shape_of(x)}, "
+        "against its own output in training mode"
+    )
+    expect_close(in_eval, in_training, given=given, judge_dtype=False, equal_nan=False)
 
 
 def test_follows_device(kata, device):
@@ -412,7 +453,7 @@ def test_computes_in_float64(kata, device):
 
     compute dtype = float32 for float16/bfloat16 inputs, x.dtype otherwise: upcast only those.
     """
-    mine, _ = paired(kata, "GroupNorm", 2, 6)
+    mine = kata.GroupNorm(2, 6)
     mine = mine.to(device, torch.float64)
     x = torch.randn(3, 6, 5, dtype=torch.float64, device=device)
     expect_float64_arithmetic(mine, x, given=f"GroupNorm(2, 6).to(float64) on x {shape_of(x)}")
@@ -459,6 +500,39 @@ def test_indivisible_channels_message(kata):
 
 
 @pytest.mark.parity
+def test_noncontiguous_input(kata, device):
+    """a non-contiguous input works: a transposed x is normalized as its contiguous copy is
+
+    Inputs often arrive as views: a sequence model's (N, L, C) transposed to (N, C, L), an image
+    with H and W swapped. Their elements are not laid out one after the other, so a view that
+    merges a group's channels with the positions fails, where torch normalizes them like any
+    other input.
+
+    Split the channels into (G, C/G) and reduce over the group's dims as they are, or flatten
+    with reshape, which copies when it must: a view of x needs a contiguous layout.
+    """
+    # Against the layer's own output for the same values laid out contiguously: what it
+    # computes is other checks' business, that the layout does not matter is this one's.
+    for made, transposed, how in (
+        ((3, 5, 6), (1, 2), "(N, L, C) transposed"),
+        ((2, 6, 5, 4), (2, 3), "H and W transposed"),
+    ):
+        mine = kata.GroupNorm(2, 6).to(device)
+        x = torch.randn(made, device=device).transpose(*transposed)
+        given = f"GroupNorm(2, 6) on x {shape_of(x)}, {how} (non-contiguous)"
+        expected = expect_tensor(mine(x.contiguous())).detach()
+        try:
+            out = mine(x)
+        except NotImplementedError:
+            raise
+        except Exception as e:
+            error = str(e).splitlines()[0] if str(e) else ""
+            fail(f"{given} raised {type(e).__name__} ({error}); torch normalizes it.")
+        given += ", against its own output for x.contiguous()"
+        expect_close(out, expected, given=given, equal_nan=False)
+
+
+@pytest.mark.parity
 @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16], ids=["float16", "bfloat16"])
 def test_half_precision(kata, device, dtype):
     """half-precision inputs work, computed in float32 and returned in the input's dtype
@@ -502,6 +576,62 @@ def test_empty_batch(kata, device):
         mine, ref = mine.to(device), ref.to(device)
         x = torch.randn(x_shape, device=device)
         expect_close(mine(x), ref(x).detach(), given=f"GroupNorm(3, 6) on x {shape_of(x)}")
+
+
+def moved_by(layer, x, channel, group, *, given, pair=False):
+    """Within sample 0, which outputs change when x[0, channel, 0, ...] does, one row per
+    channel (see influence); with `pair`, while another value of its group (another of the
+    group's channels, or the channel's next position) moves back by as much, so that only the
+    group's variance carries the change."""
+    index = (0, channel) + (0,) * (x.dim() - 2)
+    others = [c for c in group if c != channel]
+    counter = (0, others[0]) + (0,) * (x.dim() - 2) if others else (0, channel, 1)
+    moved = influence(layer, x, index, given=given, counter=counter if pair else None)
+    return moved[0].reshape(x.shape[1], -1)
+
+
+def in_one_group(layer, x, channel, group, *, given):
+    """Whether changing x[0, channel, 0, ...] (alone, then with a value of its group moved back)
+    changes, within sample 0, every output of the channels in `group` and no other."""
+    for pair in (False, True):
+        moved = moved_by(layer, x, channel, group, given=given, pair=pair)
+        want = torch.zeros_like(moved)
+        want[list(group)] = True
+        if not torch.equal(moved, want):
+            return False
+    return True
+
+
+def expect_group(layer, x, channel, group, *, given, positions=True):
+    """Within sample 0 of x, the outputs that change when x[0, channel, 0, ...] does (alone, and
+    with another value of its group moved back, the group's mean unchanged) are those of the
+    channels in `group` and no other: that value's group, whose mean and variance it moves.
+    With `positions`, every position of those channels too; without, which channels only
+    (whether a group spans the positions is test_one_and_c_groups's)."""
+    for pair in (False, True):
+        moved = moved_by(layer, x, channel, group, given=given, pair=pair)
+        channels = [c for c in range(x.shape[1]) if moved[c].any()]
+        some = [c for c in channels if not moved[c].all()]
+        if channels == list(group) and not (positions and some):
+            continue
+        where = f"x[0, {channel}{', 0' * (x.dim() - 2)}]"
+        if pair:
+            back = [c for c in group if c != channel]
+            where += (
+                f" up and x[0, {back[0]}{', 0' * (x.dim() - 2)}] down as much (the group's mean"
+                " unchanged, its variance not)"
+                if back
+                else f" up and x[0, {channel}, 1{', 0' * (x.dim() - 3)}] down as much (the "
+                "group's mean unchanged, its variance not)"
+            )
+        said = f"changing {where} changed the outputs of channels {channels} of that sample"
+        if positions and some:
+            said += f", those of channels {some} at some positions only"
+        fail(
+            f"{given}: {said}; expected every output of channels {list(group)}, the channels "
+            "of its group (whose mean and variance it moves, over all their positions), and "
+            "no other."
+        )
 
 
 @SUITE.perf

@@ -6,6 +6,7 @@ is dtype policy, so the core compares float64 outputs at float32's tolerance: a 
 computes in float32 whatever it is given (fairseq's Fp32LayerNorm) solves the core.
 """
 
+import math
 from functools import partial
 
 import pytest
@@ -20,7 +21,9 @@ from norm_katas.checks import (
     PerfCase,
     Suite,
     describe_call,
+    expect_affine_state_dropped,
     expect_close,
+    expect_eps_in_the_root,
     expect_float64_arithmetic,
     expect_follows_device,
     expect_from_scratch,
@@ -34,11 +37,16 @@ from norm_katas.checks import (
     expect_same_parameters,
     expect_stable_under_shift,
     expect_state_dict_round_trip,
+    expect_tensor,
+    expect_unscaled,
     expect_vectorized_rows,
     fail,
+    fail_for,
     paired,
+    place_torch_state,
     shape_of,
     torch_initialised,
+    values_close,
 )
 
 SUITE = Suite()
@@ -178,7 +186,11 @@ def test_biased_variance(kata, device):
     ln = kata.LayerNorm(4, eps=0.0, elementwise_affine=False).to(device, torch.float64)
     mean = x.mean(-1, keepdim=True)
     expected = (x - mean) / ((x - mean) ** 2).mean(-1, keepdim=True).sqrt()
-    expect_close(ln(x), expected, given="LayerNorm(4, eps=0) on x = [1, 2, 4, 7]")
+    given = "LayerNorm(4, eps=0) on x = [1, 2, 4, 7]"
+    got = ln(x.clone())
+    if not values_close(got, expected):
+        expect_own_statistics(ln, x, given=given)
+    expect_close(got, expected, given=given, judge_dtype=False)
 
 
 def test_eps_inside_sqrt(kata, device):
@@ -189,20 +201,30 @@ def test_eps_inside_sqrt(kata, device):
 
     Divide by sqrt(var + eps), not by sqrt(var) + eps.
     """
+
+    def make(eps):
+        return kata.LayerNorm(8, eps=eps, elementwise_affine=False).to(device, torch.float64)
+
+    def name(eps):
+        return describe_call("LayerNorm", 8, eps=eps, elementwise_affine=False)
+
+    def reference(x, eps):
+        return F.layer_norm(x, (8,), eps=eps)
+
     x = torch.randn(4, 8, dtype=torch.float64, device=device) * 0.1
-    ln = kata.LayerNorm(8, eps=0.05, elementwise_affine=False).to(device, torch.float64)
-    expected = F.layer_norm(x, (8,), eps=0.05)
-    expect_close(ln(x), expected, given=f"LayerNorm(8, eps=0.05) on small inputs x {shape_of(x)}")
+    expect_eps_in_the_root(
+        make, x, 0.05, reference, name=name, given=f"small inputs x {shape_of(x)}"
+    )
     # eps=0.0 is a value, not a missing eps: variances near 1e-6, where 1e-5 would show.
     x = torch.randn(4, 8, dtype=torch.float64, device=device) * 1e-3
-    ln = kata.LayerNorm(8, eps=0.0, elementwise_affine=False).to(device, torch.float64)
-    got, given = ln(x), f"LayerNorm(8, eps=0.0) on inputs x {shape_of(x)} of variance near 1e-6"
-    if isinstance(got, torch.Tensor) and torch.allclose(got, F.layer_norm(x, (8,), eps=1e-5)):
+    given = f"inputs x {shape_of(x)} of variance near 1e-6"
+    if values_close(make(0.0)(x.clone()), F.layer_norm(x, (8,), eps=1e-5)):
         fail(
-            f"{given}: the output is that of eps=1e-5, the default, not of eps=0.0. An eps given "
-            "is used as given, 0.0 too: `eps or 1e-5` takes 0.0 for a missing eps."
+            f"{name(0.0)} on {given}: the output is that of eps=1e-5, the default, not of "
+            "eps=0.0. An eps given is used as given, 0.0 too: `eps or 1e-5` takes 0.0 for a "
+            "missing eps."
         )
-    expect_close(got, F.layer_norm(x, (8,), eps=0.0), given=given)
+    expect_eps_in_the_root(make, x, 0.0, reference, name=name, given=given)
 
 
 def test_multidim_normalized_shape(kata, device):
@@ -214,11 +236,22 @@ def test_multidim_normalized_shape(kata, device):
     With normalized_shape = (C, H, W), μ and σ² run over the last 3 dims: D = C·H·W values per
     sample.
     """
+    # Against the layer's own LayerNorm(D) on x flattened to (..., D), with the same weight and
+    # bias: how it normalizes D values is other checks' business, that it takes all of them
+    # together is this one's.
     for shape, x_shape in (((4, 5), (2, 3, 4, 5)), ((3, 4, 5), (2, 3, 4, 5))):
         mine, ref = paired(kata, "LayerNorm", shape)
-        mine, ref = mine.to(device), ref.to(device)
+        flat = flat_twin(kata, ref)
+        mine, flat = mine.to(device), flat.to(device)
         x = torch.randn(x_shape, device=device) * 2 + torch.arange(5.0, device=device)
-        expect_close(mine(x), ref(x).detach(), given=f"LayerNorm({shape}) on x {shape_of(x)}")
+        d = math.prod(shape)
+        expected = expect_tensor(flat(x.reshape(*x.shape[: -len(shape)], d))).detach()
+        given = (
+            f"LayerNorm({shape}) on x {shape_of(x)}, against your LayerNorm({d}) with the same "
+            f"weight and bias on x flattened to {shape_of(x.reshape(*x.shape[: -len(shape)], d))}"
+        )
+        expected = expected.reshape(x.shape)
+        expect_close(mine(x), expected, given=given, judge_dtype=False, equal_nan=False)
 
 
 def test_no_elementwise_affine(kata, device):
@@ -229,20 +262,22 @@ def test_no_elementwise_affine(kata, device):
     Register weight and bias as parameters whose value is None: both attributes exist, the module
     lists no parameters, and the output is x̂ itself.
     """
+    given = "LayerNorm(8, elementwise_affine=False)"
     mine = kata.LayerNorm(8, elementwise_affine=False)
     if list(mine.parameters()):
-        fail("LayerNorm(8, elementwise_affine=False) should have no parameters.")
-    expect_no_weight_and_bias(mine, given="LayerNorm(8, elementwise_affine=False)")
-    expect_state_dict_round_trip(
-        kata.LayerNorm(8, elementwise_affine=False),
-        nn.LayerNorm(8, elementwise_affine=False),
-        given="LayerNorm(8, elementwise_affine=False)",
-    )
+        fail(f"{given} should have no parameters.")
+    with_affine = kata.LayerNorm(8)
+    expect_no_weight_and_bias(mine, given=given, with_affine=with_affine)
+    ref_off = nn.LayerNorm(8, elementwise_affine=False)
+    expect_affine_state_dropped(with_affine, mine, nn.LayerNorm(8), ref_off, given=given)
+    # Against the layer's own output with affine: what the layer normalizes with is other
+    # checks' business, that nothing scales or shifts the output without affine is this one's.
     x = torch.randn(4, 8, device=device) * 2 + 1
-    expect_close(
-        mine.to(device)(x),
-        F.layer_norm(x, (8,)),
-        given=f"elementwise_affine=False, x {shape_of(x)}",
+    expect_unscaled(
+        mine.to(device)(x.clone()),
+        with_affine.to(device)(x.clone()),
+        dims=(-1,),
+        given=f"{given} and your LayerNorm(8) on x {shape_of(x)}",
     )
 
 
@@ -379,6 +414,39 @@ def test_wrong_trailing_shape_raises(kata, device):
 
 
 @pytest.mark.parity
+def test_noncontiguous_input(kata, device):
+    """a non-contiguous input works: a transposed x is normalized as its contiguous copy is
+
+    Inputs often arrive as views: a sequence model's activations transposed, an image with its
+    axes swapped. Their elements are not laid out one after the other, so a view that merges
+    their dims fails, where torch normalizes them like any other input.
+
+    Reduce over the normalized dims as they are, or flatten them with reshape, which copies
+    when it must: a view of x needs a contiguous layout.
+    """
+    # Against the layer's own output for the same values laid out contiguously: what it
+    # computes is other checks' business, that the layout does not matter is this one's.
+    for shape, made, transposed in (
+        ((4, 5), (2, 3, 5, 4), (-1, -2)),  # the normalized dims themselves transposed
+        ((8,), (2, 8, 5), (1, 2)),  # rows of x not one after the other
+    ):
+        mine, _ = paired(kata, "LayerNorm", shape)
+        mine = mine.to(device)
+        x = torch.randn(made, device=device).transpose(*transposed)
+        given = f"LayerNorm({shape}) on x {shape_of(x)}, transposed (non-contiguous)"
+        expected = expect_tensor(mine(x.contiguous())).detach()
+        try:
+            out = mine(x)
+        except NotImplementedError:
+            raise
+        except Exception as e:
+            error = str(e).splitlines()[0] if str(e) else ""
+            fail(f"{given} raised {type(e).__name__} ({error}); torch normalizes it.")
+        given += ", against its own output for x.contiguous()"
+        expect_close(out, expected, given=given, equal_nan=False)
+
+
+@pytest.mark.parity
 @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16], ids=["float16", "bfloat16"])
 def test_half_precision(kata, device, dtype):
     """half-precision inputs work: statistics in float32, the result in the input's dtype
@@ -423,6 +491,35 @@ def test_empty_batch(kata, device):
         mine, ref = mine.to(device), ref.to(device)
         x = torch.randn(x_shape, device=device)
         expect_close(mine(x), ref(x).detach(), given=f"LayerNorm({shape}) on x {shape_of(x)}")
+
+
+def expect_own_statistics(layer, x, *, given):
+    """The premise of a check that reads a statistic off the one sample x: x's output is the
+    same alone as beside another sample. Where it is not, the statistics span the batch,
+    test_statistics_per_sample's mistake, met here first."""
+    other = x.flip(-1) * 3 + 1
+    alone = expect_tensor(layer(x.clone())).detach()
+    together = expect_tensor(layer(torch.cat([x, other]))).detach()
+    if together.shape[:1] != (2,) or not values_close(together[:1], alone):
+        fail_for(
+            "test_statistics_per_sample",
+            f"{given}: the sample's output alone differs from its output beside another "
+            "sample, so its statistics are not its own; this check reads them off that sample.",
+        )
+
+
+def flat_twin(kata, ref):
+    """The learner's LayerNorm(D) holding ref's weight and bias flattened, D = their number of
+    elements: what the learner's layer over ref's normalized_shape must equal on x flattened."""
+    d = math.prod(ref.normalized_shape)
+    twin = nn.LayerNorm((d,))
+    fresh = {k: v.clone() for k, v in twin.state_dict().items()}
+    with torch.no_grad():
+        twin.weight.copy_(ref.weight.reshape(d))
+        twin.bias.copy_(ref.bias.reshape(d))
+    flat = kata.LayerNorm((d,))  # a tuple: an int normalized_shape is test_parameters' business
+    place_torch_state(flat, twin, given=f"LayerNorm(({d},))", initial=fresh)
+    return flat
 
 
 @SUITE.perf

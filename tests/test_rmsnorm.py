@@ -19,6 +19,7 @@ float64 outputs at float32's tolerance: LLaMA's RMSNorm, which computes in float
 is given, solves the core, and test_computes_in_float64 (parity) is where it parts from torch.
 """
 
+import math
 from functools import partial
 
 import pytest
@@ -33,7 +34,9 @@ from norm_katas.checks import (
     Suite,
     describe_call,
     dtype_name,
+    expect_affine_state_dropped,
     expect_close,
+    expect_eps_in_the_root,
     expect_float64_arithmetic,
     expect_follows_device,
     expect_from_scratch,
@@ -45,11 +48,15 @@ from norm_katas.checks import (
     expect_same_parameters,
     expect_state_dict_round_trip,
     expect_tensor,
+    expect_unscaled,
     expect_vectorized_rows,
     fail,
-    load_torch_state,
+    fail_for,
     paired,
+    place_torch_state,
     shape_of,
+    torch_initialised,
+    values_close,
 )
 
 SUITE = Suite()
@@ -192,6 +199,28 @@ def test_vectorized(kata, device):
     expect_vectorized_rows(partial(paired, kata, "RMSNorm"), device=device, name="RMSNorm")
 
 
+def test_statistics_per_sample(kata, device):
+    """each sample is divided by its own root mean square, not the batch's
+
+    RMSNorm's statistic comes from one sample's features, so a sample's output never depends on
+    the other samples in the batch: a mean over every dim of x, or over dim 0, mixes them in.
+
+    mean(x²) over the last len(normalized_shape) dims only: D values per sample, never over the
+    batch dims.
+    """
+    mine, _ = paired(kata, "RMSNorm", 8, eps=1e-6)
+    mine = mine.to(device, torch.float64)
+    x = torch.randn(4, 8, dtype=torch.float64, device=device) * 2 + 1
+    alone = expect_tensor(mine(x[:1].clone())).detach()
+    others = x.clone()
+    others[1:] = others[1:] * 10 + 5
+    given = (
+        f"RMSNorm(8, eps=1e-6) on x {shape_of(x)}, then on the same first sample with the "
+        "others changed"
+    )
+    expect_close(mine(others)[:1], alone, given=given, what="the first sample's output")
+
+
 def test_zero_input(kata, device):
     """an all-zero input gives zeros, with no NaN
 
@@ -216,16 +245,35 @@ def test_root_mean_square(kata, device):
     that division the result is the L2 norm, smaller by a factor sqrt(n).
 
     rms = √(mean(x²) + ε), the mean over all the normalized dims (D values per sample).
+
+    [not by n − 1] The mean square is a plain mean: the sum of the squares over the n normalized
+    elements, divided by n. Dividing by n − 1 is the unbiased variance's correction, for an
+    estimate taken around a sample mean; RMSNorm takes no mean.
+
+    [not by n − 1] rms = √(Σx² / n + ε), n = the number of normalized elements (D per sample).
     """
     # Rows of mean 0 (so centring changes nothing) and eps = 0 (so its placement does not
-    # either): only the scale is left to check.
+    # either), each alone (so which dims hold the samples does not either): only the scale is
+    # left to check.
     x = torch.tensor([[1.0, -1.0, 2.0, -2.0], [3.0, 0.5, -3.0, -0.5]], dtype=torch.float64)
     x = x.to(device)
     rn = kata.RMSNorm(4, eps=0.0, elementwise_affine=False).to(device, torch.float64)
     given = (
-        "RMSNorm(4, eps=0, elementwise_affine=False) on x = [[1, -1, 2, -2], [3, 0.5, -3, -0.5]]"
+        "RMSNorm(4, eps=0, elementwise_affine=False) on the rows [1, -1, 2, -2] and "
+        "[3, 0.5, -3, -0.5], each alone"
     )
-    expect_close(rn(x), rms_norm_f64(x, (-1,), 0.0), given=given)
+    got = each_row_alone(rn, x)
+    if values_close(got, rms_norm_f64(x, (-1,), 0.0)):
+        return
+    expect_own_statistics(rn, x, given=given)
+    squares = x.square().sum(-1, keepdim=True)
+    for divisor, said in (
+        (1, "x divided by its L2 norm √Σx², not by the root of the mean of the squares"),
+        (3, "x divided by √(Σx² / (n − 1)), n = 4: the mean divides by n, not by n − 1"),
+    ):
+        if values_close(got, x / (squares / divisor).sqrt()):
+            fail(f"{given}: the output is {said}.")
+    expect_close(got, rms_norm_f64(x, (-1,), 0.0), given=given, judge_dtype=False)
 
 
 def test_no_mean_centring(kata, device):
@@ -237,12 +285,28 @@ def test_no_mean_centring(kata, device):
 
     rms = √(mean(x²) + ε), with x itself squared, not x − μ (and not the variance).
     """
-    # eps = 0: where eps goes does not matter here, whether a mean is subtracted does.
-    x = 5 + torch.randn(4, 16, dtype=torch.float64, device=device)
+    # eps = 0: where eps goes does not matter here, whether a mean is subtracted does. Rows of
+    # different spreads: x / σ is then no fixed multiple of x / rms.
+    x = 5 + torch.randn(4, 16, dtype=torch.float64, device=device) * torch.tensor(
+        [[0.5], [1.0], [2.0], [3.0]], dtype=torch.float64, device=device
+    )
     rn = kata.RMSNorm(16, eps=0.0, elementwise_affine=False).to(device, torch.float64)
     expected = rms_norm_f64(x, (-1,), 0.0)
-    given = f"RMSNorm(16, eps=0, elementwise_affine=False) on x = 5 + randn {shape_of(x)}"
-    expect_close(rn(x), expected, given=given)
+    given = (
+        f"RMSNorm(16, eps=0, elementwise_affine=False) on the rows of x = 5 + randn {shape_of(x)}, "
+        "of spreads 0.5, 1, 2 and 3, each alone"
+    )
+    got = each_row_alone(rn, x)
+    if values_close(got, expected):
+        return
+    expect_own_statistics(rn, x[:1], given=given)
+    # One factor for every row (an L2 norm is √n times the RMS) is test_root_mean_square's.
+    flat = got.detach().double().reshape(-1).cpu()
+    want = expected.reshape(-1).cpu()
+    factor = float((flat * want).sum() / want.square().sum())
+    if factor > 0 and values_close(got, expected * factor):
+        return
+    expect_close(got, expected, given=given, judge_dtype=False)
 
 
 def test_eps_inside_sqrt(kata, device):
@@ -253,10 +317,22 @@ def test_eps_inside_sqrt(kata, device):
 
     y = x / √(mean(x²) + ε) · w: ε inside the root, not x / (√mean(x²) + ε).
     """
+
+    def make(eps):
+        return kata.RMSNorm(8, eps=eps, elementwise_affine=False).to(device, torch.float64)
+
+    def name(eps):
+        return describe_call("RMSNorm", 8, eps=eps, elementwise_affine=False)
+
     x = torch.randn(4, 8, dtype=torch.float64, device=device) * 0.1
-    rn = kata.RMSNorm(8, eps=0.05, elementwise_affine=False).to(device, torch.float64)
-    expected = F.rms_norm(x, (8,), eps=0.05)
-    expect_close(rn(x), expected, given=f"RMSNorm(8, eps=0.05) on small inputs x {shape_of(x)}")
+    expect_eps_in_the_root(
+        make,
+        x,
+        0.05,
+        lambda x, eps: F.rms_norm(x, (8,), eps=eps),
+        name=name,
+        given=f"small inputs x {shape_of(x)}",
+    )
 
 
 def test_weight_scales_each_element(kata, device):
@@ -268,14 +344,19 @@ def test_weight_scales_each_element(kata, device):
 
     y = x / √(mean(x²) + ε) · w, with w of shape normalized_shape, multiplied element by element.
     """
+    # Against the layer's own output with the initial weight (ones), times the weight: what the
+    # layer divides by is other checks' business, what the weight does is this one's.
     mine, ref = paired(kata, "RMSNorm", 8, eps=1e-6)
-    mine, ref = mine.to(device, torch.float64), ref.to(device, torch.float64)
-    with torch.no_grad():
-        ref.weight.copy_(torch.randn(8, dtype=torch.float64, device=device))
-    given = "RMSNorm(8, eps=1e-6)"
-    load_torch_state(mine, ref, given=given)
+    mine = mine.to(device, torch.float64)
+    weight = ref.weight.detach().to(device, torch.float64)
+    unit = torch_initialised(kata, "RMSNorm", 8, eps=1e-6).to(device, torch.float64)
     x = torch.randn(4, 8, dtype=torch.float64, device=device)
-    expect_same(mine, ref, x, given=f"{given} with nn.RMSNorm's random weight, on x {shape_of(x)}")
+    expected = expect_tensor(unit(x.clone())).detach() * weight
+    given = (
+        f"RMSNorm(8, eps=1e-6) with nn.RMSNorm's random weight w, on x {shape_of(x)}, against "
+        "its own output with weight ones, times w"
+    )
+    expect_close(mine(x), expected, given=given, judge_dtype=False, equal_nan=False)
 
 
 def test_multidim_normalized_shape(kata, device):
@@ -287,12 +368,23 @@ def test_multidim_normalized_shape(kata, device):
     With normalized_shape = (C, H, W), mean(x²) runs over the last 3 dims: D = C·H·W values per
     sample.
     """
+    # Against the layer's own RMSNorm(D) on x flattened to (..., D), with the same weight: how
+    # it normalizes D values is other checks' business, that it takes all of them together is
+    # this one's.
     for shape, x_shape in (((4, 5), (2, 3, 4, 5)), ((3, 4, 5), (2, 3, 4, 5))):
         mine, ref = paired(kata, "RMSNorm", shape, eps=1e-6)
-        mine, ref = mine.to(device), ref.to(device)
+        flat = flat_twin(kata, ref)
+        mine, flat = mine.to(device), flat.to(device)
         scale = torch.arange(1.0, 1.0 + x_shape[-2], device=device).unsqueeze(-1)
         x = torch.randn(x_shape, device=device) * scale
-        expect_same(mine, ref, x, given=f"RMSNorm({shape}) on x {shape_of(x)}")
+        d = math.prod(shape)
+        flattened = x.reshape(*x.shape[: -len(shape)], d)
+        expected = expect_tensor(flat(flattened.clone())).detach().reshape(x.shape)
+        given = (
+            f"RMSNorm({shape}) on x {shape_of(x)}, against your RMSNorm({d}) with the same "
+            f"weight on x flattened to {shape_of(flattened)}"
+        )
+        expect_close(mine(x), expected, given=given, judge_dtype=False, equal_nan=False)
 
 
 def test_no_elementwise_affine(kata, device):
@@ -305,19 +397,30 @@ def test_no_elementwise_affine(kata, device):
     nothing to learn; forward then returns x / rms unscaled.
     """
     mine = kata.RMSNorm(8, eps=1e-6, elementwise_affine=False)
+    given = "RMSNorm(8, elementwise_affine=False)"
     if list(mine.parameters()):
-        fail("RMSNorm(8, elementwise_affine=False) should have no parameters.")
+        fail(f"{given} should have no parameters.")
+    with_affine = kata.RMSNorm(8, eps=1e-6)
+    if not hasattr(mine, "weight") and not hasattr(with_affine, "weight"):
+        fail_for(
+            "test_parameters",
+            f"{given} has no attribute weight, and neither has the layer with affine: torch's "
+            "layer calls it weight.",
+        )
     if getattr(mine, "weight", "missing") is not None:
-        fail("RMSNorm(8, elementwise_affine=False) should have weight = None.")
-    expect_state_dict_round_trip(
-        kata.RMSNorm(8, elementwise_affine=False),
-        nn.RMSNorm(8, elementwise_affine=False),
-        given="RMSNorm(8, elementwise_affine=False)",
-    )
+        fail(f"{given} should have weight = None.")
+    ref_off = nn.RMSNorm(8, elementwise_affine=False)
+    expect_affine_state_dropped(with_affine, mine, nn.RMSNorm(8), ref_off, given=given)
+    # Against the layer's own output with its weight: what the layer divides by is other
+    # checks' business, and what the weight does (Gemma's 1 + weight doubles the output) the
+    # weight's check's; that nothing scales the output without it is this one's.
     x = torch.randn(4, 8, device=device) * 2 + 1
-    expected = F.rms_norm(x, (8,), eps=1e-6)
-    given = f"RMSNorm(8, eps=1e-6, elementwise_affine=False) on x {shape_of(x)}"
-    expect_close(mine.to(device)(x), expected, given=given)
+    expect_unscaled(
+        mine.to(device)(x.clone()),
+        with_affine.to(device)(x.clone()),
+        dims=(-1,),
+        given=f"{given} and your RMSNorm(8, eps=1e-6) on x {shape_of(x)}",
+    )
 
 
 def test_to_dtype(kata, device):
@@ -436,7 +539,7 @@ def test_half_precision(kata, device, dtype):
     # or two, yet a fifth of them or more are off (measured over 200 seeds).
     mine, ref = kata.RMSNorm(64, eps=1e-6), nn.RMSNorm(64, eps=1e-6)
     given = f"RMSNorm(64, eps=1e-6).to({dtype_name(dtype)}) on x {shape_of(x)}"
-    load_torch_state(mine, ref, given=given)
+    place_torch_state(mine, ref, given=given)
     mine, ref = mine.to(device, dtype), ref.to(device, dtype)
     want = rms_norm_reference(x, ref)
     got = expect_tensor(mine(x))
@@ -511,6 +614,41 @@ def test_empty_batch(kata, device):
         mine, ref = mine.to(device), ref.to(device)
         x = torch.randn(x_shape, device=device)
         expect_same(mine, ref, x, given=f"RMSNorm({shape}, eps=1e-6) on x {shape_of(x)}")
+
+
+def expect_own_statistics(layer, x, *, given):
+    """The premise of a check that reads the RMS off x's samples: the first sample's output is
+    the same alone as in x. Where it is not, the statistic spans the batch,
+    test_statistics_per_sample's mistake, met here first."""
+    other = torch.cat([x, x.flip(-1) * 3 + 1]) if x.shape[0] == 1 else x
+    alone = expect_tensor(layer(other[:1].clone())).detach()
+    together = expect_tensor(layer(other.clone())).detach()
+    if together.shape[:1] != other.shape[:1] or not values_close(together[:1], alone):
+        fail_for(
+            "test_statistics_per_sample",
+            f"{given}: the first sample's output alone differs from its output beside the "
+            "others, so its root mean square is not its own; this check reads it off each sample.",
+        )
+
+
+def each_row_alone(layer, x):
+    """layer's outputs for the rows of x, each given alone as a batch of one, stacked."""
+    return torch.cat([expect_tensor(layer(x[i : i + 1].clone())).detach() for i in range(len(x))])
+
+
+def flat_twin(kata, ref):
+    """The learner's RMSNorm(D) holding ref's weight flattened, D = its number of elements
+    (eps as ref's): what the learner's layer over ref's normalized_shape must equal on x
+    flattened."""
+    d = math.prod(ref.normalized_shape)
+    twin = nn.RMSNorm((d,), eps=ref.eps)
+    fresh = {k: v.clone() for k, v in twin.state_dict().items()}
+    with torch.no_grad():
+        twin.weight.copy_(ref.weight.reshape(d))
+    flat = kata.RMSNorm((d,), eps=ref.eps)  # a tuple: an int one is test_parameters' business
+    given = describe_call("RMSNorm", (d,), eps=ref.eps)
+    place_torch_state(flat, twin, given=given, initial=fresh)
+    return flat
 
 
 @SUITE.perf

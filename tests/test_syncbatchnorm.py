@@ -31,6 +31,7 @@ SyncBatchNorm is BatchNorm; eps=0.5 and a constant channel where eps must show):
 
 from __future__ import annotations
 
+import contextlib
 import math
 
 import pytest
@@ -44,8 +45,10 @@ from norm_katas.checks import (
     MISSING,
     STATS,
     TOLERANCE,
+    Belongs,
     PerfCase,
     Suite,
+    TimedOut,
     describe_call,
     expect_arguments_kept,
     expect_close,
@@ -58,7 +61,10 @@ from norm_katas.checks import (
     expect_tensor,
     expect_vectorized_in_both_modes,
     fail,
+    fail_for,
+    place_state,
     shape_of,
+    values_close,
 )
 from norm_katas.checks.distributed import GlobalBatchNorm, WorldSpec, raised
 
@@ -79,7 +85,13 @@ SYNC_BUILTINS = frozenset({
 FORBIDDEN = BUILTIN_NORMS | SYNC_BUILTINS
 # The ranks every distributed check runs on, each with the learner's SyncBatchNorm: started
 # once, reused by every check until one leaves them unusable.
-WORLD = WorldSpec(RANKS, "SyncBatchNorm", groups=GROUPS, forbidden=FORBIDDEN)
+WORLD = WorldSpec(
+    RANKS,
+    "SyncBatchNorm",
+    groups=GROUPS,
+    forbidden=FORBIDDEN,
+    collectives_check="test_every_rank_joins_the_same_collectives",
+)
 # Scenario(C, xs, training=, grads=, kwargs=, state=, groups=, dtype=, trace=): steps run on the
 # ranks at once (xs[k][r]: rank r's input at step k), and the same on the global batch.
 Scenario = WORLD.scenario
@@ -221,8 +233,8 @@ def test_without_process_group_like_batchnorm(kata, device):
             mine, ref = kata.SyncBatchNorm(4, **kwargs), GlobalBatchNorm(4, **kwargs)
             mine = mine.to(device, torch.float64)
             ref = ref.to(device, torch.float64)
-            for module in (mine, ref):
-                module.load_state_dict(state)
+            ref.load_state_dict(state)
+            placed(mine, state, kwargs, given=layer)
             for k, training in enumerate((True, True, False), 1):
                 mine.train(training)
                 ref.train(training)
@@ -234,7 +246,10 @@ def test_without_process_group_like_batchnorm(kata, device):
                 expect_close(y.detach(), ref(x).detach(), given=given)
                 for name in ("running_mean", "running_var") if tracked else ():
                     have = getattr(mine, name, None)
-                    expect_close(have, getattr(ref, name), given=given, what=f"{name} afterwards")
+                    what = f"{name} afterwards"
+                    expect_close(
+                        have, getattr(ref, name), given=given, what=what, judge_dtype=False
+                    )
                     if have.requires_grad or have.grad_fn is not None:
                         fail(
                             f"{given} with x.requires_grad=True: {name} is now part of "
@@ -259,9 +274,12 @@ def test_without_torch_distributed(kata, device, monkeypatch):
     for name in ("is_initialized", "get_world_size", "get_rank"):
         monkeypatch.delattr(dist, name, raising=False)
     mine, ref = kata.SyncBatchNorm(3), GlobalBatchNorm(3)
+    given = "SyncBatchNorm(3) in training, where dist.is_available() is False"
+    placed(
+        mine, torch_state(3), {}, given="SyncBatchNorm(3)"
+    )  # the initial weight is not judged here
     mine, ref = mine.to(device, torch.float64), ref.to(device, torch.float64)
     x = torch.randn(5, 3, 4, dtype=torch.float64, device=device)
-    given = "SyncBatchNorm(3) in training, where dist.is_available() is False"
     y = call(mine, x, given=given, learner=kata.path, advice="Ask dist.is_available() first.")
     expect_close(y, ref(x).detach(), given=given)
 
@@ -279,8 +297,8 @@ def test_follows_device(kata, device):
     for x_shape in ((4, 3, 5, 5), (6, 3, 4)):
         for kwargs in ({}, {"affine": False}):
             mine = kata.SyncBatchNorm(3, **kwargs)
-            mine.load_state_dict(random_state(3, affine=kwargs.get("affine", True)))
             name = describe_call("SyncBatchNorm", 3, **kwargs)
+            placed(mine, random_state(3, affine=kwargs.get("affine", True)), kwargs, given=name)
             expect_follows_device_in_both_modes(mine, x_shape, device=device, name=name)
 
 
@@ -344,7 +362,7 @@ def test_global_mean(kata, device):
     Each rank sends its per-channel sum and count; mean = Σ sums / Σ counts over the ranks.
     """
     xs = rank_data((6,) * RANKS, 3, 4, means=SHIFTS)
-    scenario = Scenario(3, [xs])
+    scenario = Scenario(3, [xs], state=torch_state(3))
     values = scenario.run(kata, device)
     want, _ = local_stats(torch.cat(xs))
     given = scenario.given
@@ -367,7 +385,7 @@ def test_global_biased_variance(kata, device):
     xs = rank_data((6,) * RANKS, 3, 4, scales=(0.5, 1.0, 2.0, 3.0))
     mu = torch.tensor([0.5, -1.0, 2.0], dtype=torch.float64).view(1, 3, 1)
     xs = [x - x.mean((0, 2), keepdim=True) + mu for x in xs]  # the same mean on every rank
-    scenario = Scenario(3, [xs])
+    scenario = Scenario(3, [xs], state=torch_state(3))
     values = scenario.run(kata, device)
     everything = torch.cat(xs)
     _, want = local_stats(everything)
@@ -394,7 +412,7 @@ def test_variance_includes_spread_between_ranks(kata, device):
     Σ x² / N - mean² from all-reduced sums; or Σ (x - mean)² all-reduced after the mean.
     """
     xs = rank_data((6,) * RANKS, 3, 4, means=SHIFTS)
-    scenario = Scenario(3, [xs])
+    scenario = Scenario(3, [xs], state=torch_state(3))
     values = scenario.run(kata, device)
     _, want = local_stats(torch.cat(xs))
     averaged = torch.stack([local_stats(x)[1] for x in xs]).mean(0)
@@ -404,8 +422,14 @@ def test_variance_includes_spread_between_ranks(kata, device):
         suspects = [
             (averaged, "the average of the ranks' variances, which misses the spread of the "
              "rank means around the global mean: add n_r (mean_r - mean)² for each rank"),
-            (local_stats(x)[1], f"rank {r}'s own variance"),
         ]  # fmt: skip
+        # The global batch's unbiased variance, or the rank's own: not this check's mistakes.
+        total = RANKS * x.numel() // x.size(1)
+        others = {"test_global_biased_variance": [
+            (want * total / (total - 1), "the unbiased variance of the global batch"),
+            (local_stats(x)[1], f"rank {r}'s own variance"),
+        ]}  # fmt: skip
+        expect_not_others(var, others, given=given, rank=r, what="variance")
         expect_statistic(var, want, given=given, rank=r, what="variance", suspects=suspects, xs=xs)
 
 
@@ -420,15 +444,29 @@ def test_uneven_batch_sizes(kata, device):
     variance. All-reduce [sums, sums of squares, count], or all-gather (count, mean, M2).
     """
     xs = rank_data((7, 2, 4, 3), 3, 4, means=SHIFTS)
-    scenario = Scenario(3, [xs])
+    scenario = Scenario(3, [xs], state=torch_state(3))
     values = scenario.run(kata, device)
     everything = torch.cat(xs)
     want_mean, want_var = local_stats(everything)
     unweighted = torch.stack([local_stats(x)[0] for x in xs]).mean(0)
     around = torch.stack([(x - unweighted.view(1, 3, 1)).square().mean((0, 2)) for x in xs])
     around_global = torch.stack([(x - want_mean.view(1, 3, 1)).square().mean((0, 2)) for x in xs])
+    total = everything.numel() // everything.size(1)
+    averaged = torch.stack([local_stats(x)[1] for x in xs]).mean(0)
     for r, x in enumerate(xs):
         mean, var = statistics_read_off(x, values[r], given=scenario.given, rank=r)
+        # The rank's own mean, or a variance the variance checks name: not this check's.
+        others = {"test_global_mean": [(local_stats(x)[0], f"rank {r}'s own batch mean")]}
+        expect_not_others(mean, others, given=scenario.given, rank=r, what="mean")
+        others = {
+            "test_global_biased_variance": [
+                (want_var * total / (total - 1), "the unbiased variance of the global batch"),
+                (local_stats(x)[1], f"rank {r}'s own variance"),
+            ],
+            "test_variance_includes_spread_between_ranks": [
+                (averaged, "the average of the ranks' variances"),
+            ],
+        }
         suspects = [
             (
                 unweighted,
@@ -444,6 +482,7 @@ def test_uneven_batch_sizes(kata, device):
             (around_global.mean(0), "the plain average over the ranks of their mean squared "
              "deviations from the global mean: weigh each rank by its count"),
         ]  # fmt: skip
+        expect_not_others(var, others, given=scenario.given, rank=r, what="variance")
         expect_statistic(var, want_var, given=scenario.given, rank=r, what="variance",
                          suspects=suspects)  # fmt: skip
 
@@ -463,44 +502,266 @@ def test_running_stats_global_and_identical(kata, device):
     state = random_state(3)
     scenario = Scenario(3, xs, state=state)
     values = scenario.run(kata, device)
-    first = torch.cat(xs[0])
-    _, var = local_stats(first)
-    N = first.size(0)
-    old_mean, old_var = state["running_mean"].double(), state["running_var"].double()
+    with downstream(scenario, values, own="test_running_stats_global_and_identical"):
+        first = torch.cat(xs[0])
+        _, var = local_stats(first)
+        N = first.size(0)
+        old_mean, old_var = state["running_mean"].double(), state["running_var"].double()
+        for r in range(RANKS):
+            given = f"{scenario.given}: rank {r}"
+            for k, (have, want) in enumerate(scenario.steps(values, r), 1):
+                when = f"after training step {k}"
+                count = have["num_batches_tracked"]
+                if count is None or int(count) != int(want["num_batches_tracked"]):
+                    fail(f"{given}: num_batches_tracked {when} is {count}, expected "
+                         f"{int(want['num_batches_tracked'])}.")  # fmt: skip
+                for name in ("running_mean", "running_var"):
+                    got = have[name]
+                    if k == 1 and got is not None and got.shape == want[name].shape:
+                        n = sizes[r]
+                        local_mean, local_var = local_stats(xs[0][r])
+                        suspects = {
+                            "running_mean": [
+                                (old_mean, "unchanged: update it on every rank, not only on one"),
+                                (0.9 * old_mean + 0.1 * local_mean, f"rank {r}'s local mean"),
+                            ],
+                            "running_var": [
+                                (old_var, "unchanged: update it on every rank, not only on one"),
+                                (0.9 * old_var + 0.1 * var, "the biased global variance: use "
+                                 f"var * N / (N - 1) with the global count N = {N}"),
+                                (0.9 * old_var + 0.1 * var * n / (n - 1), "Bessel's correction "
+                                 f"with this rank's count n = {n}: use the global count N = {N}"),
+                                (0.9 * old_var + 0.1 * local_var * n / (n - 1),
+                                 f"rank {r}'s local unbiased variance"),
+                            ],
+                        }[name]  # fmt: skip
+                        for value, why in suspects:
+                            if torch.allclose(got.double(), value, READ_RTOL, READ_ATOL):
+                                fail(f"{given}: {name} {when} is {_short(got)}, expected "
+                                     f"{_short(want[name])}: that is {why}.")  # fmt: skip
+                    expect_close(got, want[name].to(got.dtype) if got is not None else want[name],
+                                 given=given, what=f"{name} {when}")  # fmt: skip
+
+
+def expect_eps_in_training(y, want, x, eps, weight, bias, *, given):
+    """y, a rank's training output on x (the same batch on every rank), is want, BatchNorm's on
+    the global batch, where eps is concerned: channel 0 (constant: variance 0) exactly, the
+    others unless their output is x normalized with eps inside the root around one of the
+    variances a layer may take (the biased or unbiased one, of the global batch or the rank's
+    own): which one is the variance checks' business."""
+    if not isinstance(y, torch.Tensor) or y.shape != want.shape:
+        expect_close(y, want, given=given)
+    expect_close(y[:, 0], want[:, 0], given=given, what="channel 0's output", judge_dtype=False)
+    if values_close(y, want):
+        return
+    rest = slice(1, None)
+    unaffine = (y[:, rest].double() - bias[rest].view(1, -1, 1, 1)) / weight[rest].view(1, -1, 1, 1)
+    _, var, residual = used_statistics(x[:, rest], unaffine, eps)
+    n, total = x[:, 0].numel(), RANKS * x[:, 0].numel()
+    biased = x[:, rest].var((0, 2, 3), unbiased=False)
+    variances = [biased, biased * n / (n - 1), biased * total / (total - 1)]
+    if residual < READ_ATOL and any(values_close(var, v) for v in variances):
+        return
+    expect_close(y, want, given=given, judge_dtype=False)
+
+
+def expect_eps_in_eval(evaluated, trained, x, eps, weight, bias, *, given):
+    """An eval output on x is x normalized by the running statistics the rank reported after
+    its training step, with eps inside the root, where eval uses them at all (that it does is
+    test_eval_mode's business: a layer whose eval mean is not running_mean is judged there)."""
+    mean, var = trained["running_mean"], trained["running_var"]
+    y = evaluated["y"]
+    if not isinstance(mean, torch.Tensor) or not isinstance(var, torch.Tensor):
+        return  # no running statistics to hold eval to: the buffers' checks say why
+    view = (1, -1, 1, 1)
+    mean, var = mean.double().view(view), var.double().view(view)
+    want = (x - mean) / (var + eps).sqrt() * weight.view(view) + bias.view(view)
+    if values_close(y, want):
+        return
+    if isinstance(y, torch.Tensor) and y.shape == x.shape:
+        unaffine = (y.double() - bias.view(view)) / weight.view(view)
+        read, _, residual = used_statistics(x[:, 1:], unaffine[:, 1:], eps)
+        if residual > READ_ATOL or not values_close(read, mean.view(-1)[1:]):
+            return  # eval does not normalize with running_mean: test_eval_mode's mistake
+    expect_close(y, want, given=given, what="output (with the running statistics it reported)",
+                 judge_dtype=False, equal_nan=False)  # fmt: skip
+
+
+@contextlib.contextmanager
+def downstream(scenario, values, *, own=""):
+    """Where a check of what follows from the forward statistics (running statistics,
+    gradients, process groups) fails in its body, first ask whether what it builds on was
+    wrong already: the forward statistics, the backward collective, the running statistics'
+    update. Those are other checks' mistakes, and the failure is theirs (fail_for), told as
+    they would tell it; otherwise the check's own failure stands. `own`: the check itself,
+    whose mistakes are its own to tell."""
+    try:
+        yield
+    except (Belongs, TimedOut):
+        raise
+    except pytest.fail.Exception:
+        expect_global_forward(scenario, values)
+        expect_global_backward(scenario, values, own=own)
+        if own != "test_running_stats_global_and_identical":
+            expect_running_stats_updated(scenario, values)
+        raise
+
+
+def read_off(scenario, values, r, step=0):
+    """(rank r's x, the mean and the variance it normalized x with, read off its output with
+    the scenario's weight and bias), or None where they cannot be read: no data, one value
+    per channel, an output of another shape, or one that is no straight line per channel."""
+    x = scenario.xs[step][r]
+    if x is None or values[r] is None or x.numel() // x.size(1) < 2:
+        return None
+    y = values[r]["steps"][step]["y"]
+    if not isinstance(y, torch.Tensor) or y.shape != x.shape:
+        return None
+    state = scenario.state or {}
+    view = (1, -1) + (1,) * (x.dim() - 2)
+    weight = state.get("weight", torch.ones(x.size(1))).double().view(view)
+    bias = state.get("bias", torch.zeros(x.size(1))).double().view(view)
+    eps = scenario.kwargs.get("eps", 1e-5)
+    mean, var, residual = used_statistics(x.double(), (y.double() - bias) / weight, eps)
+    return None if residual > 1e-3 else (x.double(), mean, var)
+
+
+def roughly(a, b):
+    """A read-off statistic and a known one agree: loose bounds, far beyond float32's
+    rounding and far below what the mistakes told apart change."""
+    return bool(torch.isclose(a, b, rtol=1e-3, atol=1e-3).all())
+
+
+def expect_global_forward(scenario, values, *, step=0):
+    """Every rank that can be read normalized with its group's global mean and biased
+    variance at `step`; where one did not, and its statistic is a mistake another check is
+    named for (its own mean, the plain average of the rank means, the unbiased or averaged
+    variance), fail for that check."""
     for r in range(RANKS):
+        read = read_off(scenario, values, r, step)
+        if read is None:
+            continue
+        x, mean, var = read
+        members = [m for m in scenario.members(r) if scenario.xs[step][m] is not None]
+        parts = [scenario.xs[step][m].double() for m in members]
+        everything = torch.cat(parts)
+        want_mean, want_var = local_stats(everything)
         given = f"{scenario.given}: rank {r}"
-        for k, (have, want) in enumerate(scenario.steps(values, r), 1):
-            when = f"after training step {k}"
-            count = have["num_batches_tracked"]
-            if count is None or int(count) != int(want["num_batches_tracked"]):
-                fail(f"{given}: num_batches_tracked {when} is {count}, expected "
-                     f"{int(want['num_batches_tracked'])}.")  # fmt: skip
-            for name in ("running_mean", "running_var"):
-                got = have[name]
-                if k == 1 and got is not None and got.shape == want[name].shape:
-                    n = sizes[r]
-                    local_mean, local_var = local_stats(xs[0][r])
-                    suspects = {
-                        "running_mean": [
-                            (old_mean, "unchanged: update it on every rank, not only on one"),
-                            (0.9 * old_mean + 0.1 * local_mean, f"rank {r}'s local mean"),
-                        ],
-                        "running_var": [
-                            (old_var, "unchanged: update it on every rank, not only on one"),
-                            (0.9 * old_var + 0.1 * var, "the biased global variance: use "
-                             f"var * N / (N - 1) with the global count N = {N}"),
-                            (0.9 * old_var + 0.1 * var * n / (n - 1), "Bessel's correction "
-                             f"with this rank's count n = {n}: use the global count N = {N}"),
-                            (0.9 * old_var + 0.1 * local_var * n / (n - 1),
-                             f"rank {r}'s local unbiased variance"),
-                        ],
-                    }[name]  # fmt: skip
-                    for value, why in suspects:
-                        if torch.allclose(got.double(), value, READ_RTOL, READ_ATOL):
-                            fail(f"{given}: {name} {when} is {_short(got)}, expected "
-                                 f"{_short(want[name])}: that is {why}.")  # fmt: skip
-                expect_close(got, want[name].to(got.dtype) if got is not None else want[name],
-                             given=given, what=f"{name} {when}")  # fmt: skip
+        # Only a statistic the check named for it tells: any other (the whole world's mean
+        # where the rank's group is smaller, say) leaves the failure to the check that met it.
+        total = everything.numel() // everything.size(1)
+        plain = torch.stack([local_stats(part)[0] for part in parts]).mean(0)
+        averaged = torch.stack([local_stats(part)[1] for part in parts]).mean(0)
+        suspects = [
+            (mean, want_mean, local_stats(x)[0], "test_global_mean", f"rank {r}'s own batch mean"),
+            (mean, want_mean, plain, "test_uneven_batch_sizes",
+             "the plain average of the rank means"),
+            (var, want_var, want_var * total / (total - 1), "test_global_biased_variance",
+             "the unbiased variance of the global batch"),
+            (var, want_var, local_stats(x)[1], "test_global_biased_variance",
+             f"rank {r}'s own variance"),
+            (var, want_var, averaged, "test_variance_includes_spread_between_ranks",
+             "the average of the ranks' variances"),
+        ]  # fmt: skip
+        for have, want, value, owner, why in suspects:
+            if not roughly(have, want) and roughly(have, value):
+                what = "mean" if have is mean else "variance"
+                fail_for(owner, f"{given} normalized with {what} {_short(have)} (read off its "
+                                f"output), expected {_short(want)}: {why}.")  # fmt: skip
+
+
+def expect_global_backward(scenario, values, *, step=0, own=""):
+    """Where a rank's gradient of x is the one of its own terms only (no collective in
+    backward), or its weight and bias gradients are summed over the ranks, fail for the
+    check named for it."""
+    if scenario.grads[step] is None:
+        return
+    for r in range(RANKS):
+        x, g = scenario.xs[step][r], scenario.grads[step][r]
+        if x is None or g is None or values[r] is None:
+            continue
+        have, want = values[r]["steps"][step], scenario.expected(r)[step]
+        given = f"{scenario.given}: rank {r}"
+        members = [m for m in scenario.members(r) if scenario.xs[step][m] is not None]
+        everything = torch.cat([scenario.xs[step][m].double() for m in members])
+        mean, var = local_stats(everything)
+        eps = scenario.kwargs.get("eps", 1e-5)
+        view = (1, -1) + (1,) * (x.dim() - 2)
+        dims = [0, *range(2, x.dim())]
+        invstd = (var + eps).rsqrt().view(view)
+        weight = (scenario.state or {}).get("weight", torch.ones(x.size(1))).double()
+        count = everything.numel() // everything.size(1)
+        x_hat = (x.double() - mean.view(view)) * invstd
+        dy = g.double() * weight.view(view)
+        local = invstd * (dy - dy.sum(dims, keepdim=True) / count
+                          - x_hat * (dy * x_hat).sum(dims, keepdim=True) / count)  # fmt: skip
+        got = have.get("grad_x")
+        if own == "test_input_gradients":
+            pass
+        elif (
+            isinstance(got, torch.Tensor) and got.shape == x.shape and roughly(got.double(), local)
+        ):
+            fail_for(
+                "test_input_gradients",
+                f"{given}: the gradient of x is the gradient from this rank's own terms only: "
+                "the other ranks' terms need a collective in backward.",
+            )
+        for name in ("weight", "bias") if own != "test_parameter_gradients_are_local" else ():
+            got, total = have.get(f"grad_{name}"), want.get(f"grad_{name}_all")
+            summed = (
+                isinstance(got, torch.Tensor) and total is not None and got.shape == total.shape
+                and roughly(got.double(), total) and not roughly(total, want[f"grad_{name}"])
+            )  # fmt: skip
+            if summed:
+                fail_for("test_parameter_gradients_are_local", f"{given}: {name}.grad is the sum "
+                         "over all ranks, where torch leaves it local.")  # fmt: skip
+
+
+def expect_running_stats_updated(scenario, values, *, step=0):
+    """Where a tracking rank left running_mean as it was, or folded in its own batch's mean,
+    fail for the check named for the running statistics."""
+    state = scenario.state or {}
+    if "running_mean" not in state or not scenario.training[step]:
+        return
+    old = state["running_mean"].double()
+    momentum = scenario.kwargs.get("momentum", 0.1) or 0.1
+    for r in range(RANKS):
+        x = scenario.xs[step][r]
+        if x is None or values[r] is None:
+            continue
+        got = values[r]["steps"][step].get("running_mean")
+        if not isinstance(got, torch.Tensor) or got.shape != old.shape:
+            continue
+        local = (1 - momentum) * old + momentum * local_stats(x.double())[0]
+        given = f"{scenario.given}: rank {r}"
+        for value, why in ((old, "unchanged: update it on every rank"),
+                           (local, f"rank {r}'s local mean folded in")):  # fmt: skip
+            if roughly(got.double(), value) and not roughly(value, values_of(scenario, r, step)):
+                fail_for(
+                    "test_running_stats_global_and_identical",
+                    f"{given}: running_mean after the step is {_short(got)}, {why}.",
+                )
+
+
+def values_of(scenario, r, step):
+    """What rank r's running_mean should be after `step`."""
+    return scenario.expected(r)[step]["running_mean"].double()
+
+
+def placed(mine, state, kwargs, *, given):
+    """torch's state placed in the learner's layer through its attributes (place_state), or a
+    failure for the check named for the entry that has nowhere to go."""
+    channels = next(v for v in state.values() if v.dim() == 1).numel()
+    problem = place_state(mine, state, initial=torch_state(channels, **kwargs))
+    if problem is not None:
+        name, why = problem
+        owner = "test_buffers" if name in STATS else "test_parameters"
+        fail_for(owner, f"{given}: nn.SyncBatchNorm's {name} has nowhere to go: {why}.")
+
+
+def torch_state(C: int, **kwargs) -> dict:
+    """A fresh torch layer's state_dict: weight 1, bias 0, running statistics 0 and 1."""
+    return {k: v.clone() for k, v in GlobalBatchNorm(C, **kwargs).state_dict().items()}
 
 
 def _short(t: torch.Tensor) -> str:
@@ -523,31 +784,35 @@ def test_input_gradients(kata, device):
     state = random_state(3)
     scenario = Scenario(3, [xs], grads=[grads], state=state)
     values = scenario.run(kata, device)
-    everything = torch.cat(xs)
-    mean, var = local_stats(everything)
-    invstd = (var + 1e-5).rsqrt().view(1, 3, 1)
-    w = state["weight"].double().view(1, 3, 1)
-    N = everything.size(0) * everything.size(2)
-    for r in range(RANKS):
-        given = f"{scenario.given}: rank {r}"
-        have, want = values[r]["steps"][0]["grad_x"], scenario.expected(r)[0]["grad_x"]
-        if have is None:
-            fail(f"{given}: x.grad is None after backward: is the output detached from x?")
-        x_hat = (xs[r] - mean.view(1, 3, 1)) * invstd
-        g = grads[r] * w
-        local_terms = invstd * (g - g.sum((0, 2), keepdim=True) / N
-                                - x_hat * (g * x_hat).sum((0, 2), keepdim=True) / N)  # fmt: skip
-        for value, why in (
-            (local_terms, "the gradient from this rank's own terms only: the other ranks' "
-             "terms need a collective in backward (all-reduce Σ dy and Σ dy·x_hat)"),
-            (invstd * g, "the gradient with the mean and variance treated as constants: they "
-             "depend on x, keep them in the graph"),
-        ):  # fmt: skip
-            if have.shape == value.shape and torch.allclose(
-                have.double(), value, READ_RTOL, READ_ATOL
-            ):
-                fail(f"{given}: the gradient of x is {why}.")
-        expect_close(have, want, given=given, what="gradient of x")
+    with downstream(scenario, values, own="test_input_gradients"):
+        everything = torch.cat(xs)
+        mean, var = local_stats(everything)
+        invstd = (var + 1e-5).rsqrt().view(1, 3, 1)
+        w = state["weight"].double().view(1, 3, 1)
+        N = everything.size(0) * everything.size(2)
+        for r in range(RANKS):
+            given = f"{scenario.given}: rank {r}"
+            have, want = values[r]["steps"][0]["grad_x"], scenario.expected(r)[0]["grad_x"]
+            if have is None:
+                fail(f"{given}: x.grad is None after backward: is the output detached from x?")
+            x_hat = (xs[r] - mean.view(1, 3, 1)) * invstd
+            g = grads[r] * w
+            local_terms = invstd * (
+                g
+                - g.sum((0, 2), keepdim=True) / N
+                - x_hat * (g * x_hat).sum((0, 2), keepdim=True) / N
+            )
+            for value, why in (
+                (local_terms, "the gradient from this rank's own terms only: the other ranks' "
+                 "terms need a collective in backward (all-reduce Σ dy and Σ dy·x_hat)"),
+                (invstd * g, "the gradient with the mean and variance treated as constants: they "
+                 "depend on x, keep them in the graph"),
+            ):  # fmt: skip
+                if have.shape == value.shape and torch.allclose(
+                    have.double(), value, READ_RTOL, READ_ATOL
+                ):
+                    fail(f"{given}: the gradient of x is {why}.")
+            expect_close(have, want, given=given, what="gradient of x")
 
 
 def test_parameter_gradients_are_local(kata, device):
@@ -563,23 +828,24 @@ def test_parameter_gradients_are_local(kata, device):
     xs = rank_data((5, 3, 4, 2), 3, 4, means=SHIFTS)
     scenario = Scenario(3, [xs], grads=[grads_like(xs)], state=random_state(3))
     values = scenario.run(kata, device)
-    for r in range(RANKS):
-        given = f"{scenario.given}: rank {r}"
-        have, want = values[r]["steps"][0], scenario.expected(r)[0]
-        for name in ("weight", "bias"):
-            got = have.get(f"grad_{name}")
-            if got is None:
-                fail(f"{given}: {name}.grad is None after backward. Is {name} used in forward?")
-            total = want[f"grad_{name}_all"]
-            if got.shape == total.shape and torch.allclose(
-                got.double(), total, READ_RTOL, READ_ATOL
-            ):
-                fail(
-                    f"{given}: {name}.grad is the sum over all ranks. torch leaves it local, "
-                    "and DDP all-reduces parameter gradients after backward: reduced here too, "
-                    "they would count once per rank."
-                )
-            expect_close(got, want[f"grad_{name}"], given=given, what=f"gradient of {name}")
+    with downstream(scenario, values, own="test_parameter_gradients_are_local"):
+        for r in range(RANKS):
+            given = f"{scenario.given}: rank {r}"
+            have, want = values[r]["steps"][0], scenario.expected(r)[0]
+            for name in ("weight", "bias"):
+                got = have.get(f"grad_{name}")
+                if got is None:
+                    fail(f"{given}: {name}.grad is None after backward. Is {name} used in forward?")
+                total = want[f"grad_{name}_all"]
+                if got.shape == total.shape and torch.allclose(
+                    got.double(), total, READ_RTOL, READ_ATOL
+                ):
+                    fail(
+                        f"{given}: {name}.grad is the sum over all ranks. torch leaves it local, "
+                        "and DDP all-reduces parameter gradients after backward: reduced here too, "
+                        "they would count once per rank."
+                    )
+                expect_close(got, want[f"grad_{name}"], given=given, what=f"gradient of {name}")
 
 
 def test_rank_with_batch_of_one(kata, device):
@@ -598,11 +864,12 @@ def test_rank_with_batch_of_one(kata, device):
         f"batch ({sum(x.size(0) for x in xs)} values per channel here)."
     )
     values = scenario.run(kata, device, advice=advice)
-    for r in range(RANKS):
-        have, want = values[r]["steps"][0], scenario.expected(r)[0]
-        expect_close(have["y"], want["y"], given=f"{scenario.given}: rank {r}", what="output")
-        expect_close(have["grad_x"], want["grad_x"], given=f"{scenario.given}: rank {r}",
-                     what="gradient of x")  # fmt: skip
+    with downstream(scenario, values):
+        for r in range(RANKS):
+            have, want = values[r]["steps"][0], scenario.expected(r)[0]
+            expect_close(have["y"], want["y"], given=f"{scenario.given}: rank {r}", what="output")
+            expect_close(have["grad_x"], want["grad_x"], given=f"{scenario.given}: rank {r}",
+                         what="gradient of x")  # fmt: skip
 
 
 def test_process_group(kata, device):
@@ -620,25 +887,27 @@ def test_process_group(kata, device):
     pairs = ["0-1", "0-1", "2-3", "2-3"]
     means = [[3.0] * 3, [2.0] * 3, [-3.0] * 3, [-1.0] * 3]
     scenarios = [
-        Scenario(3, [rank_data((4, 3, 5, 2), 3, 4, means=means)], groups=pairs),
+        Scenario(3, [rank_data((4, 3, 5, 2), 3, 4, means=means)], groups=pairs,
+                 state=torch_state(3)),
         Scenario(3, [xs := [*rank_data((4, 3), 3, 4, means=means), None, None]],
-                 grads=[grads_like(xs)], groups=["0-1", "0-1", None, None]),
+                 grads=[grads_like(xs)], groups=["0-1", "0-1", None, None], state=torch_state(3)),
         Scenario(3, [[None, *rank_data((3, 2, 4), 3, 2, means=SHIFTS[1:])]],
-                 groups=[None, "1-3", "1-3", "1-3"]),
+                 groups=[None, "1-3", "1-3", "1-3"], state=torch_state(3)),
     ]  # fmt: skip
     for scenario in scenarios:
         values = scenario.run(kata, device)
-        for r in range(RANKS):
-            if values[r] is None:
-                continue
-            ((have, want),) = scenario.steps(values, r)
-            given = f"{scenario.given}: rank {r}"
-            expect_calls(have["calls"], given=given, rank=r, group=scenario.members(r))
-            expect_close(have["y"], want["y"], given=given, what="output")
-            expect_close(have["running_mean"], want["running_mean"], given=given,
-                         what="running_mean")  # fmt: skip
-            if "grad_x" in want:
-                expect_close(have["grad_x"], want["grad_x"], given=given, what="gradient of x")
+        with downstream(scenario, values):
+            for r in range(RANKS):
+                if values[r] is None:
+                    continue
+                ((have, want),) = scenario.steps(values, r)
+                given = f"{scenario.given}: rank {r}"
+                expect_calls(have["calls"], given=given, rank=r, group=scenario.members(r))
+                expect_close(have["y"], want["y"], given=given, what="output")
+                expect_close(have["running_mean"], want["running_mean"], given=given,
+                             what="running_mean", judge_dtype=False)  # fmt: skip
+                if "grad_x" in want:
+                    expect_close(have["grad_x"], want["grad_x"], given=given, what="gradient of x")
 
 
 def test_eval_mode(kata, device):
@@ -675,8 +944,10 @@ def test_eps_inside_sqrt(kata, device):
     eval.
     """
     for kwargs in ({}, {"eps": 0.5}):
+        eps = kwargs.get("eps", 1e-5)
         layer = describe_call("SyncBatchNorm", 3, **kwargs)
         mine, ref = kata.SyncBatchNorm(3, **kwargs), GlobalBatchNorm(3, **kwargs)
+        placed(mine, torch_state(3), kwargs, given=layer)  # the initial weight is not judged here
         mine, ref = mine.to(device, torch.float64), ref.to(device, torch.float64)
         for training in (True, False):
             mine.train(training)
@@ -685,18 +956,24 @@ def test_eps_inside_sqrt(kata, device):
             x[:, 0] = 2.0
             given = f"{layer} without a process group, {'training' if training else 'eval'}"
             given += ", channel 0 constant"
-            expect_close(call(mine, x, given=given, learner=kata.path), ref(x), given=given)
-        xs = rank_data((4, 3, 5, 2), 3, 4, means=SHIFTS)
-        for x in xs:
-            x[:, 0] = 2.0
-        scenario = Scenario(3, [xs, xs], training=[True, False], kwargs=kwargs,
-                            state=random_state(3))  # fmt: skip
+            y = call(mine, x, given=given, learner=kata.path)
+            expect_close(y, ref(x), given=given, judge_dtype=False)
+        # On the ranks, the same batch on every rank: the global statistics are then each
+        # rank's own, so which of them a layer synchronises (other checks' business) does not
+        # show, and eval is held to the running statistics the layer itself reports.
+        x = rank_data((4,), 3, 5, 2, means=SHIFTS[:1])[0]
+        x[:, 0] = 2.0
+        xs = [x.clone() for _ in range(RANKS)]
+        state = random_state(3)
+        scenario = Scenario(3, [xs, xs], training=[True, False], kwargs=kwargs, state=state)
         values = scenario.run(kata, device)
+        weight, bias = state["weight"].double(), state["bias"].double()
         for r in range(RANKS):
-            for k, (have, want) in enumerate(scenario.steps(values, r), 1):
-                mode = "training" if k == 1 else "eval"
-                given = f"{scenario.given}, channel 0 constant: rank {r}, {mode} step {k}"
-                expect_close(have["y"], want["y"], given=given)
+            (trained, want), (evaluated, _) = scenario.steps(values, r)
+            given = f"{scenario.given}, channel 0 constant: rank {r}, training step 1"
+            expect_eps_in_training(trained["y"], want["y"], x, eps, weight, bias, given=given)
+            given = f"{scenario.given}, channel 0 constant: rank {r}, eval step 2"
+            expect_eps_in_eval(evaluated, trained, x, eps, weight, bias, given=given)
 
 
 @pytest.mark.broad
@@ -958,6 +1235,16 @@ def expect_statistic(have, want, *, given, rank, what, suspects=(), xs=None):
         f"{given}: rank {rank} normalized channel {c} with {what} {have[c].item():.6g} (read off "
         f"its output), expected {want[c].item():.6g}.{means}{why}"
     )
+
+
+def expect_not_others(have, others, *, given, rank, what):
+    """Where a statistic read off a rank's output is a mistake another check is named for
+    (others: {check: [(value, what it is)]}), fail for that check, in its words."""
+    for check, suspects in others.items():
+        for value, said in suspects:
+            if torch.isclose(have, value, rtol=READ_RTOL, atol=READ_ATOL).all():
+                fail_for(check, f"{given}: rank {rank} normalized with {what} {_short(have)} "
+                                f"(read off its output): that is {said}.")  # fmt: skip
 
 
 def expect_calls(report_calls, *, given, rank, none=False, group=None):

@@ -53,6 +53,7 @@ from norm_katas.checks.comparisons import (
     dtype_name,
     expect_attributes,
     expect_close,
+    expect_eps_in_the_root,
     expect_grads_close,
     expect_like,
     expect_raises,
@@ -60,10 +61,13 @@ from norm_katas.checks.comparisons import (
     expect_rounded_once,
     expect_stable_under_shift,
     expect_tensor,
+    expect_unscaled,
+    influence,
     nonzero_values,
     shape_of,
     tensors_in,
     tolerance,
+    values_close,
 )
 from norm_katas.checks.doubles import (
     CountingLinear,
@@ -96,6 +100,7 @@ from norm_katas.checks.masks import (
 from norm_katas.checks.modules import (
     MISSING,
     backward_grads,
+    expect_affine_state_dropped,
     expect_arguments_kept,
     expect_input_unmodified,
     expect_no_weight_and_bias,
@@ -109,6 +114,8 @@ from norm_katas.checks.modules import (
     grads_of,
     load_torch_state,
     paired,
+    place_state,
+    place_torch_state,
     torch_initialised,
 )
 from norm_katas.checks.running_stats import (
@@ -131,6 +138,7 @@ from norm_katas.checks.running_stats import (
     normalized_by_running_stats,
     snapshot,
     stat,
+    weight_of_batch,
 )
 from norm_katas.checks.suite import PerfCase, Suite
 from norm_katas.runtime.outcomes import (
@@ -178,11 +186,13 @@ __all__ = [
     "count_python_lines",
     "describe_call",
     "dtype_name",
+    "expect_affine_state_dropped",
     "expect_arguments_kept",
     "expect_attributes",
     "expect_backward_by_hand",
     "expect_backward_shapes",
     "expect_close",
+    "expect_eps_in_the_root",
     "expect_eval_leaves_stats",
     "expect_float64_arithmetic",
     "expect_float64_in_both_modes",
@@ -220,6 +230,7 @@ __all__ = [
     "expect_stats_without_history",
     "expect_tensor",
     "expect_through_function",
+    "expect_unscaled",
     "expect_vectorized",
     "expect_vectorized_in_both_modes",
     "expect_vectorized_rows",
@@ -229,11 +240,14 @@ __all__ = [
     "forward_with_grad",
     "grads_of",
     "in_mode",
+    "influence",
     "load_torch_state",
     "nonzero_values",
     "normalized_by_running_stats",
     "paired",
     "perturbed",
+    "place_state",
+    "place_torch_state",
     "shape_of",
     "skip_unless_close",
     "snapshot",
@@ -241,4 +255,6 @@ __all__ = [
     "tensors_in",
     "tolerance",
     "torch_initialised",
+    "values_close",
+    "weight_of_batch",
 ]

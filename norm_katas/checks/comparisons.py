@@ -3,6 +3,7 @@ discrepancy."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
@@ -98,6 +99,138 @@ def expect_stable_under_shift(
     expect_close(run(x.clone()), want, given=given, rtol=0, atol=2e-3)
 
 
+def expect_eps_in_the_root(
+    make: Callable[[float], Callable[[torch.Tensor], Any]],
+    x: torch.Tensor,
+    eps: float,
+    reference: Callable[[torch.Tensor, float], torch.Tensor],
+    *,
+    name: Callable[[float], str],
+    given: str,
+) -> None:
+    """The learner's normalization with eps (make(eps), built without affine) gives torch's
+    output on x (reference(x, eps)): eps added to the variance, or the mean square, inside
+    the square root. name(eps) is the layer as messages show it, `given` the input.
+
+    Where the layer's output differs from torch's at eps = 0 as well, what it divides by is
+    another check's mistake (a variance over n − 1, the wrong dims, an L2 norm) and this one
+    judges eps by the layer's own outputs: any statistic s that scales as the square of x, as
+    every variance and mean square does, gives x / √(s(x) + eps) with eps inside the root, so
+    the layer on 2x with eps is the layer on x with eps / 4; with eps outside it, √s + eps,
+    it is the layer on x with eps / 2, and eps ignored or replaced shows as well. Only a
+    clamp (max(s, eps)) passes that test where the statistic is wrong: its own is caught where
+    the statistic is right."""
+    got = expect_tensor(make(eps)(x.clone()))
+    said = f"{name(eps)} on {given}"
+    want = reference(x, eps)
+    if values_close(got, want):
+        return
+    unit = x / x.std()  # a spread of 1: at eps = 0 the default eps (1e-5) would not show
+    if values_close(expect_tensor(make(0.0)(unit.clone())), reference(unit, 0.0)):
+        expect_close(got, want, given=said, judge_dtype=False, judge_shape=False)
+        return
+    doubled = expect_tensor(make(eps)(2 * x)).detach()
+    quartered = expect_tensor(make(eps / 4)(x.clone())).detach()
+    expect_close(
+        doubled,
+        quartered,
+        given=(
+            f"{name(eps)} on 2x against {name(eps / 4)} on x, {given}. Your layer's output "
+            "differs from torch's at eps=0 too (what it divides by is another check's "
+            "business), so eps is judged by your layer's own outputs: with eps inside the "
+            "square root, the layer on 2x is the layer with eps / 4 on x"
+        ),
+        what="the output on 2x",
+        judge_dtype=False,
+        judge_shape=False,
+        equal_nan=False,
+    )
+
+
+def influence(
+    run: Callable[[torch.Tensor], Any],
+    x: torch.Tensor,
+    index: tuple[int, ...],
+    *,
+    given: str,
+    counter: tuple[int, ...] | None = None,
+) -> torch.Tensor:
+    """Which outputs of run change when x[index] alone changes (by 1): a boolean tensor of x's
+    shape, the output read in x's shape, its values in order. A normalization's outputs
+    change with every input of their group, through its mean and variance, and with no other,
+    to the bit: this reads which values form a group, whatever the statistics are (a
+    variance over n or n − 1, eps anywhere). Run it on float64 values of spread 1 or so.
+
+    With `counter`, x[counter] moves by −1 as well: for two values of one group its mean stays,
+    and only its variance carries the change, so that a variance taken over fewer values than
+    the mean (a channel's alone, say) shows."""
+    before = expect_tensor(run(x.clone())).detach()
+    moved = x.clone()
+    moved[index] += 1.0
+    if counter is not None:
+        moved[counter] -= 1.0
+    after = expect_tensor(run(moved)).detach()
+    for out in (before, after):
+        if out.numel() != x.numel():
+            fail(f"{given}: the output has {out.numel()} elements, x {x.numel()}.")
+    before, after = before.reshape(x.shape), after.reshape(x.shape)
+    return ~((after == before) | (after.isnan() & before.isnan()))
+
+
+def expect_unscaled(got: Any, with_affine: Any, *, dims: tuple[int, ...], given: str) -> None:
+    """got, a layer's output without affine, must be the output x̂ that the same layer built
+    with affine scales and shifts into with_affine: with_affine = a · got + b, one a (never 0)
+    and one b for each position along `dims`, the dims its weight spans (the channel dim, or
+    the normalized dims). Read off the two outputs themselves: how the layer normalizes, and
+    what its weight is and does, are other checks' business; that nothing scales or shifts
+    the output without affine is this one's. `given` names both layers and the input."""
+    got, with_affine = expect_tensor(got).detach(), expect_tensor(with_affine).detach()
+    if got.shape != with_affine.shape:
+        fail(
+            f"{given}: the output has shape {_fmt(got.shape)}, the one with affine "
+            f"{_fmt(with_affine.shape)}."
+        )
+    rest = [d for d in range(got.dim()) if d not in {d % got.dim() for d in dims}]
+    order = [*rest, *(d % got.dim() for d in dims)]
+    g = got.double().permute(order).reshape(-1, math.prod(got.shape[d] for d in dims))
+    y = with_affine.double().permute(order).reshape(g.shape)
+    gc, yc = g - g.mean(0), y - y.mean(0)
+    scale = (gc * yc).sum(0) / gc.square().sum(0)
+    shift = y.mean(0) - scale * g.mean(0)
+    fitted = (
+        (g * scale + shift)
+        .reshape([got.shape[d] for d in order])
+        .permute([order.index(d) for d in range(got.dim())])
+    )
+    if bool((scale.abs() > 1e-6).all()) and values_close(fitted, with_affine):
+        return
+    expect_close(
+        got,
+        with_affine,
+        given=(
+            f"{given}: the output without affine is no scaled and shifted copy of the output "
+            "with affine (one scale and one shift per channel, or per normalized element), so "
+            "something else tells them apart"
+        ),
+        judge_dtype=False,
+        equal_nan=False,
+    )
+
+
+def values_close(got: Any, expected: torch.Tensor) -> bool:
+    """Whether got is a tensor of expected's values, within the tolerance that
+    expect_close(judge_dtype=False, judge_shape=False) allows: a question, never a failure."""
+    if not isinstance(got, torch.Tensor) or got.numel() != expected.numel():
+        return False
+    got = got.reshape(expected.shape)
+    if not got.is_floating_point():
+        return False
+    coarser = min((got.dtype, expected.dtype), key=lambda d: torch.finfo(d).bits)
+    rtol, atol = tolerance(coarser, expected.device)
+    g, e = got.detach().double().cpu(), expected.detach().double().cpu()
+    return bool(torch.isclose(g, e, rtol=rtol, atol=atol, equal_nan=True).all())
+
+
 def expect_like(out: Any, x: torch.Tensor, *, given: str, what: str = "output") -> torch.Tensor:
     """The output must have the input's shape, dtype and device."""
     out = expect_tensor(out)
@@ -116,15 +249,32 @@ def expect_close(
     what: str = "output",
     rtol: float | None = None,
     atol: float | None = None,
+    judge_dtype: bool = True,
+    judge_shape: bool = True,
+    equal_nan: bool = True,
 ) -> None:
     """got must match expected (shape, dtype, device, then values) within TOLERANCE.
 
     `given` names the setup ("LayerNorm(8) on x (4, 8) float32"); `what` names the value.
     On failure the message shows the first element out of tolerance and the largest error.
+    judge_dtype=False, for a check of values whose dtype is another check's (the output's
+    dtype, say): a floating got of another dtype is compared by value, at the tolerance of
+    the coarser of the two dtypes. judge_shape=False, likewise for the shape: a got with as
+    many elements as expected is compared in expected's shape, its values in order.
+    equal_nan=False where expected is the learner's own output (a check that compares the
+    layer with itself): a NaN there is no agreement.
     """
     got = expect_tensor(got, what)
+    if not judge_shape and got.shape != expected.shape and got.numel() == expected.numel():
+        got = got.reshape(expected.shape)
     if got.shape != expected.shape:
         fail(f"{given}: {what} has shape {_fmt(got.shape)}, expected {_fmt(expected.shape)}.")
+    if not judge_dtype and got.dtype != expected.dtype and got.is_floating_point():
+        coarser = min((got.dtype, expected.dtype), key=lambda d: torch.finfo(d).bits)
+        default_rtol, default_atol = tolerance(coarser, expected.device)
+        rtol = default_rtol if rtol is None else rtol
+        atol = default_atol if atol is None else atol
+        got = got.to(expected.dtype)
     if got.dtype != expected.dtype:
         fail(f"{given}: {what} has dtype {_fmt(got.dtype)}, expected {_fmt(expected.dtype)}.")
     if got.device != expected.device:
@@ -133,7 +283,7 @@ def expect_close(
     rtol = default_rtol if rtol is None else rtol
     atol = default_atol if atol is None else atol
     g, e = got.detach().double().cpu(), expected.detach().double().cpu()
-    bad = ~torch.isclose(g, e, rtol=rtol, atol=atol, equal_nan=True)
+    bad = ~torch.isclose(g, e, rtol=rtol, atol=atol, equal_nan=equal_nan)
     if not bad.any():
         return
     first = tuple(int(i) for i in bad.nonzero()[0])
@@ -141,12 +291,18 @@ def expect_close(
     # A NaN is the worst difference of all, and is said as NaN, never as inf.
     ranked = diff.nan_to_num(nan=float("inf"), posinf=torch.finfo(diff.dtype).max)
     worst = tuple(int(i) for i in torch.unravel_index(ranked.argmax(), ranked.shape))
-    nan_note = (
-        " It contains NaN: from 0/0, the square root of a negative, or memory read before it was"
-        " written (torch.empty does not set it)."
-        if g.isnan().any() and not e.isnan().any()
-        else ""
-    )
+    nan_note = ""
+    if g.isnan().any() and not e.isnan().any():
+        nan_note = (
+            " It contains NaN: from 0/0, the square root of a negative, or memory read before it"
+            " was written (torch.empty does not set it)."
+        )
+    elif not equal_nan and e.isnan().any():  # the reference is the learner's own output
+        nan_note = (
+            " The expected value is your layer's own output, and it contains NaN, which agrees "
+            "with nothing: from 0/0, the square root of a negative, or memory read before it "
+            "was written (torch.empty does not set it)."
+        )
     want, have = _distinct(e[first].item(), g[first].item())
     fail(
         f"{given}: {what} differs from the expected value at {list(first)}: "

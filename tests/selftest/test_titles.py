@@ -158,6 +158,7 @@ PROOFS: dict[tuple[str, str, str], list[str]] = {
         "wraps_nn_rmsnorm",
     ],
     ("rmsnorm", "test_zero_input", "NaN"): ["no_eps"],
+    ("rmsnorm", "test_statistics_per_sample", "the batch's"): ["mean_over_every_dim"],
     ("rmsnorm", "test_root_mean_square", "by its L2 norm"): ["l2_norm_not_rms"],
     ("rmsnorm", "test_weight_scales_each_element", "1 + weight"): ["gemma_one_plus_weight"],
     ("rmsnorm", "test_no_elementwise_affine", "parameters"): ["affine_off_keeps_weight"],

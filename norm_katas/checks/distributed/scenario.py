@@ -17,7 +17,7 @@ from typing import Any
 import torch
 from torch import nn
 
-from norm_katas.checks import describe_call, fail, shape_of
+from norm_katas.checks import describe_call, fail, place_state, shape_of
 from norm_katas.checks.distributed.rank import Mistake, RankContext
 from norm_katas.checks.distributed.verdict import expect_ranks_ok
 from norm_katas.checks.distributed.world import RankReport, World, WorldError
@@ -47,6 +47,9 @@ class WorldSpec:
     layer: str
     groups: dict[str, list[int]] = field(default_factory=dict)
     forbidden: frozenset[str] = frozenset()
+    # The suite's check named for every rank making the same collective calls: collectives
+    # that diverge in any scenario are its mistake (expect_ranks_ok).
+    collectives_check: str = ""
 
     def backend_for(self, device: torch.device) -> str:
         """nccl with one GPU per rank where there are enough GPUs; gloo on the CPU otherwise."""
@@ -125,7 +128,8 @@ class Scenario:
     def run(self, kata, device, *, advice: str = "") -> list[dict | None]:
         """What each rank reported (None where it sat out); fails on any rank's problem."""
         reports = self.run_reports(kata, device)
-        return expect_ranks_ok(reports, given=self.given, advice=advice)
+        check = self.spec.collectives_check
+        return expect_ranks_ok(reports, given=self.given, advice=advice, collectives_check=check)
 
     def run_reports(self, kata, device) -> list[RankReport]:
         payloads = []
@@ -195,10 +199,13 @@ def run_steps(kata: Any, ctx: RankContext, spec: dict | None) -> dict | None:
     ctx.phase("__init__")
     bn = getattr(kata, spec["layer"])(spec["C"], **kwargs).to(ctx.device, spec["dtype"])
     if spec["state"] is not None:
-        try:
-            bn.load_state_dict(spec["state"])
-        except Exception as e:
-            raise Mistake(f"nn.{spec['layer']}'s state_dict does not load: {e}") from None
+        # Placed through the layer's attributes, however they are registered: how the state is
+        # registered is the single-process checks' business (place_state).
+        fresh = GlobalBatchNorm(spec["C"], **spec["kwargs"]).state_dict()
+        problem = place_state(bn, spec["state"], initial=fresh)
+        if problem is not None:
+            name, why = problem
+            raise Mistake(f"nn.{spec['layer']}'s {name} has nowhere to go: {why}.")
     trace = tracing.Trace()
 
     def recording() -> contextlib.AbstractContextManager:  # kept across steps in one Trace

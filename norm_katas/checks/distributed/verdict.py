@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from norm_katas.checks import cannot_grade, fail, fail_hung
+from norm_katas.checks import cannot_grade, fail, fail_for, fail_hung
 from norm_katas.checks.distributed.rank import MARGIN_S, WAIT_S, call_kind, describe_error
 from norm_katas.checks.distributed.world import RankReport
 from norm_katas.runtime.loader import display_path
@@ -139,12 +139,16 @@ def reraise_at(error: dict) -> None:
     raise exc
 
 
-def expect_ranks_ok(reports: list[RankReport], *, given: str, advice: str = "") -> list[Any]:
+def expect_ranks_ok(
+    reports: list[RankReport], *, given: str, advice: str = "", collectives_check: str = ""
+) -> list[Any]:
     """Every rank must have finished; else fail with what went wrong, where. Returns the values.
 
     NotImplementedError on a rank is raised again here (the stub is unfinished); another
     exception names the rank and the learner's line; then a rank that died, the collectives
-    that diverged (a deadlock), a rank stuck for good.
+    that diverged (a deadlock), a rank stuck for good. collectives_check: the suite's check
+    named for the ranks making the same collective calls; collectives that diverge are its
+    mistake, whichever check meets them (fail_for).
     """
     advice = f" {advice}" if advice else ""
     for report in reports:
@@ -191,6 +195,8 @@ def expect_ranks_ok(reports: list[RankReport], *, given: str, advice: str = "") 
             + (waited[0].upper() + waited[1:] if waited else "An endless loop?")
         )
     if (text := divergence(reports)) is not None:
+        if collectives_check:
+            fail_for(collectives_check, f"{given}: {text}")
         fail(f"{given}: {text}")
     for report in reports:
         if report.stuck:

@@ -7,7 +7,6 @@ from solutions.batchnorm import BatchNorm1d as Reference1d
 from solutions.batchnorm import BatchNorm2d as Reference2d
 
 EXPECT = "test_affine_false"
-ALSO = "test_follows_device"
 
 
 class KeepsParams:

@@ -9,14 +9,7 @@ import torch
 from solutions.groupnorm import GroupNorm as Reference
 
 EXPECT = "test_one_and_c_groups"
-ALSO = (
-    "test_groups_are_contiguous_channels, "
-    "test_eps_inside_sqrt, "
-    "test_no_affine, "
-    "test_same_in_eval_mode, "
-    "test_forward_matches_torch, "
-    "test_gradients_match"
-)
+ALSO = "test_forward_matches_torch, test_gradients_match"
 
 
 class GroupNorm(Reference):

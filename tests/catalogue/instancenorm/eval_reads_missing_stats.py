@@ -8,14 +8,7 @@ from solutions.instancenorm import InstanceNorm1d as Reference1d
 from solutions.instancenorm import InstanceNorm2d as Reference2d
 
 EXPECT = "test_eval_without_running_stats"
-ALSO = (
-    "test_unbatched_input, "
-    "test_input_unmodified, "
-    "test_from_scratch, "
-    "test_follows_device, "
-    "test_forward_matches_torch, "
-    "test_gradients_match"
-)
+ALSO = "test_forward_matches_torch, test_gradients_match"
 
 
 class Mistake:

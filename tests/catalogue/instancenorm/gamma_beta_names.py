@@ -7,23 +7,7 @@ from solutions.instancenorm import InstanceNorm1d as Reference1d
 from solutions.instancenorm import InstanceNorm2d as Reference2d
 
 EXPECT = "test_parameters"
-ALSO = (
-    "test_state_dict_round_trip, "
-    "test_affine_per_channel, "
-    "test_eval_without_running_stats, "
-    "test_eval_uses_running_stats, "
-    "test_eval_leaves_running_stats_unchanged, "
-    "test_unbatched_input, "
-    "test_input_unmodified, "
-    "test_running_stats_no_autograd_history, "
-    "test_from_scratch, "
-    "test_vectorized, "
-    "test_to_dtype, "
-    "test_follows_device, "
-    "test_forward_matches_torch, "
-    "test_gradients_match, "
-    "test_several_steps_then_eval"
-)
+ALSO = "test_state_dict_round_trip"
 
 
 class Mistake:
@@ -37,10 +21,14 @@ class Mistake:
             self.beta = nn.Parameter(torch.zeros(num_features))
 
     def _normalize(self, x):
-        y = super()._normalize(x)
+        affine, self.affine = self.affine, False  # the reference's own affine reads weight
+        try:
+            y = super()._normalize(x)
+        finally:
+            self.affine = affine
         if self.affine:
             shape = (1, -1) + (1,) * (x.dim() - 2)
-            y = y * self.gamma.view(shape) + self.beta.view(shape)
+            y = (y * self.gamma.view(shape) + self.beta.view(shape)).to(x.dtype)
         return y
 
 

@@ -6,12 +6,7 @@ from solutions.instancenorm import InstanceNorm1d as Reference1d
 from solutions.instancenorm import InstanceNorm2d as Reference2d
 
 EXPECT = "test_running_mean_update"
-ALSO = (
-    "test_running_var_unbiased_average, "
-    "test_unbatched_input, "
-    "test_forward_matches_torch, "
-    "test_several_steps_then_eval"
-)
+ALSO = "test_forward_matches_torch, test_several_steps_then_eval"
 
 
 class Mistake:

@@ -7,24 +7,7 @@ from solutions.instancenorm import InstanceNorm1d as Reference1d
 from solutions.instancenorm import InstanceNorm2d as Reference2d
 
 EXPECT = "test_buffers"
-ALSO = (
-    "test_state_dict_round_trip, "
-    "test_output_like_input, "
-    "test_running_mean_update, "
-    "test_running_var_unbiased_average, "
-    "test_eval_uses_running_stats, "
-    "test_eval_leaves_running_stats_unchanged, "
-    "test_unbatched_input, "
-    "test_input_unmodified, "
-    "test_running_stats_no_autograd_history, "
-    "test_from_scratch, "
-    "test_vectorized, "
-    "test_to_dtype, "
-    "test_follows_device, "
-    "test_forward_matches_torch, "
-    "test_gradients_match, "
-    "test_several_steps_then_eval"
-)
+ALSO = "test_state_dict_round_trip, test_to_dtype, test_follows_device"
 
 
 class Mistake:

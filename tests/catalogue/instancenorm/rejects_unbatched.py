@@ -4,7 +4,7 @@ from solutions.instancenorm import InstanceNorm1d as Reference1d
 from solutions.instancenorm import InstanceNorm2d as Reference2d
 
 EXPECT = "test_unbatched_input"
-ALSO = "test_input_unmodified, test_forward_matches_torch"
+ALSO = "test_forward_matches_torch"
 
 
 class Mistake:

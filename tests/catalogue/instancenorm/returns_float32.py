@@ -4,16 +4,7 @@ from solutions.instancenorm import InstanceNorm1d as Reference1d
 from solutions.instancenorm import InstanceNorm2d as Reference2d
 
 EXPECT = "test_output_like_input"
-ALSO = (
-    "test_biased_variance, "
-    "test_eps_inside_sqrt, "
-    "test_statistics_per_sample_and_channel, "
-    "test_affine_per_channel, "
-    "test_eval_without_running_stats, "
-    "test_eval_uses_running_stats, "
-    "test_unbatched_input, "
-    "test_forward_matches_torch"
-)
+ALSO = "test_forward_matches_torch"
 
 
 class Mistake:

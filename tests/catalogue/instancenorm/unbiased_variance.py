@@ -8,16 +8,7 @@ from solutions.instancenorm import InstanceNorm1d as Reference1d
 from solutions.instancenorm import InstanceNorm2d as Reference2d
 
 EXPECT = "test_biased_variance"
-ALSO = (
-    "test_eps_inside_sqrt, "
-    "test_statistics_per_sample_and_channel, "
-    "test_affine_per_channel, "
-    "test_eval_without_running_stats, "
-    "test_unbatched_input, "
-    "test_forward_matches_torch, "
-    "test_gradients_match, "
-    "test_several_steps_then_eval"
-)
+ALSO = "test_forward_matches_torch, test_gradients_match, test_several_steps_then_eval"
 
 
 class Mistake:

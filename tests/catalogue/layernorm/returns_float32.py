@@ -3,7 +3,7 @@
 from solutions.layernorm import LayerNorm as Reference
 
 EXPECT = "test_output_like_input"
-ALSO = "test_biased_variance, test_eps_inside_sqrt, test_forward_matches_torch"
+ALSO = "test_forward_matches_torch"
 
 
 class LayerNorm(Reference):

@@ -5,13 +5,7 @@ import torch
 from solutions.layernorm import LayerNorm as Reference
 
 EXPECT = "test_biased_variance"
-ALSO = (
-    "test_eps_inside_sqrt, "
-    "test_multidim_normalized_shape, "
-    "test_no_elementwise_affine, "
-    "test_forward_matches_torch, "
-    "test_gradients_match"
-)
+ALSO = "test_forward_matches_torch, test_gradients_match"
 
 
 class LayerNorm(Reference):

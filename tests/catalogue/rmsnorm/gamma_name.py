@@ -6,20 +6,7 @@ from torch import nn
 from solutions.rmsnorm import RMSNorm as Reference
 
 EXPECT = "test_parameters"
-ALSO = (
-    "test_state_dict_round_trip, "
-    "test_output_like_input, "
-    "test_input_unmodified, "
-    "test_from_scratch, "
-    "test_vectorized, "
-    "test_zero_input, "
-    "test_weight_scales_each_element, "
-    "test_multidim_normalized_shape, "
-    "test_no_elementwise_affine, "
-    "test_follows_device, "
-    "test_forward_matches_torch, "
-    "test_gradients_match"
-)
+ALSO = "test_state_dict_round_trip, test_no_elementwise_affine"
 
 
 class RMSNorm(Reference):

@@ -5,15 +5,7 @@ import torch
 from solutions.rmsnorm import RMSNorm as Reference
 
 EXPECT = "test_root_mean_square"
-ALSO = (
-    "test_no_mean_centring, "
-    "test_eps_inside_sqrt, "
-    "test_weight_scales_each_element, "
-    "test_multidim_normalized_shape, "
-    "test_no_elementwise_affine, "
-    "test_forward_matches_torch, "
-    "test_gradients_match"
-)
+ALSO = "test_forward_matches_torch, test_gradients_match"
 
 
 class RMSNorm(Reference):

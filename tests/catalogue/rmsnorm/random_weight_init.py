@@ -11,6 +11,7 @@ ALSO = (
     "test_input_unmodified, "
     "test_from_scratch, "
     "test_vectorized, "
+    "test_statistics_per_sample, "
     "test_zero_input, "
     "test_root_mean_square, "
     "test_no_mean_centring, "

@@ -3,13 +3,7 @@
 from solutions.rmsnorm import RMSNorm as Reference
 
 EXPECT = "test_output_like_input"
-ALSO = (
-    "test_root_mean_square, "
-    "test_no_mean_centring, "
-    "test_eps_inside_sqrt, "
-    "test_weight_scales_each_element, "
-    "test_forward_matches_torch"
-)
+ALSO = "test_forward_matches_torch"
 
 
 class RMSNorm(Reference):

@@ -15,7 +15,6 @@ ALSO = (
     "test_parameter_gradients_are_local, "
     "test_rank_with_batch_of_one, "
     "test_process_group, "
-    "test_eps_inside_sqrt, "
     "test_matches_batchnorm_on_the_global_batch"
 )
 

@@ -4,18 +4,6 @@ checkpoints lose them and nn.SyncBatchNorm's state_dict does not load."""
 from solutions.syncbatchnorm import SyncBatchNorm as Reference
 
 EXPECT = "test_state_dict_round_trip"
-ALSO = (
-    "test_without_process_group_like_batchnorm, "
-    "test_follows_device, "
-    "test_every_rank_joins_the_same_collectives, "
-    "test_running_stats_global_and_identical, "
-    "test_input_gradients, "
-    "test_parameter_gradients_are_local, "
-    "test_rank_with_batch_of_one, "
-    "test_eval_mode, "
-    "test_eps_inside_sqrt, "
-    "test_matches_batchnorm_on_the_global_batch"
-)
 
 
 class SyncBatchNorm(Reference):

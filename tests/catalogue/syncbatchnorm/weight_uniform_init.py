@@ -6,14 +6,6 @@ from torch import nn
 from solutions.syncbatchnorm import SyncBatchNorm as Reference
 
 EXPECT = "test_parameters"
-ALSO = (
-    "test_without_torch_distributed, "
-    "test_global_biased_variance, "
-    "test_variance_includes_spread_between_ranks, "
-    "test_uneven_batch_sizes, "
-    "test_process_group, "
-    "test_eps_inside_sqrt"
-)
 
 
 class SyncBatchNorm(Reference):
