@@ -92,23 +92,6 @@ CLASSES = ("InstanceNorm1d", "InstanceNorm2d")
 # The check named for each (sample, channel)'s own statistics, which others' reads rely on.
 PER_SAMPLE = "test_statistics_per_sample_and_channel"
 
-# (class, batched input shape) pairs covering (N, C, L) and (N, C, H, W), three channels.
-SHAPES = [("InstanceNorm1d", (4, 3, 6)), ("InstanceNorm2d", (2, 3, 4, 5))]
-# One unbatched sample: (C, L) and (C, H, W).
-UNBATCHED = [("InstanceNorm1d", (3, 7)), ("InstanceNorm2d", (3, 4, 5))]
-# Unbatched samples with a dim of size 1 of their own, which must survive the batch dim's
-# removal: (class, C, shape) with one channel, and with one row (still H·W = 4 positions).
-UNBATCHED_SIZE_ONE = [("InstanceNorm1d", 1, (1, 5)), ("InstanceNorm2d", 3, (3, 1, 4))]
-# Non-contiguous inputs as they arrive in models: (class, the shape made, how that tensor is
-# viewed as the input, what the message calls it). A view that merges dims refuses each:
-# x.view(N·C, L) the first, x.view(N, C, -1) (and x.view(N·C, -1)) the others.
-NONCONTIGUOUS = [
-    ("InstanceNorm1d", (4, 6, 3), lambda t: t.transpose(1, 2), "(N, L, C) transposed"),
-    ("InstanceNorm2d", (2, 3, 5, 4), lambda t: t.transpose(2, 3), "H and W transposed"),
-    ("InstanceNorm2d", (2, 3, 4, 7), lambda t: t[..., :5], "cropped from width 7"),
-    ("InstanceNorm2d", (3, 5, 4), lambda t: t.transpose(1, 2), "unbatched, H and W transposed"),
-]
-
 
 def test_no_parameters_by_default(kata):
     """affine is off by default: weight and bias are None and there are no parameters
@@ -1142,3 +1125,23 @@ def one_step(kata, device, cls, x_shape, **kwargs):
     x = x + 3 + 2 * torch.randn(per_sample, dtype=torch.float64, device=device)
     mine(x.clone())
     return mine, before, x
+
+
+# -- inputs the checks above use --------------------------------------------------------------
+
+# (class, batched input shape) pairs covering (N, C, L) and (N, C, H, W), three channels.
+SHAPES = [("InstanceNorm1d", (4, 3, 6)), ("InstanceNorm2d", (2, 3, 4, 5))]
+# One unbatched sample: (C, L) and (C, H, W).
+UNBATCHED = [("InstanceNorm1d", (3, 7)), ("InstanceNorm2d", (3, 4, 5))]
+# Unbatched samples with a dim of size 1 of their own, which must survive the batch dim's
+# removal: (class, C, shape) with one channel, and with one row (still H·W = 4 positions).
+UNBATCHED_SIZE_ONE = [("InstanceNorm1d", 1, (1, 5)), ("InstanceNorm2d", 3, (3, 1, 4))]
+# Non-contiguous inputs as they arrive in models: (class, the shape made, how that tensor is
+# viewed as the input, what the message calls it). A view that merges dims refuses each:
+# x.view(N·C, L) the first, x.view(N, C, -1) (and x.view(N·C, -1)) the others.
+NONCONTIGUOUS = [
+    ("InstanceNorm1d", (4, 6, 3), lambda t: t.transpose(1, 2), "(N, L, C) transposed"),
+    ("InstanceNorm2d", (2, 3, 5, 4), lambda t: t.transpose(2, 3), "H and W transposed"),
+    ("InstanceNorm2d", (2, 3, 4, 7), lambda t: t[..., :5], "cropped from width 7"),
+    ("InstanceNorm2d", (3, 5, 4), lambda t: t.transpose(1, 2), "unbatched, H and W transposed"),
+]

@@ -41,6 +41,7 @@ from torch import nn
 
 from norm_katas.checks import (
     BUILTIN_NORMS,
+    BUILTIN_SYNC_NORMS,
     FROM_SCRATCH,
     MISSING,
     STATS,
@@ -76,13 +77,7 @@ GROUPS = {"0-1": [0, 1], "2-3": [2, 3], "1-3": [1, 2, 3]}
 # the core (computing float64 in float32 is dtype policy, torch parity); the wrong statistics
 # the checks tell apart are off by far more.
 READ_RTOL, READ_ATOL = TOLERANCE[torch.float64]
-# The distributed building blocks of torch's own SyncBatchNorm, off limits beside the norms.
-SYNC_BUILTINS = frozenset({
-    "batch_norm_stats", "batch_norm_gather_stats", "batch_norm_gather_stats_with_counts",
-    "batch_norm_elemt", "batch_norm_backward_reduce", "batch_norm_backward_elemt",
-    "batch_norm_update_stats", "native_batch_norm_backward", "batch_norm_backward",
-})  # fmt: skip
-FORBIDDEN = BUILTIN_NORMS | SYNC_BUILTINS
+FORBIDDEN = BUILTIN_NORMS | BUILTIN_SYNC_NORMS  # torch's norms and its SyncBatchNorm's parts
 # The ranks every distributed check runs on, each with the learner's SyncBatchNorm: started
 # once, reused by every check until one leaves them unusable.
 WORLD = WorldSpec(

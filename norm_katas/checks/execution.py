@@ -23,6 +23,12 @@ BUILTIN_NORMS: frozenset[str] = frozenset({
     "_native_batch_norm_legit_no_training", "_batch_norm_impl_index", "cudnn_batch_norm",
     "miopen_batch_norm", "rms_norm", "_fused_rms_norm", "local_response_norm",
 })  # fmt: skip
+# The distributed building blocks of torch's own SyncBatchNorm, off limits beside the norms.
+BUILTIN_SYNC_NORMS: frozenset[str] = frozenset({
+    "batch_norm_stats", "batch_norm_gather_stats", "batch_norm_gather_stats_with_counts",
+    "batch_norm_elemt", "batch_norm_backward_reduce", "batch_norm_backward_elemt",
+    "batch_norm_update_stats", "native_batch_norm_backward", "batch_norm_backward",
+})  # fmt: skip
 BUILTIN_NORM_MODULES: tuple[type[nn.Module], ...] = (
     nn.LayerNorm, nn.GroupNorm, nn.modules.batchnorm._NormBase, nn.LocalResponseNorm,
     *((nn.RMSNorm,) if hasattr(nn, "RMSNorm") else ()),
