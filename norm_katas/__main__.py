@@ -13,7 +13,7 @@ COMMANDS = {**cli.COMMANDS, **authors.COMMANDS}
 
 
 def main(argv: list[str] | None = None) -> int:
-    return cli.main(argv, COMMANDS, usage=cli.USAGE + authors.USAGE)
+    return cli.main(argv, COMMANDS, usage=f"{cli.USAGE}\n{authors.USAGE}")
 
 
 def run() -> None:

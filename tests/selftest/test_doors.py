@@ -387,3 +387,14 @@ def test_a_mock_installs_only_what_its_kata_needs() -> None:
     dropout, triton, any_kata, unknown = run.stdout.splitlines()
     assert dropout == "()" and unknown == "()", run.stdout
     assert "triton" in triton and "triton" in any_kata, run.stdout
+
+
+def test_the_usage_lists_every_command_on_its_own_line(capsys: pytest.CaptureFixture[str]) -> None:
+    """`python -m norm_katas --help`: the learner's commands, then the authors', a line each."""
+    from norm_katas.__main__ import COMMANDS, main
+
+    assert main(["--help"]) == 0
+    lines = capsys.readouterr().out.splitlines()[1:]
+    assert all(line.startswith("python -m norm_katas ") for line in lines if line), lines
+    named = {line.split()[3] for line in lines if line}
+    assert named == {name for name in COMMANDS if not name.startswith("_")}, named
