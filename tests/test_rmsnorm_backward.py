@@ -263,6 +263,8 @@ def test_module(kata, device):
         expect_attributes(fresh, given, normalized_shape=(8,), eps=None, elementwise_affine=affine)
         if affine and not torch.equal(fresh.weight, torch.ones(8)):
             fail(f"{given}.weight should start as ones, like torch.nn.RMSNorm's.")
+        if not affine and getattr(fresh, "weight", None) is not None:
+            fail(f"{given}.weight should be None, as torch.nn.RMSNorm's is without a weight.")
     for shape in ((8,), [8]):  # torch.nn.RMSNorm takes a sequence of sizes too
         given = describe_call("RMSNorm", shape)
         expect_attributes(kata.RMSNorm(shape), given, normalized_shape=(8,))
