@@ -5,7 +5,7 @@ GPU: shapes, dtypes and devices are real, values are not, and an op that mixes i
 tensor raises just as CUDA would. A tensor the learner's forward makes on the CPU (a mask from
 torch.rand(x.shape), a statistic kept as a plain attribute instead of a buffer) is caught.
 Where meta cannot run the code, FakeTensorMode's device="cuda" tensors get a second try (they
-cost an import of torch._dynamo, which the meta device spares one-shot gradings). Code that
+cost an import of torch._dynamo, which the meta device spares a grading). Code that
 neither can run is run once more on the CPU: an error there (a shape that does not broadcast)
 is the learner's, not a limit of the simulation, and is raised as the CPU raises it.
 """

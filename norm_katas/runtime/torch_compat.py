@@ -191,7 +191,8 @@ _FINDER = _DisableOnlyFinder()
 
 
 def defer_dynamo() -> None:
-    """For a one-shot grading: torch._disable_dynamo's wrappers stop importing torch._dynamo
-    (see _DisableOnly). A process that grades many times imports the real one once instead."""
+    """For every grading process: torch._disable_dynamo's wrappers stop importing torch._dynamo
+    (see _DisableOnly). Code that needs the real one (FakeTensorMode, torch.compile) imports it
+    as it would have."""
     if _FINDER not in sys.meta_path:
         sys.meta_path.insert(0, _FINDER)

@@ -512,10 +512,8 @@ def test_command_line_grades_the_solution(name: str, tmp_path: Path) -> None:
     assert "Interview core" in run.stdout and json.loads(report.read_text())["strict_solved"]
 
 
-def test_a_one_shot_grading_does_without_torch_dynamo(tmp_path: Path) -> None:
-    # torch._dynamo and sympy cost a one-shot grading a second (two thirds of what it took
-    # beyond `import torch`). The meta device's reference implementations ask it for nothing
-    # but `disable`, and the NaN fill for nothing at all: a grading on the CPU never loads it.
+def _telling_whether_dynamo_loaded(tmp_path: Path) -> tuple[Path, Path]:
+    """A correct layernorm.py that writes, at each forward, whether torch._dynamo is loaded."""
     seen = tmp_path / "seen.txt"
     mine = tmp_path / "layernorm.py"
     reference = (registry.ROOT / "solutions" / "layernorm.py").read_text()
@@ -526,6 +524,14 @@ def test_a_one_shot_grading_does_without_torch_dynamo(tmp_path: Path) -> None:
         "            f.write(str('torch._dynamo' in sys.modules) + '\\n')\n"
         "        return super().forward(x)\n"
     )
+    return mine, seen
+
+
+def test_a_one_shot_grading_does_without_torch_dynamo(tmp_path: Path) -> None:
+    # torch._dynamo and sympy cost a one-shot grading a second (two thirds of what it took
+    # beyond `import torch`). The meta device's reference implementations ask it for nothing
+    # but `disable`, and the NaN fill for nothing at all: a grading on the CPU never loads it.
+    mine, seen = _telling_whether_dynamo_loaded(tmp_path)
     run = cli("grade", "layernorm", "--impl", str(mine), "--device", "cpu")
     assert run.returncode == 0, run.stdout + run.stderr
     assert set(seen.read_text().split()) == {"False"}, "a check loaded torch._dynamo"
@@ -546,6 +552,15 @@ def test_a_one_shot_grading_does_without_torch_dynamo(tmp_path: Path) -> None:
         [sys.executable, "-c", script], cwd=registry.ROOT, capture_output=True, text=True
     )
     assert done.returncode == 0, done.stderr[-3000:]
+
+
+def test_a_warm_grader_does_without_torch_dynamo_too(grade, tmp_path: Path) -> None:
+    # Nor does a grader that grades many times (watch mode, the mock, these self-tests): it
+    # would cost each of them a second and more to start, for the few files that need it.
+    mine, seen = _telling_whether_dynamo_loaded(tmp_path)
+    report, output, code = grade("layernorm", mine, "--device", "cpu")
+    assert code == 0 and report["strict_solved"], output
+    assert set(seen.read_text().split()) == {"False"}, "a check loaded torch._dynamo"
 
 
 def test_command_line_strict_asks_for_parity_too() -> None:

@@ -31,8 +31,12 @@ def warm_up(
     """Import everything a grading needs into this process, or raise GraderError.
 
     long_lived: this process will grade many times (watch mode, a mock, the self-tests), so
-    also import what each child would otherwise import again on first use (torch._dynamo,
-    loaded by torch's reference implementations on the meta and fake devices).
+    also import what each child would otherwise import again on first use (pytest's plugins).
+    torch._dynamo is not among them: it is deferred in every process (torch_compat.defer_dynamo),
+    as torch's reference implementations on the meta device ask it only for `disable`. Of 608
+    catalogue gradings 6 needed more of it (FakeTensorMode, where meta cannot run the code) and
+    imported it in their child; importing it here cost every watch mode, mock and grading
+    server a second and more at start.
     device: every grading of this process is on it (watch mode, a mock), so a Triton kata's
     engine is proven here once, where that leaves CUDA alone (triton_engine.prepare).
     """
@@ -50,8 +54,7 @@ def warm_up(
 
         if reason := torch_compat.unsupported():
             raise GraderError(reason)
-        if not long_lived:  # one grading: torch._dynamo only if something needs more of it
-            torch_compat.defer_dynamo()
+        torch_compat.defer_dynamo()  # torch._dynamo only if something needs more than disable
         for module, package in (("pytest", "pytest>=8"), ("pytest_timeout", "pytest-timeout>=2.3")):
             if importlib.util.find_spec(module) is None:
                 name = package.split(">")[0]
@@ -77,8 +80,6 @@ def warm_up(
                 )
             ) from None
     if long_lived:
-        import torch._dynamo
-
         _import_what_children_use(katas)
         prepare_pytest()
         if device is not None and any(_needs_triton(kata) for kata in katas):
