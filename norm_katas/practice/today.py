@@ -63,14 +63,16 @@ def _section(title: str, entries: list[schedule.Entry], width: int, limit: int |
     return lines
 
 
-def _start(plan: schedule.Plan, where: str) -> str:
-    first = plan.first
-    if first is None:
-        return ""
-    name = first.kata.name
+def _start(entry: schedule.Entry, plan: schedule.Plan, where: str) -> str:
+    """How to start on `entry`: grade it, or run it as a mock (which, without --kata, picks
+    the plan's first kata: said so only where that is this one)."""
+    name = entry.kata.name
     grade = suggest.command("grade", name, where=where)
-    timed = suggest.command("mock", where=where)
-    return f"Start with {name}:\n    {grade}\n    {timed}   (timed: the mock picks {name} too)"
+    if entry is plan.first:
+        timed = f"{suggest.command('mock', where=where)}   (timed: the mock picks {name} too)"
+    else:
+        timed = f"{suggest.command('mock', '--kata', name, where=where)}   (timed)"
+    return f"Start with {name}:\n    {grade}\n    {timed}"
 
 
 def _empty(plan: schedule.Plan, where: str) -> str:
@@ -116,19 +118,21 @@ def text(minutes: float | None = None, show_all: bool = False, where: str = sugg
                 f"Left for another day: {left[0].kata.name} ({left[0].kata.minutes} min){more}."
             )
         body = "\n".join(lines)
-        first = schedule.Plan(plan.at, chosen)
         return (
             f"{_empty(plan, where)}\n\n" if not started else ""
-        ) + f"{body}\n\n{_start(first, where)}"
+        ) + f"{body}\n\n{_start(chosen[0], plan, where)}"
     if not started:
         return _empty(plan, where)
     limit = None if show_all else SHOWN
-    counts = f"{len(due)} due" + (f", {len(new)} never tried" if new else "")
+    counts = (f"{len(due)} due" if due else "nothing due") + (
+        f", {len(new)} never tried" if new else ""
+    )
     lines = [f"Today, {date}: {counts}.", ""]
     lines += _section("Due, most overdue first:", due, width, None)
     lines += _section("Never tried, easiest first:", new, width, limit)
     lines += _section("Not due yet, weakest (soonest due) first:", ahead, width, limit)
-    return "\n".join([*lines, "", _start(plan, where)])
+    assert plan.first is not None  # started: a kata is scheduled
+    return "\n".join([*lines, "", _start(plan.first, plan, where)])
 
 
 def answer(parser: argparse.ArgumentParser, argv: list[str], where: str) -> str:

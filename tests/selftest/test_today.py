@@ -259,6 +259,11 @@ def test_minutes_fit_a_session_from_the_suggested_minutes() -> None:
     assert text.startswith("A 40-minute session, Tue 10 Mar 2026: 2 katas, 40 min.")
     assert "Left for another day: " in text
     assert "No kata fits a 5-minute session: the quickest" in today.text(5)
+    # 20 minutes: batchnorm, the mock's pick, does not fit; the session starts with dropout,
+    # and the mock that says so names it.
+    short = today.text(20)
+    assert "Start with dropout:" in short and "python -m norm_katas mock --kata dropout" in short
+    assert "the mock picks" not in short
 
 
 def test_an_empty_history_says_how_to_start(data_dir: Path) -> None:
