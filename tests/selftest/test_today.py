@@ -356,3 +356,13 @@ def test_nox_sessions_plan_with_the_scheduler_they_install(data_dir: Path) -> No
     easiest = schedule.plan(NOW).entries[0].kata.name
     assert "A 30-minute session, " in said["today"] and f"nox -s kata-{easiest}" in said["today"]
     assert f"Next: {easiest} (" in said["progress"] and "nox -s today plans" in said["progress"]
+
+
+@pytest.mark.parametrize(("rating", "days"), [("Again", 1), ("Hard", 1), ("Good", 2), ("Easy", 8)])
+def test_first_intervals_are_as_docs_practice_says(rating: str, days: int) -> None:
+    """docs/practice.md: a first Again or Hard is due the next day, a first Good two days
+    later, a first Easy about eight (fsrs's default parameters, no learning steps)."""
+    card, _ = schedule.scheduler().review_card(
+        fsrs.Card(card_id=1, due=NOW), fsrs.Rating[rating], NOW
+    )
+    assert card.due - NOW == timedelta(days=days)
