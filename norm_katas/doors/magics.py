@@ -3,7 +3,9 @@
     %kata layernorm            a new cell with the kata's stub, its teaching text as Markdown
     %%kata layernorm [options] (a cell's first line) grade the cell; the grade command's options
     %kata_progress [--history] progress: a picture of solve times against the suggested
-                               minutes, then what `norm-katas progress` says (its options too)
+                               minutes and of what is due in the next two weeks, then what
+                               `norm-katas progress` says (its options too)
+    %kata_today [--minutes N]  what to practise today, as `norm-katas today` says it
     %kata_mock [--kata NAME] [--minutes M] [--seed S]
                                a timed mock interview, as `nox -s mock`; --stop ends it
 
@@ -33,6 +35,7 @@ def load(ipython: Any) -> None:
         lambda line, cell=None: kata_magic(ipython, line, cell), "line_cell", "kata"
     )
     ipython.register_magic_function(progress_magic, "line", "kata_progress")
+    ipython.register_magic_function(today_magic, "line", "kata_today")
     ipython.register_magic_function(
         lambda line: notebook_mock.mock_magic(ipython, line), "line", "kata_mock"
     )
@@ -75,7 +78,7 @@ def kata_magic(ipython: Any, line: str, cell: str | None) -> None:
 
 def progress_magic(line: str = "") -> None:
     """%kata_progress [--history [KATA]] [--limit N]: the options of the progress command."""
-    from norm_katas.practice import chart, progress
+    from norm_katas.practice import chart, progress, schedule
 
     try:
         parser = progress.parser("%kata_progress", cells.Parser)
@@ -86,10 +89,30 @@ def progress_magic(line: str = "") -> None:
         return cells.show_error(str(e.args[0]))
     if text is not None:
         return cells.show_text(text)
-    # The picture (solve times against the suggested minutes), then the text: its weak spots
-    # and what to practise next.
-    report = progress.report(suggest.NOTEBOOK)
-    cells.show(f"{chart.render(progress.collect())}<pre>{html.escape(report)}</pre>", report)
+    # The picture (solve times against the suggested minutes, what is due when), then the
+    # text: its weak spots and what to practise next.
+    at = schedule.now()
+    report = progress.report(suggest.NOTEBOOK, at)
+    try:
+        plan: schedule.Plan | None = schedule.plan(at)
+    except schedule.Unavailable:  # the report says how to install it
+        plan = None
+    picture = chart.render(progress.collect(), plan)
+    cells.show(f"{picture}<pre>{html.escape(report)}</pre>", report)
+
+
+def today_magic(line: str = "") -> None:
+    """%kata_today [--minutes N] [--all]: the options of the today command."""
+    from norm_katas.practice import schedule, today
+
+    try:
+        text = today.answer(today.parser("%kata_today", cells.Parser), shlex.split(line),
+                            suggest.NOTEBOOK)  # fmt: skip
+    except cells.Said as said:
+        return (cells.show_error if said.error else cells.show_text)(str(said))
+    except (schedule.Unavailable, ValueError) as e:  # no fsrs; shlex's unclosed quote
+        return cells.show_error(str(e))
+    return cells.show_text(text)
 
 
 # -- %kata NAME: the stub, to start from --------------------------------------------------

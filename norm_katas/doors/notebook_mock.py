@@ -85,6 +85,9 @@ def mock_magic(ipython: Any, line: str) -> None:
     except KeyError as e:  # no kata of that name: the message names the closest
         cells.show_error(str(e.args[0]))
         return
+    except mock.schedule.Unavailable as e:  # no --kata, and no fsrs to pick one with
+        cells.show_error(f"{e} Or name the kata: %kata_mock --kata layernorm.")
+        return
     from norm_katas.engine import runner
 
     # As the terminal's warm-up does: a kata this Python cannot grade is said before the clock.

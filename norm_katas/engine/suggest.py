@@ -10,12 +10,17 @@ import os
 from norm_katas.content import registry
 
 TERMINAL, NOTEBOOK = "terminal", "notebook"  # a Request's door
-SESSIONS = {"progress": "progress", "mock": "mock", "reset": "reset", "solution": "solution"}
+SESSIONS = {
+    "progress": "progress", "today": "today", "mock": "mock", "reset": "reset",
+    "solution": "solution",
+}  # fmt: skip
 
 
 # In a notebook: the magics that do what the command does (%kata NAME starts a cell that
 # grades itself). reset and solution have none: they are typed in a terminal.
-MAGICS = {"grade": "%kata", "progress": "%kata_progress", "mock": "%kata_mock"}
+MAGICS = {
+    "grade": "%kata", "progress": "%kata_progress", "today": "%kata_today", "mock": "%kata_mock",
+}  # fmt: skip
 
 
 def via_nox() -> bool:
@@ -24,9 +29,9 @@ def via_nox() -> bool:
 
 
 def command(name: str, *args: str, where: str = TERMINAL) -> str:
-    """The command line for `name` (grade, progress, mock, reset, solution) with its arguments:
-    command("grade", "layernorm", "--hints") is `nox -s kata-layernorm -- --hints` in a clone
-    and `norm-katas grade layernorm --hints` installed; in a notebook, progress is
+    """The command line for `name` (grade, progress, today, mock, reset, solution) with its
+    arguments: command("grade", "layernorm", "--hints") is `nox -s kata-layernorm -- --hints`
+    in a clone and `norm-katas grade layernorm --hints` installed; in a notebook, progress is
     `%kata_progress`."""
     if where == NOTEBOOK and name in MAGICS:
         return " ".join((MAGICS[name], *args))

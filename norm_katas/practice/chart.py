@@ -1,10 +1,12 @@
 """Progress as a picture, for %kata_progress: an inline SVG drawn by hand.
 
-Two panels. Per kata, one row each in the registry's order: the suggested minutes as a band,
+Three panels. Per kata, one row each in the registry's order: the suggested minutes as a band,
 the best mock interview's solve time as a bar on it, coloured faster or slower than suggested,
 and in words what there is (a kata without a timed mock says so). Over time: every mock in date
 order, its solve time as a share of its kata's suggested time (the 100% line), or a cross in a
-lane of its own when it was not solved; so improvement shows across katas.
+lane of its own when it was not solved; so improvement shows across katas. Due in the next 14
+days: each kata the schedule (practice.schedule) has due by then, soonest first, a mark on its
+day, an overdue one on today's in the overdue colour, with its date in words.
 
 Plain SVG (text, rect, line, circle, path): no script, no font or stylesheet to fetch, so that
 JupyterLab, VS Code and Colab draw it alike. Text is currentColor, marks are mid-tone colours:
@@ -16,12 +18,15 @@ from __future__ import annotations
 import html
 import math
 from dataclasses import dataclass
+from datetime import timedelta
 
 from norm_katas.content import registry
 from norm_katas.engine import suggest
+from norm_katas.practice import schedule
 from norm_katas.practice.progress import KataProgress, clock
 
 FASTER, SLOWER, UNSOLVED = "#2da44e", "#db6d28", "#e5534b"
+DUE = "#539bf5"  # a kata due on a day to come (an overdue one is SLOWER's colour)
 FONT = "system-ui, -apple-system, 'Segoe UI', Roboto, Helvetica, Arial, sans-serif"
 WIDTH = 800
 MAX_MOCKS = 40  # the over-time panel shows the last ones; more would not be readable
@@ -285,15 +290,75 @@ def _over_time(runs: list[MockRun], top: float) -> tuple[list[str], float]:
     return out, bottom + 16 + longest * 6 * 0.71
 
 
+# -- the due-soon panel -------------------------------------------------------------------
+
+
+def _due_soon(plan: schedule.Plan, top: float) -> tuple[list[str], float]:
+    horizon = schedule.HORIZON_DAYS
+    out = [_text(0, top + 14, f"Due in the next {horizon} days", font_weight="600",
+                 font_size="14")]  # fmt: skip
+    top += 22
+    at = plan.at
+    soon = []
+    for entry in plan.entries:
+        if entry.card.due is not None:
+            days = (schedule.day(entry.card.due, at) - schedule.day(at, at)).days
+            if days <= horizon:
+                soon.append((entry, days))
+    never = len(plan.of("new"))
+    today = suggest.command("today", where=suggest.NOTEBOOK)
+    said = (
+        f"{len(soon)} kata{'s' * (len(soon) != 1)} from {at:%a %d %b}"
+        if soon
+        else (f"Nothing is due in the next {horizon} days")
+    )
+    if never:
+        said += f"; {never} never tried (`{today}` lists them)"
+    out.append(_text(0, top + 12, said, font_size="12", fill_opacity="0.7"))
+    top += 22
+    if not soon:
+        return out, top
+    per_day = BARS_W / horizon
+    for n in range(0, horizon + 1, 7):
+        gx = NAME_W + n * per_day
+        label = "today" if n == 0 else f"{at + timedelta(days=n):%a %d %b}"
+        out.append(_text(gx, top + 10, label, font_size="10", text_anchor="middle",
+                         fill_opacity="0.7"))  # fmt: skip
+        out.append(_line(gx, top + 14, gx, top + 16 + ROW_H * len(soon), stroke_opacity="0.12"))
+    top += 16
+    for i, (entry, days) in enumerate(soon):
+        y = top + i * ROW_H
+        kind = "overdue" if days < 0 else "due"
+        words = schedule.due_words(entry.card.due, at)
+        if days > 1:
+            words += f", {schedule.day(entry.card.due, at):%a %d %b}"
+        cx = NAME_W + max(days, 0) * per_day
+        colour = SLOWER if days < 0 else DUE
+        out.append(
+            f'<g class="nk-due" data-kata="{html.escape(entry.kata.name)}" data-state="{kind}" '
+            f'data-days="{days}">'
+            + _tip(f"{entry.kata.name}: {entry.why}.")
+            + _text(NAME_W - 10, y + 16, entry.kata.name, font_size="12", text_anchor="end")
+            + f'<circle cx="{_n(cx)}" cy="{_n(y + 12)}" r="5" fill="{colour}"/>'
+            + _text(NAME_W + BARS_W + 14, y + 16, words, font_size="12")
+            + "</g>"
+        )
+    return out, top + ROW_H * len(soon)
+
+
 # -- the picture --------------------------------------------------------------------------
 
 
-def svg(progress: list[KataProgress]) -> str | None:
-    """The picture of this progress, or None when there is nothing to draw (no attempt yet)."""
+def svg(progress: list[KataProgress], plan: schedule.Plan | None = None) -> str | None:
+    """The picture of this progress, or None when there is nothing to draw (no attempt yet).
+    `plan`: the schedule's, for the due-soon panel (None: no panel, as where fsrs is missing)."""
     if not any(p.gradings for p in progress):
         return None
     kata_part, y = _per_kata(progress, 0)
     time_part, y = _over_time(mock_runs(progress), y + 24)
+    if plan is not None:
+        due_part, y = _due_soon(plan, y + 24)
+        time_part += due_part
     height = math.ceil(y + 8)
     label = "Your norm-katas progress: solve times against the suggested minutes"
     return (
@@ -313,9 +378,9 @@ def nothing_yet(progress: list[KataProgress]) -> str:
     )
 
 
-def render(progress: list[KataProgress]) -> str:
+def render(progress: list[KataProgress], plan: schedule.Plan | None = None) -> str:
     """HTML for a notebook: the picture, or a line saying how to start when there is none."""
-    picture = svg(progress)
+    picture = svg(progress, plan)
     return (
         picture
         if picture is not None

@@ -35,7 +35,7 @@ def grade(
     recorded = report is not None and not report.partial and not request.reference
     if recorded and outcome.code in (runner.SOLVED, runner.NOT_SOLVED):
         try:
-            history.record_report(report, mode, **mock)  # type: ignore[arg-type]
+            history.record_report(report, mode, request.hints, **mock)  # type: ignore[arg-type]
         except Exception as e:  # the history must never cost the learner a verdict
             print(f"(could not record this attempt in {history.db_path()}: {e})", file=sys.stderr)
     return outcome

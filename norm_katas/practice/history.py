@@ -42,13 +42,17 @@ CREATE TABLE IF NOT EXISTS events (
     parity_passed INTEGER,                    -- torch parity checks passed
     parity_total  INTEGER,                    -- torch parity checks counted
     headline  TEXT,                           -- the headline check: the mistake to count
-    attempt   INTEGER                         -- 0: an untouched stub or a file that did not
+    attempt   INTEGER,                        -- 0: an untouched stub or a file that did not
                                               -- load, not an attempt (NULL in older rows)
+    hints     INTEGER                         -- hint steps asked for (--hints, watch's h): 0
+                                              -- none, 1 the idea, 2 the formula (NULL: older)
 );
 CREATE INDEX IF NOT EXISTS events_kata ON events (kata, at);
 """
 # A grading's mode: the command line's practice, a mock interview, a notebook's %%kata cell; and
 # a peek at a solution. A history from before "notebook" is migrated on first use (MODES_SQL).
+# A new way of grading (the test-writing mode of issue 40) is a new mode here and in
+# GRADING_MODES: the schedule (practice.schedule) rates its gradings as it rates every other's.
 MODES = ("practice", "mock", "notebook", "peek")
 GRADING_MODES = ("practice", "mock", "notebook")
 MODES_SQL = ", ".join(f"'{mode}'" for mode in MODES)
@@ -57,6 +61,7 @@ MODE_CHECK = re.compile(r"CHECK \(mode IN \([^)]*\)\)")
 # Columns added after the first release: a history written by it gains them on first use.
 MIGRATIONS = {
     "parity_passed": "INTEGER", "parity_total": "INTEGER", "headline": "TEXT", "attempt": "INTEGER",
+    "hints": "INTEGER",
 }  # fmt: skip
 
 
@@ -162,6 +167,7 @@ class Event:
     parity_total: int | None = None
     headline: str | None = None  # None: solved, or recorded before headlines were
     attempt: bool = True  # False: a grading of the untouched stub or of a file that did not load
+    hints: int = 0  # the hint steps asked for (0 in rows recorded before hints were)
 
     @property
     def solved(self) -> bool:
@@ -186,19 +192,23 @@ def record(
     parity_total: int | None = None,
     headline: str | None = None,
     attempt: bool = True,
+    hints: int = 0,
+    at: datetime | None = None,
 ) -> None:
-    """Append one event in its own transaction."""
-    at = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    """Append one event in its own transaction, dated now (or `at`: a seeded history, for the
+    self-tests and the docs' examples)."""
+    when = (at or datetime.now(timezone.utc)).astimezone(timezone.utc)
+    at_text = when.isoformat(timespec="seconds")
     failed_json = json.dumps(failed or [])
-    row = (at, kata, mode, passed, total, failed_json, seconds, budget, mock_id, parity_passed,
-           parity_total, headline, int(attempt))  # fmt: skip
+    row = (at_text, kata, mode, passed, total, failed_json, seconds, budget, mock_id, parity_passed,
+           parity_total, headline, int(attempt), hints)  # fmt: skip
     with connect() as conn:
         conn.execute("BEGIN IMMEDIATE")
         try:
             conn.execute(
                 "INSERT INTO events (at, kata, mode, passed, total, failed, seconds, budget,"
-                " mock_id, parity_passed, parity_total, headline, attempt)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " mock_id, parity_passed, parity_total, headline, attempt, hints)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 row,
             )
             conn.execute("COMMIT")
@@ -213,7 +223,7 @@ def events(kata: str | None = None) -> list[Event]:
         return []
     query = (
         "SELECT at, kata, mode, passed, total, failed, seconds, budget, mock_id, parity_passed,"
-        " parity_total, headline, attempt FROM events"
+        " parity_total, headline, attempt, hints FROM events"
     )
     args: tuple[str, ...] = ()
     if kata is not None:
@@ -221,12 +231,13 @@ def events(kata: str | None = None) -> list[Event]:
     with connect() as conn:
         rows = conn.execute(query + " ORDER BY id", args).fetchall()
     return [
-        Event(r[0], r[1], r[2], r[3], r[4], json.loads(r[5]), *r[6:12], r[12] != 0) for r in rows
+        Event(r[0], r[1], r[2], r[3], r[4], json.loads(r[5]), *r[6:12], r[12] != 0, r[13] or 0)
+        for r in rows
     ]
 
 
-def record_report(report: Report, mode: str, **mock: object) -> None:
-    """Record a grading from the grader's report."""
+def record_report(report: Report, mode: str, hints: int = 0, **mock: object) -> None:
+    """Record a grading from the grader's report; `hints`: the hint steps asked for."""
     from norm_katas.engine.report import CORE, PARITY, Outcome, untouched
 
     not_passed = (Outcome.FAILED, Outcome.NOT_RUN)
@@ -240,5 +251,6 @@ def record_report(report: Report, mode: str, **mock: object) -> None:
         report.kata, mode, passed, total, failed, parity_passed=parity_passed,
         parity_total=parity_total, headline=headline.name if headline else None,
         # Grading the stub as handed out, or a file that does not load, tries nothing yet.
-        attempt=not report.load_error and not untouched(report), **mock,  # type: ignore[arg-type]
+        attempt=not report.load_error and not untouched(report), hints=hints,
+        **mock,  # type: ignore[arg-type]
     )  # fmt: skip

@@ -5,7 +5,6 @@ would ask. It is solved when the interview core passes; torch parity is an optio
 from __future__ import annotations
 
 import argparse
-import random
 import sys
 import time
 import uuid
@@ -17,7 +16,7 @@ from norm_katas.content import followups, registry
 from norm_katas.engine import runner, suggest
 from norm_katas.engine.report import CORE, PARITY, Report
 from norm_katas.engine.request import Request
-from norm_katas.practice import grading, history, loop, progress, workspace
+from norm_katas.practice import grading, history, loop, schedule, workspace
 from norm_katas.practice.progress import clock
 
 MAX_MINUTES = 600  # ten hours: longer than any interview; also keeps out inf and typos
@@ -40,23 +39,33 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The mock's options, the same through every door: --kata, --minutes, --seed."""
     parser.add_argument(
         "--kata",
-        help="which kata (default: random, favouring katas not yet solved or solved slowly)",
+        help="which kata (default: the first of today's plan: the most overdue kata, else the "
+        "easiest never tried, else the weakest)",
     )
     parser.add_argument(
         "--minutes",
         type=budget_minutes,
         help=f"time budget, more than 0 and at most {MAX_MINUTES} (default: the kata's suggestion)",
     )
-    parser.add_argument("--seed", type=int, help="seed the random choice of kata")
+    # The kata was once drawn at random; the schedule picks it now. Kept so that a command or a
+    # notebook cell written for the random draw still runs.
+    parser.add_argument(
+        "--seed", type=int, help="no effect: the schedule picks the kata (kept for old commands)"
+    )
 
 
 def pick(
     kata_name: str | None, minutes: float | None, seed: int | None
 ) -> tuple[registry.Kata, float]:
-    """The kata (named, else picked as progress.pick_for_mock favours) and its budget in
-    seconds (--minutes, else the kata's suggestion). KeyError: no kata of that name."""
-    rng = random.Random(seed)
-    kata = registry.get(kata_name) if kata_name else progress.pick_for_mock(progress.collect(), rng)
+    """The kata (named, else the first of today's plan: schedule.plan) and its budget in
+    seconds (--minutes, else the kata's suggestion). KeyError: no kata of that name;
+    schedule.Unavailable: none named, and no fsrs to plan with. `seed`: no effect."""
+    if kata_name:
+        kata = registry.get(kata_name)
+    else:
+        first = schedule.plan().first
+        assert first is not None, "the registry holds katas"
+        kata = first.kata
     return kata, (kata.minutes if minutes is None else minutes) * 60
 
 

@@ -1,18 +1,18 @@
-"""Progress from the history: a table per kata, the checks failed most often (as the learner
-reads them), and which kata to practise next and why."""
+"""Progress from the history: a table per kata with its next due date, the checks failed most
+often (as the learner reads them), and which kata to practise next and why: the first of
+`today`'s plan (practice.schedule), so that progress, today and the mock agree."""
 
 from __future__ import annotations
 
 import argparse
-import ast
-import functools
-import random
 from collections import Counter
 from dataclasses import dataclass
+from datetime import datetime
 
 from norm_katas.content import registry
 from norm_katas.engine import suggest
-from norm_katas.practice import history
+from norm_katas.practice import history, schedule
+from norm_katas.practice.wording import sentence
 
 
 @dataclass
@@ -62,30 +62,9 @@ class KataProgress:
         return counts.most_common(n)
 
 
-@functools.cache
-def sentences(kata: registry.Kata) -> dict[str, str]:
-    """Check name -> the one-line description the learner reads, from the suite's docstrings."""
-    try:
-        tree = ast.parse(kata.suite.read_text(encoding="utf-8"))
-    except (OSError, SyntaxError):
-        return {}
-    found = {}
-    for node in tree.body:
-        if isinstance(node, ast.FunctionDef) and node.name.startswith("test_"):
-            doc = ast.get_docstring(node) or ""
-            found[node.name] = " ".join(doc.split("\n\n")[0].split()) or node.name
-    return found
-
-
-def sentence(kata: registry.Kata, check: str) -> str:
-    """'the variance is the biased one ... [float16]' for 'test_biased_variance[float16]'."""
-    name, _, param = check.partition("[")
-    text = sentences(kata).get(name, name.removeprefix("test_").replace("_", " "))
-    return f"{text} [{param}" if param else text
-
-
-def collect() -> list[KataProgress]:
-    events = history.events()
+def collect(events: list[history.Event] | None = None) -> list[KataProgress]:
+    """Each kata's progress, in the registry's order, from the history (or `events`)."""
+    events = history.events() if events is None else events
     result = []
     for kata in registry.load():
         mine = [e for e in events if e.kata == kata.name]
@@ -99,36 +78,6 @@ def collect() -> list[KataProgress]:
     return result
 
 
-def recommend(progress: list[KataProgress]) -> tuple[KataProgress, str]:
-    """The kata to practise next, with the reason, in order of urgency."""
-    for p in progress:  # finish what you started before starting something new
-        if p.gradings and not p.solved:
-            last = p.last
-            score = f", last core {last.passed}/{last.total}" if last and last.total else ""
-            attempts = f"{p.attempts} attempt{'s' * (p.attempts != 1)}"
-            return p, f"started but not solved yet ({attempts}{score})"
-    for p in progress:
-        if not p.gradings:
-            return p, "you have not tried it yet"
-    unmocked = [p for p in progress if not p.mocks or p.best_mock_seconds is None]
-    if unmocked:
-        return unmocked[0], "solved in practice, never under the clock: run it as a mock"
-    slow = [p for p in progress if p.slow]
-    if slow:
-        worst = max(slow, key=lambda p: (p.best_mock_seconds or 0) / (p.kata.minutes * 60))
-        return worst, "your best mock is slower than the suggested time"
-    stalest = min(progress, key=lambda p: p.last.at if p.last else "")
-    return stalest, "all solved in time; this is the one you practised longest ago"
-
-
-def pick_for_mock(progress: list[KataProgress], rng: random.Random) -> registry.Kata:
-    """A random kata, weighted toward never solved (4), slow or never mocked (2), else 1."""
-    weights = [
-        4 if not p.solved else 2 if p.slow or p.best_mock_seconds is None else 1 for p in progress
-    ]
-    return rng.choices([p.kata for p in progress], weights=weights)[0]
-
-
 def clock(seconds: float | None) -> str:
     if seconds is None:
         return "-"
@@ -136,8 +85,20 @@ def clock(seconds: float | None) -> str:
     return f"{seconds // 60}:{seconds % 60:02d}"
 
 
-def table(progress: list[KataProgress]) -> str:
+def due_cell(card: schedule.Card | None, at: datetime) -> str:
+    """A kata's next due date in the table: '2026-03-10, today', '-' when never tried."""
+    if card is None or card.due is None:
+        return "-"
+    when = schedule.due_words(card.due, at).removeprefix("due ")
+    return f"{schedule.day(card.due, at).isoformat()}, {when}"
+
+
+def table(progress: list[KataProgress], plan: schedule.Plan | None = None) -> str:
+    """One row per kata; with the schedule's plan, each kata's next due date too."""
     header = ("kata", "attempts", "solved", "parity", "best mock / suggested", "last result")
+    if plan is not None:
+        header += ("next due",)
+        cards = {e.kata.name: e.card for e in plan.entries}
     rows = [header]
     for p in progress:
         last = p.last
@@ -150,7 +111,10 @@ def table(progress: list[KataProgress]) -> str:
         best = f"{clock(p.best_mock_seconds)} / {p.kata.minutes}:00"
         peeks = f" ({p.peeks} peek{'s' * (p.peeks > 1)})" if p.peeks else ""
         solved = ("yes" if p.solved else "no") + peeks
-        rows.append((p.kata.name, str(p.attempts), solved, parity, best, last_text))
+        row = (p.kata.name, str(p.attempts), solved, parity, best, last_text)
+        if plan is not None:
+            row += (due_cell(cards.get(p.kata.name), plan.at),)
+        rows.append(row)
     widths = [max(len(r[i]) for r in rows) for i in range(len(header))]
     lines = [
         "  ".join(cell.ljust(w) for cell, w in zip(r, widths, strict=True)).rstrip() for r in rows
@@ -192,19 +156,34 @@ def attempts(kata: str | None = None, limit: int | None = None) -> str:
     return "\n".join([*more, *lines])
 
 
-def report(where: str = suggest.TERMINAL) -> str:
-    """Progress as `where` (a door) shows it: the commands it suggests are typed there."""
-    progress = collect()
-    pick, why = recommend(progress)
+def report(where: str = suggest.TERMINAL, at: datetime | None = None) -> str:
+    """Progress as `where` (a door) shows it: the commands it suggests are typed there. `at`:
+    the moment the schedule is made for (now)."""
+    events = history.events()
+    progress = collect(events)
+    try:
+        plan: schedule.Plan | None = schedule.plan(at, events)
+    except schedule.Unavailable as e:
+        plan, missing = None, str(e)
     place = history.db_path()
     spots = weak_spots(progress)
+    if plan is not None and (first := plan.first) is not None:
+        pick = first.kata
+        due = len(plan.of("due"))
+        today = suggest.command("today", where=where)
+        nexts = (
+            f"\nNext: {pick.name} ({pick.title}): {first.why}.\n"
+            f"      {suggest.command('grade', pick.name, where=where)}   or   "
+            f"{suggest.command('mock', '--kata', pick.name, where=where)}\n"
+            + _no_workspace(where)
+            + f"      Due today: {due} kata{'s' * (due != 1)}; {today} plans a session.\n"
+        )
+    else:
+        nexts = f"\n{missing}\n" if plan is None else ""
     return (
-        f"{table(progress)}\n"
+        f"{table(progress, plan)}\n"
         + (f"\n{spots}\n" if spots else "")
-        + f"\nNext: {pick.kata.name} ({pick.kata.title}): {why}.\n"
-        f"      {suggest.command('grade', pick.kata.name, where=where)}   or   "
-        f"{suggest.command('mock', '--kata', pick.kata.name, where=where)}\n"
-        + _no_workspace(where)
+        + nexts
         + f"\nHistory: {place}  "
         f"({suggest.command('progress', '--history', where=where)} lists each attempt)"
     )

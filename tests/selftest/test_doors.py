@@ -60,7 +60,18 @@ def test_help_without_a_kata_and_for_the_commands() -> None:
         assert done.returncode == 0 and "usage" in done.stdout, (args, done.stderr)
 
 
-COMMANDS = ["grade", "watch", "list", "init", "mock", "progress", "reset", "solution", "stubs"]
+COMMANDS = [
+    "grade",
+    "watch",
+    "list",
+    "init",
+    "mock",
+    "progress",
+    "today",
+    "reset",
+    "solution",
+    "stubs",
+]
 COMMANDS += ["notebooks", "new-kata", "serve"]
 
 

@@ -91,6 +91,7 @@ def test_a_generated_notebook_in_a_kernel(tmp_path: Path, monkeypatch: pytest.Mo
         code(f"%%kata {KATA.name}\nimport torch\n\ndef broken(:\n    pass\n"),
         code(f"%%kata {KATA.name} -k (\n{solution}"),
         code("%kata_progress"),
+        code("%kata_today --minutes 30"),
         code(f"import sys\nprint('warm:', all(m in sys.modules for m in {WARM!r}))"),
     ]
     # The kernel starts in the notebook's folder, as JupyterLab and VS Code start it: its first
@@ -102,9 +103,8 @@ def test_a_generated_notebook_in_a_kernel(tmp_path: Path, monkeypatch: pytest.Mo
         nbformat.write(nb, keep)
     by_id = {cell.get("id"): cell for cell in nb.cells[:generated]}
     loaded, stub = by_id["setup"], by_id["kata"]
-    start, right, defined, wrong, exits, alive, usage, broken, unread, progress, warm = nb.cells[
-        generated:
-    ]
+    (start, right, defined, wrong, exits, alive, usage, broken, unread, progress, plan,
+     warm) = nb.cells[generated:]  # fmt: skip
     assert "pip" not in _text(loaded), "the clone's copy is used, nothing installed"
 
     assert not [o for o in loaded.outputs if o["output_type"] == "error"], loaded.outputs
@@ -154,6 +154,10 @@ def test_a_generated_notebook_in_a_kernel(tmp_path: Path, monkeypatch: pytest.Mo
     assert "notebook/layernorm" not in text  # the file graded is the learner's cell
     assert "could not be loaded" in _plain(broken) and "your cell" in _plain(broken)
     assert KATA.name in _plain(progress) and "Next:" in _plain(progress)
+    assert "Due in the next 14 days" in _html(progress)  # the schedule's panel
+    # Solved here today, the kata is not due today: the session is of katas never tried.
+    assert _plain(plan).startswith("A 30-minute session, ") and "%kata_mock" in _plain(plan)
+    assert f"\n  {KATA.name} " not in _plain(plan) and "never tried" in _plain(plan), _plain(plan)
     assert KATA.title in _plain(start)  # the kata's teaching text, as its Markdown
 
     modes = [(e.mode, e.solved, e.attempt) for e in history.events(KATA.name)]
