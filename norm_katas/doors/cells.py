@@ -89,7 +89,7 @@ def grade_logged(request: Request, mode: str, **mock: object) -> tuple[Graded, s
     from norm_katas.practice import grading
 
     # A kernel grades cell after cell: what each grading's child imported afresh (torch,
-    # torch._dynamo, pytest, seconds each time) is imported here once, before the first.
+    # pytest, a second or more each time) is imported here once, before the first.
     runner.preload(request.kata)
     log = request.file.parent / "grading.log"
     with open(log, "w+", encoding="utf-8") as out, _streams(out):

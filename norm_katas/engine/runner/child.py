@@ -94,6 +94,11 @@ def child_main(request: Request, scratch: Path) -> int:
     from norm_katas.runtime import outcomes
 
     gc.enable()  # the learner's code runs with the collector on, whoever started this process
+    # torch._dynamo only if something needs more of it than `disable` (a notebook's kernel,
+    # the learner's own process, did not defer it: runner.preload).
+    from norm_katas.runtime import torch_compat
+
+    torch_compat.defer_dynamo()
     # A relative entry ("" for `python -c`) would import from the scratch folder from now on.
     sys.path[:] = [os.path.abspath(p) for p in sys.path]
     os.chdir(scratch)

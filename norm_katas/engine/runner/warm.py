@@ -121,7 +121,8 @@ def _import_what_children_use(katas: list[registry.Kata]) -> None:
 
 def preload(kata: registry.Kata) -> None:
     """Import into this process what each grading's child would otherwise import afresh:
-    torch, torch._dynamo, pytest and the grader (two to three seconds a grading).
+    torch, pytest and the grader (a second or two a grading). Not torch._dynamo: the child
+    defers it (child_main), as every grader does.
 
     For a process that grades now and then and is the learner's own, a notebook's kernel or a
     script calling norm_katas.check, so without warm_up's other effects: its objects stay
@@ -132,7 +133,7 @@ def preload(kata: registry.Kata) -> None:
     collecting = gc.isenabled()
     gc.disable()
     try:
-        for name in ("torch", "torch._dynamo", *GRADING_MODULES):
+        for name in ("torch", *GRADING_MODULES):
             with contextlib.suppress(Exception):
                 importlib.import_module(name)
         with contextlib.suppress(Exception):
