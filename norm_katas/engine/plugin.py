@@ -95,7 +95,7 @@ def kata(request: pytest.FixtureRequest) -> LearnerModule:
     if entry is None:
         pytest.fail(
             f"{request.module.__file__} is no kata's suite: the `kata` fixture serves "
-            "tests/test_<kata>.py, for a kata in katas/katas.toml",
+            "tests/test_<kata>.py, for a kata in katas.toml",
             pytrace=False,
         )
     return request.config.stash[GRADING].load(entry)
