@@ -672,6 +672,22 @@ def test_watch_mode_leaves_cleanly_on_ctrl_c(
     assert child.exitstatus == status
 
 
+def test_ctrl_c_in_an_extensions_start_is_a_ctrl_c(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A Ctrl-C that lands while a C extension initialises comes out as a SystemError caused
+    # by it: still the learner stopping the start, never "the grader could not start".
+    from norm_katas.engine.runner import warm
+
+    def interrupted(name: str) -> None:
+        try:
+            raise KeyboardInterrupt
+        except KeyboardInterrupt as e:
+            raise SystemError(f"initialization of {name} raised unreported exception") from e
+
+    monkeypatch.setattr(warm.importlib, "import_module", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        warm.warm_up([registry.get("layernorm")])
+
+
 def test_a_mock_stopped_before_it_began_says_so(
     warm_up_interrupted: None, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -65,6 +65,7 @@ def warm_up(
     except GraderError:
         raise
     except Exception as e:
+        _reraise_interrupt(e)
         raise GraderError(grader_failed(processes.cause(e), processes.where(e))) from None
     suites = str(registry.ROOT / "tests")
     if suites not in sys.path:
@@ -73,6 +74,7 @@ def warm_up(
         try:
             importlib.import_module(kata.suite.stem)
         except Exception as e:
+            _reraise_interrupt(e)
             raise GraderError(
                 grader_failed(
                     f"the checks of {kata.name} do not load: {processes.cause(e)}",
@@ -94,6 +96,19 @@ def warm_up(
     # is back on from here if the command turned it off while it started (cli.main).
     gc.freeze()
     gc.enable()
+
+
+def _reraise_interrupt(error: BaseException) -> None:
+    """A Ctrl-C that landed in a C extension's initialisation comes out as another error
+    (SystemError: "initialization of ... raised unreported exception") caused by it: the
+    learner stopped the start, which is no failure of the grader's."""
+    seen: set[int] = set()
+    cause: BaseException | None = error
+    while cause is not None and id(cause) not in seen:
+        if isinstance(cause, KeyboardInterrupt):
+            raise KeyboardInterrupt from None
+        seen.add(id(cause))
+        cause = cause.__cause__ or cause.__context__
 
 
 def _needs_triton(kata: registry.Kata) -> bool:
