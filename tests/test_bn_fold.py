@@ -410,7 +410,7 @@ def test_affine_false(kata):
     Without affine the BatchNorm has no weight or bias (both None): it only normalizes. The fold
     still scales by 1 / √(σ² + ε) and subtracts the mean.
 
-    γ = 1 and β = 0 where bn.weight and bn.bias are None: your fold of BatchNorm(affine=False)
+    γ = 1 and β = 0 where bn.weight and bn.bias are None: your fold of a BatchNorm without affine
     is compared with your fold of a BatchNorm holding the same statistics, a weight of ones and
     a bias of zeros.
     """
@@ -496,12 +496,12 @@ def test_folded_parameters(kata):
     """the fused weight and bias are registered Parameters whose requires_grad is the original's
 
     torch's fold returns nn.Parameters that require grad as the conv's did: a frozen conv folds
-    into a frozen conv, and one being fine-tuned into one that can be. nn.Parameter(tensor)
-    requires grad whatever it is given, and a tensor that is not a Parameter is not in the
-    module's parameters or state_dict.
+    into a frozen conv, and one being fine-tuned into one that can be. A new Parameter requires
+    grad whatever tensor it wraps, and a tensor that is not a Parameter is not in the module's
+    parameters or state_dict.
 
-    weight′ = nn.Parameter(W′, requires_grad = the original weight's requires_grad), bias′ the
-    same with the original bias's (either way where the original had none).
+    weight′: a Parameter holding W′ whose requires_grad is the original weight's; bias′ likewise
+    with the original bias's (either way where the original had none).
     """
     for kind in ("conv", "linear"):
         for frozen, bias in ((False, True), (True, True), (True, False)):
