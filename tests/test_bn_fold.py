@@ -581,7 +581,7 @@ def test_float64(kata):
 
 @pytest.mark.parity
 def test_follows_device(kata, device):
-    """on CUDA the fused module is on CUDA, with nothing made on the CPU on the way
+    """runs on CUDA: the fused module is on the modules' device, nothing made on the CPU on the way
 
     The fused module lives where the modules it replaces live, and every tensor the fold makes
     (zeros for a missing bias, ones for a missing weight) is made there too: one made on the
