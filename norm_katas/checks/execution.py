@@ -4,6 +4,7 @@ computes in and which device it creates tensors on."""
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -53,6 +54,7 @@ def expect_from_scratch(
     *,
     module: nn.Module | None = None,
     forbidden_modules: tuple[type[nn.Module], ...] = (),
+    forbidden_functions: Iterable[Callable[..., Any]] = (),
     advice: str = FROM_SCRATCH,
     who: str = "forward",
 ) -> Any:
@@ -61,14 +63,25 @@ def expect_from_scratch(
 
     Detected at run time at two levels (what the learner wrote, and what the dispatcher
     ran), so aliases and torch.ops calls are caught; `module` is also searched for
-    instances of `forbidden_modules`. Returns run()'s result.
+    instances of `forbidden_modules`. `forbidden_functions` are Python functions (torch's
+    own helpers written in Python, such as torch.nn.utils.fusion's), caught by their code
+    however they are reached. Returns run()'s result.
     """
     if module is not None and forbidden_modules:
         for name, sub in module.named_modules():
             if isinstance(sub, forbidden_modules):
                 where = f"self.{name}" if name else "the module itself"
                 fail(f"{where} {_builtin_kind(type(sub), forbidden_modules)}. {advice}")
-    result, trace = tracing.record(run)
+    functions, called = tuple(forbidden_functions), []
+
+    def watched() -> Any:
+        result, seen = tracing.python_calls(run, functions)
+        called.extend(seen)
+        return result
+
+    result, trace = tracing.record(watched if functions else run)
+    if called:
+        fail(f"{who} calls {called[0]}. {advice}")
     culprit = trace.first_call_of(set(forbidden))
     if culprit is not None:
         fail(f"{who} calls the built-in {culprit}. {advice}")
@@ -344,3 +357,43 @@ def expect_function_follows_device(
     wrong = [t for t in tensors_in(out) if t.device.type not in fake_cuda.SIMULATED]
     if wrong:
         fail(f"{given} on (simulated) CUDA: a result is on {wrong[0].device}, expected cuda.")
+
+
+def expect_built_on_device(
+    run: Callable[..., Any], *modules: nn.Module, device: torch.device, given: str
+) -> Any:
+    """run(*modules), code that builds from modules (a fold of one layer into another), must
+    build on their device: every tensor of what it returns (a module's parameters and buffers)
+    on it, and nothing made on the CPU on the way. On a real accelerator (`--device cuda`) with
+    copies of the modules there; without one, on simulated CUDA (fake_cuda.build), where a
+    tensor made on the CPU and used with theirs is a device mismatch. Code the simulation
+    cannot run is skipped, never failed. The modules themselves are left as they were.
+    Returns what run returned."""
+    if device.type != "cpu":
+        built = run(*(copy.deepcopy(m).to(device) for m in modules))
+        want, where = (device.type,), device.type
+    else:
+        try:
+            built = fake_cuda.build(run, *modules)
+        except fake_cuda.DeviceMismatch as e:
+            fail(
+                f"{given} on (simulated) CUDA: mixed devices ({_said(e)}): a tensor it made is "
+                "on the CPU while the modules are on CUDA. Make new tensors like the modules' "
+                "own (torch.zeros_like(bn.running_mean), or device=... from one of them)."
+            )
+        except fake_cuda.Inconclusive as e:
+            pytest.skip(f"simulated CUDA could not run this code ({e}); run with a GPU to check")
+        want, where = fake_cuda.SIMULATED, "(simulated) CUDA"
+    found = (
+        [*built.named_parameters(), *built.named_buffers()]
+        if isinstance(built, nn.Module)
+        else [(f"result {i}", t) for i, t in enumerate(tensors_in(built))]
+    )
+    for name, t in found:
+        if t.device.type not in want:
+            fail(
+                f"{given} on {where}: its {name} is on {t.device}, expected the modules' device. "
+                "A module built anew (nn.Conv2d(...)) starts on the CPU: build it with "
+                "device=... or move it with .to(), or copy the original (copy.deepcopy)."
+            )
+    return built

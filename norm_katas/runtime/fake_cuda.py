@@ -73,6 +73,10 @@ _NO_META_KERNEL = (
     "no fake impl or meta kernel registered",
     "with arguments from the 'meta' backend",
 )
+# What torch says when `param.data = tensor` swaps a CPU tensor's data for a meta tensor's: on a
+# GPU a CPU tensor takes a CUDA tensor's data (RepVGG's re-parameterization does just that), so
+# this is the simulation's limit too.
+_META_SET_DATA = ("have incompatible tensor type",)
 
 
 def _simulation_failed(e: Exception) -> bool:
@@ -81,7 +85,7 @@ def _simulation_failed(e: Exception) -> bool:
         _raised_inside_torch(e)
         or torch_compat.is_device_mismatch(e)
         or torch_compat.needs_real_cuda(e)
-        or any(text in str(e).lower() for text in (*_NO_DATA, *_NO_META_KERNEL))
+        or any(text in str(e).lower() for text in (*_NO_DATA, *_NO_META_KERNEL, *_META_SET_DATA))
     )
 
 
@@ -144,6 +148,22 @@ def call(fn: Callable[..., Any], *inputs: torch.Tensor) -> Any:
         classified = _classify(e)
     if isinstance(classified, Inconclusive):
         _on_the_cpu(lambda: fn(*(x.clone() for x in inputs)))
+    raise classified
+
+
+def build(fn: Callable[..., Any], *modules: nn.Module) -> Any:
+    """fn(*modules) with deep copies of the modules on simulated CUDA (the meta device): for
+    code that builds from modules rather than running them, such as a fold of a BatchNorm into
+    a conv. The originals are left alone. Raises DeviceMismatch or Inconclusive like run(), and
+    the CPU's error where it fails there too."""
+    try:
+        return fn(*(copy.deepcopy(m).to("meta") for m in modules))
+    except Exception as e:
+        if not _simulation_failed(e):
+            raise
+        classified = _classify(e)
+    if isinstance(classified, Inconclusive):
+        _on_the_cpu(lambda: fn(*(copy.deepcopy(m) for m in modules)))
     raise classified
 
 

@@ -15,7 +15,7 @@ import functools
 import random
 import sys
 import sysconfig
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -103,6 +103,35 @@ def record(fn: Callable[[], Any]) -> tuple[Any, Trace]:
     with recording(Trace()) as trace:
         result = fn()
     return result, trace
+
+
+def python_calls(
+    fn: Callable[[], Any], functions: Iterable[Callable[..., Any]]
+) -> tuple[Any, list[str]]:
+    """Run fn(); also return which of `functions` (plain Python functions) it called, however
+    reached: by name, through an alias imported before, or from another library's code (torch's
+    own fusion helpers, called by torch.ao's fuse_modules, say). Told by their code objects, as
+    module.qualname, in the order first called."""
+    codes = {
+        f.__code__: f"{f.__module__}.{f.__qualname__}"
+        for f in functions
+        if getattr(f, "__code__", None) is not None
+    }
+    seen: list[str] = []
+    previous = sys.getprofile()
+
+    def profiler(frame: Any, event: str, arg: Any) -> None:
+        if event == "call" and (name := codes.get(frame.f_code)) is not None and name not in seen:
+            seen.append(name)
+        if previous is not None:  # a profiler already there (a debugger's) keeps its events
+            previous(frame, event, arg)
+
+    sys.setprofile(profiler)
+    try:
+        result = fn()
+    finally:
+        sys.setprofile(previous)
+    return result, seen
 
 
 # -- Python-level work in the learner's code ------------------------------------------------

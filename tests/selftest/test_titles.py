@@ -250,6 +250,12 @@ PROOFS: dict[tuple[str, str, str], list[str]] = {
         "merge_weights_by_batches"
     ],
     ("welford", "test_vectorized", "Python loop over them"): ["loops_over_features"],
+    ("bn_fold", "test_from_scratch", "torch's fusion"): ["calls_torch_fusion"],
+    ("bn_fold", "test_uses_running_statistics", "the batch's"): ["batch_statistics"],
+    ("bn_fold", "test_plain_layer", "after it"): ["scales_after_the_conv"],
+    ("bn_fold", "test_follows_device", "made on the CPU on the way"): ["zeros_on_cpu"],
+    ("dyt", "test_alpha_inside_tanh", "α · tanh"): ["tanh_then_alpha"],
+    ("dyt", "test_computes_in_float64", "rounded through float32"): ["tanh_in_float32"],
 }
 
 

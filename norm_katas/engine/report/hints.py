@@ -62,6 +62,13 @@ CRASH_SUBJECTS = (
         "or the computation dtype, and the result is cast back to x's dtype at the end.",
     ),
     (
+        re.compile(r"'NoneType'"),
+        ("none",),
+        "A value your code used is None: an optional part of a layer, a bias or an affine "
+        "weight built off, is None rather than a tensor. Check for None first, and stand in "
+        "what its absence means (zeros for a bias, ones for a scale).",
+    ),
+    (
         re.compile(r"same device|device", re.I),
         ("device",),
         "Two tensors on different devices met: every tensor forward uses must live on x's "

@@ -1,0 +1,32 @@
+"""Mistake: uses the layer's bias as it is: a layer built with bias=False has bias None, and
+None − a tensor raises a TypeError."""
+
+import copy
+
+import torch
+from torch import nn
+
+EXPECT = "test_without_bias"
+ALSO = "test_output_matches_bn_of_conv"
+
+
+def _fold(layer, bn):
+    if layer.training or bn.training:
+        raise AssertionError("Fusion only for eval!")
+    fused = copy.deepcopy(layer)
+    gamma = bn.weight if bn.weight is not None else torch.ones_like(bn.running_mean)
+    beta = bn.bias if bn.bias is not None else torch.zeros_like(bn.running_mean)
+    scale = gamma / torch.sqrt(bn.running_var + bn.eps)
+    w = layer.weight * scale.reshape(-1, *[1] * (layer.weight.dim() - 1))
+    fused.weight = nn.Parameter(w.detach(), layer.weight.requires_grad)
+    b = (layer.bias - bn.running_mean) * scale + beta
+    fused.bias = nn.Parameter(b.detach(), layer.bias.requires_grad)
+    return fused
+
+
+def fuse_conv_bn_eval(conv, bn):
+    return _fold(conv, bn)
+
+
+def fuse_linear_bn_eval(linear, bn):
+    return _fold(linear, bn)
