@@ -51,11 +51,12 @@ The contract (interview core)
   and D(fake)), work.
 * ``eps`` keeps every normalization finite: a norm below ε does not blow the vector up to unit
   length.
-* ``spectral_norm(module, name="weight", n_power_iterations=1, eps=1e-12, dim=None)`` registers
-  your ``SpectralNorm`` of ``module.<name>`` with ``torch.nn.utils.parametrize.
-  register_parametrization`` and returns the module: ``module.weight`` is then the normalized
-  weight, and the state_dict holds ``parametrizations.weight.original``,
-  ``parametrizations.weight.0._u`` and ``._v``, as torch's.
+* ``spectral_norm(module, name="weight", n_power_iterations=1, eps=1e-12, dim=None)``
+  registers your ``SpectralNorm`` of ``module.<name>`` as its parametrization (with
+  ``register_parametrization`` from ``torch.nn.utils.parametrize``) and returns the module:
+  ``module.weight`` is then the normalized weight, and the state_dict holds
+  ``parametrizations.weight.original``, ``parametrizations.weight.0._u`` and ``._v``, as
+  torch's.
 
 Torch parity (stretch)
 ----------------------
@@ -64,7 +65,9 @@ Torch parity (stretch)
   u and v are torch's, already close to the singular vectors.
 * ε exactly as ``F.normalize``: x / max(‖x‖, ε), not x / (‖x‖ + ε).
 * A 1-D weight (a bias, a norm layer's scale) has no matrix to iterate on: torch returns
-  weight / max(‖weight‖, ε).
+  weight / max(‖weight‖, ε), zeros for a bias initialised to zeros.
+* ``dim`` goes to the front with the other dims in their order, as a permute puts them: for
+  dim=2, swapping it with dim 0 gives the same σ in the end but v's entries in another order.
 * ``n_power_iterations`` < 1 raises ``ValueError``, as torch's does.
 * ``spectral_norm`` of a ``ConvTranspose1d/2d/3d`` defaults to ``dim=1``, its output channels;
   of anything else, to ``dim=0``.

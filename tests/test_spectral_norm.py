@@ -7,8 +7,8 @@ from the same u and v, placed in the learner's buffers, in float64. Power iterat
 depends on u's random start, so the core never compares with torch's own draws: it places its
 own u and v in the buffers, or checks what holds for any start (σ never exceeds the top
 singular value, and converges to it). Torch parity (@pytest.mark.parity): the start torch
-draws after the same seed, eps exactly as F.normalize, a 1-D weight, the argument errors and
-ConvTranspose's default dim.
+draws after the same seed, eps exactly as F.normalize, a 1-D weight, the order of the other
+dims for dim=2, n_power_iterations < 1 refused, and ConvTranspose's default dim.
 """
 
 import copy
@@ -216,9 +216,9 @@ def test_follows_weight(kata, device):
         fail(f"{given} raised: {said}. u and v must be in the weight's dtype: {advice}")
     for name, t in zip(("_u", "_v"), vectors(sn, given=given), strict=True):
         if t.dtype != F64:
-            fail(f"{given}: {name} is {str(t.dtype).removeprefix('torch.')}, not float64: {advice}")
+            fail(f"{given}: {name} is {dtype_name(t.dtype)}, not float64: {advice}")
     if out.dtype != F64:
-        fail(f"{given}: the output is {str(out.dtype).removeprefix('torch.')}, not float64.")
+        fail(f"{given}: the output is {dtype_name(out.dtype)}, not float64.")
     expect_function_follows_device(
         lambda weight: kata.SpectralNorm(weight)(weight),
         torch.randn(3, 5),
@@ -549,8 +549,9 @@ def test_spectral_norm_function(kata, device):
     with the arguments given, registers it as that parameter's parametrization and returns
     the module.
 
-    register_parametrization(module, name, SpectralNorm(getattr(module, name),
-    n_power_iterations, dim, eps)), then return the module.
+    Build your SpectralNorm from the parameter called name, with n_power_iterations, dim and
+    eps as given, register it under that name with torch's register_parametrization, and
+    return the module itself.
     """
 
     class Gated(nn.Module):
@@ -613,67 +614,6 @@ def test_converges_to_top_singular_value(kata, device):
             f"{given}: after 30 training forwards, ‖output‖₂ = {norm:.8g}, expected 1: σ = "
             f"{3 / norm:.8g} should have converged to σ₁(W) = 3."
         )
-
-
-CHECK_DIM, CHECK_ORDER = "test_dim_moved_to_front", "test_dim_keeps_the_others_in_order"
-
-
-def expect_moved_to_front(kata, weight, dim, *, what, check):
-    """The learner's SpectralNorm(weight, dim=dim) does what its SpectralNorm does with the
-    matrix torch makes (dim moved to the front, the others in order, flattened): the same u,
-    v and output after one training forward, from the same u and v. `check` is the caller."""
-    given = f"SpectralNorm(weight, dim={dim}) with {what}, u and v set"
-    flat = matrix(weight, dim)
-    u0, v0 = unit(flat.shape[0], weight.device), unit(flat.shape[1], weight.device)
-    moved = made(kata, weight, dim=dim)
-    holding(moved, u0, v0, given=given, owner=CHECK_DIM)
-    twin = holding(made(kata, flat), u0, v0, given=given)
-    out = output(moved, weight)
-    expected = output(twin, flat).detach()
-    given += f", against your SpectralNorm of that matrix, {tuple(flat.shape)}"
-    mine_uv, twin_uv = read(moved, given=given), read(twin, given=given)
-    advice = (
-        f"move dim {dim} to the front (a permute) before flattening"
-        if check == CHECK_DIM
-        else f"move dim {dim} to the front and keep the others in order (a permute, not a "
-        "transpose with dim 0)"
-    )
-    for name, have, want in zip(("u", "v"), mine_uv, twin_uv, strict=True):
-        if not values_close(have, want):
-            fail(
-                f"{given}: after one training forward, {name} = {shown(have)}, expected "
-                f"{shown(want)}: {advice}."
-            )
-    expected = expected.reshape(weight.movedim(dim, 0).shape).movedim(0, dim)
-    expect_close(out, expected, given=given, equal_nan=False)
-
-
-def torch_pair(layer, n):
-    """torch's two spectral norms of copies of layer: the parametrization, and the hook
-    holding the same u and v."""
-    ref = torch_spectral_norm(copy.deepcopy(layer), n_power_iterations=n)
-    hook = hook_spectral_norm(copy.deepcopy(layer), n_power_iterations=n)
-    sn = ref.parametrizations.weight[0]
-    with torch.no_grad():
-        hook.weight_u.copy_(sn._u)
-        hook.weight_v.copy_(sn._v)
-    return ref, hook
-
-
-def learner_like(kata, layer, ref, *, given, n):
-    mine = normalized_layer(kata, copy.deepcopy(layer), given=given, n_power_iterations=n)
-    try:
-        mine.load_state_dict(ref.state_dict())
-    except Exception as e:
-        fail_for("test_state_dict_round_trip", f"{given}: torch's state_dict does not load: {e}")
-    return mine
-
-
-ORIGINAL = "parametrizations.weight.original"
-LAYERS = (
-    ("nn.Linear(5, 3)", lambda: nn.Linear(5, 3), (4, 5)),
-    ("nn.Conv2d(2, 4, 3)", lambda: nn.Conv2d(2, 4, 3), (2, 2, 5, 5)),
-)
 
 
 @pytest.mark.broad
@@ -1022,6 +962,67 @@ def first_difference(got, want):
 
 def shown(t):
     return "[" + ", ".join(f"{x:.4f}" for x in t.detach().double().cpu().flatten().tolist()) + "]"
+
+
+CHECK_DIM, CHECK_ORDER = "test_dim_moved_to_front", "test_dim_keeps_the_others_in_order"
+
+
+def expect_moved_to_front(kata, weight, dim, *, what, check):
+    """The learner's SpectralNorm(weight, dim=dim) does what its SpectralNorm does with the
+    matrix torch makes (dim moved to the front, the others in order, flattened): the same u,
+    v and output after one training forward, from the same u and v. `check` is the caller."""
+    given = f"SpectralNorm(weight, dim={dim}) with {what}, u and v set"
+    flat = matrix(weight, dim)
+    u0, v0 = unit(flat.shape[0], weight.device), unit(flat.shape[1], weight.device)
+    moved = made(kata, weight, dim=dim)
+    holding(moved, u0, v0, given=given, owner=CHECK_DIM)
+    twin = holding(made(kata, flat), u0, v0, given=given)
+    out = output(moved, weight)
+    expected = output(twin, flat).detach()
+    given += f", against your SpectralNorm of that matrix, {tuple(flat.shape)}"
+    mine_uv, twin_uv = read(moved, given=given), read(twin, given=given)
+    advice = (
+        f"move dim {dim} to the front (a permute) before flattening"
+        if check == CHECK_DIM
+        else f"move dim {dim} to the front and keep the others in order (a permute, not a "
+        "transpose with dim 0)"
+    )
+    for name, have, want in zip(("u", "v"), mine_uv, twin_uv, strict=True):
+        if not values_close(have, want):
+            fail(
+                f"{given}: after one training forward, {name} = {shown(have)}, expected "
+                f"{shown(want)}: {advice}."
+            )
+    expected = expected.reshape(weight.movedim(dim, 0).shape).movedim(0, dim)
+    expect_close(out, expected, given=given, equal_nan=False)
+
+
+def torch_pair(layer, n):
+    """torch's two spectral norms of copies of layer: the parametrization, and the hook
+    holding the same u and v."""
+    ref = torch_spectral_norm(copy.deepcopy(layer), n_power_iterations=n)
+    hook = hook_spectral_norm(copy.deepcopy(layer), n_power_iterations=n)
+    sn = ref.parametrizations.weight[0]
+    with torch.no_grad():
+        hook.weight_u.copy_(sn._u)
+        hook.weight_v.copy_(sn._v)
+    return ref, hook
+
+
+def learner_like(kata, layer, ref, *, given, n):
+    mine = normalized_layer(kata, copy.deepcopy(layer), given=given, n_power_iterations=n)
+    try:
+        mine.load_state_dict(ref.state_dict())
+    except Exception as e:
+        fail_for("test_state_dict_round_trip", f"{given}: torch's state_dict does not load: {e}")
+    return mine
+
+
+ORIGINAL = "parametrizations.weight.original"
+LAYERS = (
+    ("nn.Linear(5, 3)", lambda: nn.Linear(5, 3), (4, 5)),
+    ("nn.Conv2d(2, 4, 3)", lambda: nn.Conv2d(2, 4, 3), (2, 2, 5, 5)),
+)
 
 
 @SUITE.perf
