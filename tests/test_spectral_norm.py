@@ -316,8 +316,8 @@ def test_no_iterations_in_eval(kata, device):
     At inference the estimate must not move: a model evaluated twice gives the same outputs,
     and a checkpoint's u and v are the ones it was validated with.
 
-    In eval mode (self.training is False) skip the power method: σ = uᵀ W v with the stored u
-    and v.
+    In eval mode, when the module is not training, skip the power method: σ = uᵀ W v with the
+    stored u and v.
     """
     w = with_singular_values(3, 5, (2.0, 1.8, 1.0), device)
     u0, v0 = power_steps(w, unit(3, device), unit(5, device), 2)  # σ > 0 from these
@@ -683,8 +683,9 @@ def test_initialised_like_torch(kata):
     power method at construction, so that the first forwards already use a good estimate of
     σ; seeded alike, your buffers are torch's.
 
-    u ← normalize(weight.new_empty(h).normal_()), v ← likewise with w values, then 15 times u ←
-    normalize(W v), v ← normalize(Wᵀ u).
+    u ← normalize(z) for z a standard normal draw of h values in the weight's dtype and on its
+    device, then v likewise with w values; then 15 steps of u ← normalize(W v), v ←
+    normalize(Wᵀ u).
     """
     # Slow convergence (σ₂/σ₁ = 0.9): 14 or 16 steps differ from 15 visibly.
     w = with_singular_values(3, 5, (2.0, 1.8, 1.0), "cpu").float()
