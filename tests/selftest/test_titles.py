@@ -256,6 +256,17 @@ PROOFS: dict[tuple[str, str, str], list[str]] = {
     ("bn_fold", "test_follows_device", "made on the CPU on the way"): ["zeros_on_cpu"],
     ("dyt", "test_alpha_inside_tanh", "α · tanh"): ["tanh_then_alpha"],
     ("dyt", "test_computes_in_float64", "rounded through float32"): ["tanh_in_float32"],
+    ("spectral_norm", "test_buffers", "parameters"): ["u_v_parameters"],
+    ("spectral_norm", "test_from_scratch", "an SVD"): ["svdvals_sigma"],
+    ("spectral_norm", "test_from_scratch", "an eigensolver"): ["eigvalsh_sigma"],
+    ("spectral_norm", "test_from_scratch", "torch's spectral_norm"): ["calls_torch_spectral_norm"],
+    ("spectral_norm", "test_training_forward_iterates", "only at the start"): [
+        "iterates_at_init_only"
+    ],
+    ("spectral_norm", "test_no_iterations_in_eval", "power step"): ["iterates_in_eval"],
+    ("spectral_norm", "test_divides_by_sigma", "‖W‖_F"): ["frobenius_norm"],
+    ("spectral_norm", "test_eps_used", "blown up to length 1"): ["ignores_eps"],
+    ("spectral_norm", "test_eps_like_torch", "ε added to the norm"): ["eps_added_to_norm"],
 }
 
 
