@@ -16,6 +16,7 @@ import numpy as np
 import torch
 
 from norm_katas.checks import shape_of
+from norm_katas.checks.triton_engine.interpreter import TRIAL
 from norm_katas.checks.triton_engine.races import Races
 
 
@@ -115,9 +116,10 @@ class Audit:
     @classmethod
     def tally(cls, verb: str, ptrs, mask, itemsize: int) -> None:
         """An access by the running program, counted in the traffic of every region it touched
-        (where the call counts traffic): its lanes, and for a load each element it read."""
-        if cls.traffic is None or cls.regions is None:
-            return
+        (where the call counts traffic, and outside the autotuner's trial launches): its lanes,
+        and for a load each element it read."""
+        if cls.traffic is None or cls.regions is None or TRIAL[0]:
+            return  # not counted, or the autotuner timing a config: not the kernel's work
         ptrs = np.asarray(ptrs, dtype=np.uint64)
         active = np.broadcast_to(np.asarray(mask, dtype=bool), ptrs.shape)
         for r in cls.regions:
