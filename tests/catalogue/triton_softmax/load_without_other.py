@@ -11,6 +11,9 @@ from solutions.triton_softmax import SoftmaxFunction as Reference
 from solutions.triton_softmax import _block
 
 EXPECT = "test_non_power_of_two_width"
+# Compiled, the undefined lanes hold whatever the GPU leaves there (often 0, then the mistake of
+# spare_lanes_zero.py): rows of 100 come out wrong either way; the other checks may not.
+COMPILED = "test_non_power_of_two_width"
 ALSO = (
     "test_negative_rows, "
     "test_sum_rescaled_when_the_max_grows, "

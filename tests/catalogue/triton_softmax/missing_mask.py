@@ -9,6 +9,9 @@ from solutions.triton_softmax import SoftmaxFunction as Reference
 from solutions.triton_softmax import _block
 
 EXPECT = "test_masked_tail"
+# Compiled, reads past a tensor go unseen and loads are not counted: the stores past the end of
+# y and dx still land in their fences.
+COMPILED = "test_masked_tail"
 ALSO = (
     "test_reads_x_at_most_twice, "
     "test_negative_rows, "

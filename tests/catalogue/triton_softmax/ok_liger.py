@@ -1,4 +1,4 @@
-"""Correct, written differently: Liger-Kernel's softmax (linkedin/Liger-Kernel,
+"""Correct, written differently: Liger-Kernel's softmax (linkedin/Liger-Kernel, BSD-2-Clause,
 src/liger_kernel/ops/softmax.py), adapted. Rows of up to 65536 columns go through a single-block
 kernel (the whole row in registers, x read once); wider rows through multi-block kernels that
 loop over the row in blocks of 65536 with the online max and sum. Liger makes x and dy
