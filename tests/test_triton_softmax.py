@@ -432,9 +432,9 @@ def test_strided_rows(kata, device):
     """strided x (rows further apart than N) and a transposed or expanded dy are read in place
 
     A slice of a wider tensor has rows more than N elements apart; autograd may hand backward
-    dy transposed, or expanded: the dy of y.sum() is a single 1 with every stride 0. Copying
-    them first would cost a pass through memory. The outputs y and dx are new tensors whose
-    rows are N apart: their strides are not x's or dy's.
+    dy transposed, or expanded: the dy of a loss that sums y is a single 1 with every stride
+    0. Copying them first would cost a pass through memory. The outputs y and dx are new
+    tensors whose rows are N apart: their strides are not x's or dy's.
 
     Pass the kernels each tensor's row stride, and dy's column stride too: column c of row r
     lies at r times the row stride plus c times the column stride.
