@@ -30,6 +30,7 @@ SHARED = [
 FILES = {
     "triton-layernorm": ["racy_accumulation", "partials_summed_in_torch"],
     "fused-add-rmsnorm": ["racy_row_split", "returns_y_only"],
+    "triton-softmax": ["missing_mask", "backward_without_sum"],
 }
 
 # A copy of the reference that prints its process's id whenever forward runs.

@@ -14,20 +14,22 @@ kernels (tl.sum) when triton.language is first imported. If something imported T
 at a time with numpy, so a suite's inputs should be small.
 
 How the engine is proven. Before the learner's file loads, a probe runs small kernels of its
-own on what norm kernels exercise, in float32, float16 and bfloat16: loads and stores (masked,
-with `other`), casts to and from float32, products and sums in each dtype and mixed with
-float32, tl.sum, sqrt and rsqrt, programs at int64 row offsets. A float32 case gone wrong means
-nothing can be graded: the grader says so (exit 3). A half-precision one is noted as a fault:
-Triton's interpreter computes bfloat16 x bfloat16 and bfloat16 + bfloat16 on the raw bits
-(every release from 3.0 to 3.9), and from 3.3 tl.sum of bfloat16 too. The interpreter runs a
-kernel's operations as methods of one builder object: each is recorded with its operand types,
-and a fault is blamed on the operations only its failing case ran. A call that ran one gets a
-note (`Call.fault`) that names the engine and suggests --device cuda: its value checks skip
-with it, never fail, and do not count (report.py). Compiled, where operations cannot be seen,
-a fault would affect every call in its dtype. The proof depends on the installed engine alone:
-a long-lived parent that grades on the CPU (watch mode, a mock) proves it once (`prepare`) for
-every grading it forks. Anything else that goes wrong while the engine is set up is the
-grader's failure too (exit 3), never the learner's: their file has not even loaded yet.
+own on what norm and softmax kernels exercise, in float32, float16 and bfloat16: loads and
+stores (masked, with `other`), casts to and from float32, products, sums and differences in
+each dtype and mixed with float32, tl.sum, tl.max and tl.maximum, sqrt, rsqrt, exp and exp2,
+programs at int64 row offsets. A float32 case gone wrong means nothing can be graded: the
+grader says so (exit 3). A half-precision one is noted as a fault: Triton's interpreter
+computes bfloat16 x bfloat16, bfloat16 + bfloat16 and bfloat16 - bfloat16 on the raw bits
+(every release from 3.0 to 3.9), from 3.3 tl.sum of bfloat16 too, and in 3.9 tl.maximum of
+bfloat16s. The interpreter runs a kernel's operations as methods of one builder object: each is
+recorded with its operand types, and a fault is blamed on the operations only its failing case
+ran. A call that ran one gets a note (`Call.fault`) that names the engine and suggests --device
+cuda: its value checks skip with it, never fail, and do not count (report.py). Compiled, where
+operations cannot be seen, a fault would affect every call in its dtype. The proof depends on
+the installed engine alone: a long-lived parent that grades on the CPU (watch mode, a mock)
+proves it once (`prepare`) for every grading it forks. Anything else that goes wrong while the
+engine is set up is the grader's failure too (exit 3), never the learner's: their file has not
+even loaded yet.
 
 How every call is overseen (`Oversight.run`):
 - Memory. The function gets copies of its tensor inputs whose storage runs on past their last
@@ -38,7 +40,9 @@ How every call is overseen (`Oversight.run`):
   Interpreted, every load and store (atomics too) is checked by address against the tensors
   its launch was given, from first element to last: an access outside them all fails whatever
   the values there would have given, and is turned off so that it touches nothing; a masked
-  load without `other=` reads NaN in its masked lanes, which Triton leaves undefined.
+  load without `other=` reads NaN in its masked lanes, which Triton leaves undefined. Where a
+  suite asks (`Oversight.run(traffic=True)`), each tensor's traffic is counted too: how many
+  times each element was read, and the widest access (`Call.traffic`).
   Compiled, Triton cannot be watched so: only stores past the end of a tensor, allocated or
   given, are seen.
 - Torch work. The ATen operations the function runs outside Triton's own code are recorded.

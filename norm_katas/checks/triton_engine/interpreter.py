@@ -30,20 +30,30 @@ def patch() -> None:
     _interpret_libdevice()
 
 
+# True while the autotuner runs a config to time it (interpreted: each config once): a launch
+# that is not the kernel's own work, which memory.Audit's traffic does not count.
+TRIAL = [False]
+
+
 def _autotune_untimed() -> None:
     """Let @triton.autotune choose among several configs in the interpreter.
 
     With more than one config the autotuner times each with its benchmarker, which needs a GPU
     driver ("0 active drivers"): a correct autotuned kernel failed every check on the CPU.
     Interpreted, each config's launch runs once, every access audited as in any launch, and
-    all time the same, so the first config is kept, as on a GPU the fastest would be.
+    all time the same, so the first config is kept, as on a GPU the fastest would be. Those
+    trial launches are not the kernel's own work: a call's traffic leaves them out (TRIAL).
     Triton 3.0 times with the autotuner module's do_bench; later releases ask the
     Autotuner's do_bench property (a cached one in 3.9) for one.
     """
     from triton.runtime import autotuner
 
     def once(kernel_call, *args, quantiles=None, **kwargs):
-        kernel_call()
+        TRIAL[0] = True
+        try:
+            kernel_call()
+        finally:
+            TRIAL[0] = False
         return [1.0] * len(quantiles) if quantiles else 1.0
 
     for name in ("do_bench", "do_bench_cudagraph"):

@@ -5,7 +5,8 @@ Interpreted only. The interpreter makes a kernel's memory accesses through one e
 module (_interpreter.load, .store, atomics) in every release from 3.0 on: `audit` wraps it
 once (AuditedMemory). While a call is audited (Oversight.run sets Audit.known), an access
 outside every tensor of its launch is recorded and turned off, so that it touches nothing;
-each access is also handed to the call's race analysis (races.Races), where one is asked for.
+each access is also handed to the call's race analysis (races.Races), where one is asked for,
+and counted (Traffic: how often each element was read, and the widest access), where that is.
 """
 
 from dataclasses import dataclass, field
@@ -15,6 +16,7 @@ import numpy as np
 import torch
 
 from norm_katas.checks import shape_of
+from norm_katas.checks.triton_engine.interpreter import TRIAL
 from norm_katas.checks.triton_engine.races import Races
 
 
@@ -37,6 +39,23 @@ class Region:
     name: str  # "x", "the weight", ...
     elements: int
     params: list[str] = field(default_factory=list)  # the kernel arguments that point into it
+
+
+@dataclass
+class Traffic:
+    """What the loads and stores of one audited call did to one tensor: how many times each of
+    its elements was read, and its widest access (a kernel's block: its registers)."""
+
+    name: str  # "x", "dy", "the (2, 64) float32 tensor allocated", ...
+    reads: np.ndarray  # per element, first to last (strides included): the loads that read it
+    widest: int = 0  # lanes of the widest load or store that touched it, masked lanes included
+    widest_verb: str = ""  # "read" or "wrote"
+    widest_kernel: str = ""  # the kernel that made it
+
+    @property
+    def most_reads(self) -> int:
+        """The most times any one element was read."""
+        return int(self.reads.max(initial=0))
 
 
 @dataclass
@@ -63,6 +82,8 @@ class Audit:
     sample: frozenset[int] | None = None
     # Masked loads without `other` that left lanes undefined (read NaN here) in this call.
     undefined = 0
+    # Each region's traffic in this call (by its first byte), where the suite counts it.
+    traffic: dict[int, Traffic] | None = None
 
     @classmethod
     def allowed(cls, verb: str, ptrs, mask, itemsize: int):
@@ -116,6 +137,30 @@ class Audit:
             cls.races.record(kind, ptrs, mask)
 
     @classmethod
+    def tally(cls, verb: str, ptrs, mask, itemsize: int) -> None:
+        """An access by the running program, counted in the traffic of every region it touched
+        (where the call counts traffic, and outside the autotuner's trial launches): its lanes,
+        and for a load each element it read."""
+        if cls.traffic is None or cls.regions is None or TRIAL[0]:
+            return  # not counted, or the autotuner timing a config: not the kernel's work
+        ptrs = np.asarray(ptrs, dtype=np.uint64)
+        active = np.broadcast_to(np.asarray(mask, dtype=bool), ptrs.shape)
+        for r in cls.regions:
+            inside = active & (ptrs >= r.start) & (ptrs + np.uint64(itemsize) <= r.end)
+            if not inside.any():
+                continue
+            traffic = cls.traffic.get(r.start)
+            if traffic is None:
+                reads = np.zeros(r.elements, dtype=np.int64)
+                traffic = cls.traffic[r.start] = Traffic(r.name, reads)
+            if ptrs.size > traffic.widest:
+                traffic.widest, traffic.widest_verb = ptrs.size, verb
+                traffic.widest_kernel = cls.kernel
+            if verb == "read":
+                size = max((r.end - r.start) // max(r.elements, 1), 1)
+                np.add.at(traffic.reads, ((ptrs[inside] - np.uint64(r.start)) // size), 1)
+
+    @classmethod
     def launch(cls, arg_names, args, kwargs, kernel: str = "the kernel") -> None:
         """A launch begins: its regions, one per storage its tensor arguments point into."""
         if cls.known is None:
@@ -159,11 +204,13 @@ class AuditedMemory:
     def load(self, ptrs, mask, other, dtype, *rest):
         mask = Audit.allowed("read", ptrs, mask, np.dtype(dtype).itemsize)
         Audit.record(Races.LOAD, ptrs, mask)
+        Audit.tally("read", ptrs, mask, np.dtype(dtype).itemsize)
         return self._real.load(ptrs, mask, other, dtype, *rest)
 
     def store(self, ptrs, values, mask, *rest):
         mask = Audit.allowed("wrote", ptrs, mask, np.asarray(values).dtype.itemsize)
         Audit.record(Races.STORE, ptrs, mask)
+        Audit.tally("wrote", ptrs, mask, np.asarray(values).dtype.itemsize)
         return self._real.store(ptrs, values, mask, *rest)
 
     def atomic_rmw(self, op, ptrs, values, mask, *rest):

@@ -23,7 +23,7 @@ from norm_katas.checks.triton_engine.guarded import (
     storage_of,
 )
 from norm_katas.checks.triton_engine.interpreter import LACKING, annotations_trap, lacking_message
-from norm_katas.checks.triton_engine.memory import Audit, stray_message
+from norm_katas.checks.triton_engine.memory import Audit, Traffic, stray_message
 from norm_katas.checks.triton_engine.operations import recording
 from norm_katas.checks.triton_engine.probe import blamed, fault_note
 from norm_katas.checks.triton_engine.races import Races
@@ -65,6 +65,15 @@ class Call:
     inputs: tuple[torch.Tensor, ...] = ()
     # A masked load without other= left lanes undefined (interpreted: they read NaN here).
     undefined_lanes: bool = False
+    # Where run() was asked to count it (interpreted only; None compiled): each tensor's
+    # traffic, the inputs by their names and what the function allocated, in the order first
+    # touched.
+    traffic: tuple[Traffic, ...] | None = None
+
+    def traffic_of(self, name: str) -> Traffic | None:
+        """The traffic of the input of this name ("x"), or None where it was not counted or
+        never touched."""
+        return next((t for t in self.traffic or () if t.name == name), None)
 
 
 @dataclass(frozen=True)
@@ -95,6 +104,12 @@ class Oversight:
     race_free: str | None = None
     race_advice: str = ""
     kernels: str = "the kernel"  # what the messages call the kata's kernels
+    # After NaN in an output where a masked load without other= left lanes undefined: which
+    # other= each load wants (a sum's lanes 0.0; a max's -inf).
+    undefined_advice: str = (
+        "Give other= to every masked load whose lanes reach a sum or an output (other=0.0 for a "
+        "sum)."
+    )
 
     def run(
         self,
@@ -103,6 +118,7 @@ class Oversight:
         given: str,
         call: Any = None,
         programs: frozenset[int] | None = None,
+        traffic: bool = False,
         **kwargs: Any,
     ) -> Call:
         """The kata's function on fenced copies of the tensors, overseen (kwargs passed on);
@@ -112,6 +128,9 @@ class Oversight:
         programs (interpreted only): run only these programs of each launch, by their first
         grid index, to look for races among many rows at the cost of a few: the values of
         such a call are not the function's, and must not be checked.
+
+        traffic (interpreted only): count what every load and store did to each tensor (how
+        many times each element was read, the widest access), in Call.traffic.
 
         Fails if the kernel touched memory outside its tensors (every access, interpreted;
         stores past the end of a new tensor, compiled), if two programs raced on an element
@@ -138,6 +157,7 @@ class Oversight:
             Audit.known = {storage_of(t): region_of(t, n) for t, n in named}
             Audit.strays, Audit.regions, Audit.races = [], None, races
             Audit.undefined = 0
+            Audit.traffic = {} if traffic else None
         function = call or getattr(kata, self.function)
         LACKING.clear()
         Audit.sample = programs if mode.INTERPRETED else None
@@ -156,6 +176,7 @@ class Oversight:
             raise
         finally:
             Audit.known = Audit.regions = Audit.races = Audit.sample = None
+            counted, Audit.traffic = Audit.traffic, None
         if Audit.strays:
             fail_for(self.in_bounds, stray_message(given, self.stray_advice))
         if races and races.found and self.race_free:
@@ -192,7 +213,8 @@ class Oversight:
         fault = blamed(frozenset(ops), dtypes)
         note = fault_note(fault, x.device) if fault else None
         undefined = mode.INTERPRETED and Audit.undefined > 0
-        return Call(out, note, tuple(copies), undefined_lanes=undefined)
+        seen = tuple(counted.values()) if counted is not None else None
+        return Call(out, note, tuple(copies), undefined_lanes=undefined, traffic=seen)
 
     def expect_values(
         self,
@@ -230,7 +252,6 @@ class Oversight:
                 fail(
                     f"{given}: {what} holds NaN, the first at {first}, where the expected value "
                     "is finite, and a masked load without other= left lanes undefined: they "
-                    "read NaN here (on a GPU, whatever the memory held). Give other= to every "
-                    "masked load whose lanes reach a sum or an output (other=0.0 for a sum)."
+                    f"read NaN here (on a GPU, whatever the memory held). {self.undefined_advice}"
                 )
         expect_close(out, want, given=given, rtol=rtol, what=what)

@@ -1,12 +1,13 @@
-"""The engine proven, before the learner's file loads, on what norm kernels exercise.
+"""The engine proven, before the learner's file loads, on what norm and softmax kernels exercise.
 
 A probe runs small kernels of its own in float32, float16 and bfloat16: loads and stores
-(masked, with `other`), casts to and from float32, products and sums in each dtype and mixed
-with float32, tl.sum, sqrt and rsqrt, programs at int64 row offsets. A float32 case gone wrong
-means nothing can be graded (`prove` says why). A half-precision one is a Fault, blamed on the
-interpreter operations only its failing case ran (operations.recording): a call that ran one
-gets a note (`fault_note`) in place of its value checks. Compiled, where operations cannot be
-seen, a fault would affect every call in its dtype.
+(masked, with `other`), casts to and from float32, products, sums and differences in each dtype
+and mixed with float32, tl.sum, tl.max (over -inf lanes) and tl.maximum, sqrt, rsqrt, exp and
+exp2, programs at int64 row offsets. A float32 case gone wrong means nothing can be graded
+(`prove` says why). A half-precision one is a Fault, blamed on the interpreter operations only
+its failing case ran (operations.recording): a call that ran one gets a note (`fault_note`) in
+place of its value checks. Compiled, where operations cannot be seen, a fault would affect every
+call in its dtype.
 """
 
 from dataclasses import dataclass
@@ -46,6 +47,29 @@ def _probe_mul(X, W, Y):
 def _probe_add(X, W, Y):
     cols = tl.arange(0, 8)
     tl.store(Y + cols, tl.load(X + cols) + tl.load(W + cols))
+
+
+def _probe_sub(X, W, Y):
+    cols = tl.arange(0, 8)
+    tl.store(Y + cols, tl.load(X + cols) - tl.load(W + cols))
+
+
+def _probe_max(X, Y):
+    """Y[0] = the max of X[:6], its two spare lanes loaded as -inf."""
+    cols = tl.arange(0, 8)
+    tl.store(Y, tl.max(tl.load(X + cols, mask=cols < 6, other=-float("inf")), axis=0))
+
+
+def _probe_maximum(X, W, Y):
+    cols = tl.arange(0, 8)
+    tl.store(Y + cols, tl.maximum(tl.load(X + cols), tl.load(W + cols)))
+
+
+def _probe_exp(X, Y):
+    cols = tl.arange(0, 8)
+    x = tl.load(X + cols)
+    tl.store(Y + cols, tl.exp(x))
+    tl.store(Y + 8 + cols, tl.exp2(x))
 
 
 def _probe_sum(X, Y):
@@ -113,6 +137,18 @@ def _cases(device: torch.device) -> list[tuple[str, torch.dtype, object]]:
             [x.double(), x32.to(dtype).double()]
         )
 
+    def largest(dtype):
+        x, y = tensor(PROBE_X, dtype), torch.empty(1, dtype=dtype, device=device)
+        mode.triton.jit(_probe_max)[(1,)](x, y)
+        return y, x[:6].double().max().reshape(1)
+
+    def exps():
+        x = tensor(PROBE_X, f32)
+        y = torch.empty(16, device=device)
+        mode.triton.jit(_probe_exp)[(1,)](x, y)
+        x = x.double()
+        return y, torch.cat([x.exp(), x.exp2()])
+
     def roots():
         x = tensor((0.25, 1.0, 4.0, 16.0, 2.25, 0.0625, 9.0, 6.25), f32)
         y = torch.empty(24, device=device)
@@ -133,7 +169,14 @@ def _cases(device: torch.device) -> list[tuple[str, torch.dtype, object]]:
             (f"{name} loads and stores, masked and not", dtype, lambda d=dtype: copy(d)),
             (f"{name} × {name}", dtype, lambda d=dtype: binary(_probe_mul, torch.mul, d, d)),
             (f"{name} + {name}", dtype, lambda d=dtype: binary(_probe_add, torch.add, d, d)),
+            (f"{name} − {name}", dtype, lambda d=dtype: binary(_probe_sub, torch.sub, d, d)),
             (f"tl.sum of {name}", dtype, lambda d=dtype: total(d)),
+            (f"tl.max of {name}, masked lanes -inf", dtype, lambda d=dtype: largest(d)),
+            (
+                f"tl.maximum of {name}s",
+                dtype,
+                lambda d=dtype: binary(_probe_maximum, torch.maximum, d, d),
+            ),
         ]
         if dtype != f32:
             cases += [
@@ -143,6 +186,7 @@ def _cases(device: torch.device) -> list[tuple[str, torch.dtype, object]]:
     return [
         *cases,
         ("float32 sqrt, rsqrt and division", f32, roots),
+        ("float32 exp and exp2", f32, exps),
         ("one program per row, at int64 row offsets", f32, rows),
     ]
 

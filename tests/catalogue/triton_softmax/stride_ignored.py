@@ -1,0 +1,46 @@
+"""Mistake: assumes contiguous rows: row i of x starts i · N elements in, whatever x's stride. A
+slice of a wider tensor (rows further apart than N) is read from the wrong places.
+"""
+
+import torch
+import triton
+import triton.language as tl
+
+from solutions.triton_softmax import SoftmaxFunction as Reference
+from solutions.triton_softmax import _block
+
+EXPECT = "test_strided_rows"
+
+
+@triton.jit
+def _softmax_fwd(X, Y, stride_x, stride_y, N, BLOCK: tl.constexpr):
+    row = tl.program_id(0).to(tl.int64)
+    X += row * N
+    Y += row * stride_y
+    cols = tl.arange(0, BLOCK)
+    m = -float("inf")
+    s = 0.0
+    for start in range(0, N, BLOCK):
+        x = tl.load(X + start + cols, mask=start + cols < N, other=-float("inf")).to(tl.float32)
+        m_new = tl.maximum(m, tl.max(x, axis=0))
+        s = s * tl.exp(m - m_new) + tl.sum(tl.exp(x - m_new), axis=0)
+        m = m_new
+    for start in range(0, N, BLOCK):
+        mask = start + cols < N
+        x = tl.load(X + start + cols, mask=mask, other=-float("inf")).to(tl.float32)
+        tl.store(Y + start + cols, (tl.exp(x - m) / s).to(Y.dtype.element_ty), mask=mask)
+
+
+class SoftmaxFunction(Reference):
+    @staticmethod
+    def forward(ctx, x):
+        n = x.shape[-1]
+        x2d = x.reshape(-1, n)
+        y = torch.empty(x2d.shape, dtype=x.dtype, device=x.device)
+        _softmax_fwd[(x2d.shape[0],)](x2d, y, x2d.stride(0), y.stride(0), n, BLOCK=_block(n))
+        ctx.save_for_backward(y)
+        return y.view(x.shape)
+
+
+def softmax(x):
+    return SoftmaxFunction.apply(x)
