@@ -559,9 +559,16 @@ def test_a_warm_grader_does_without_torch_dynamo_too(grade, tmp_path: Path) -> N
     # Nor does a grader that grades many times (watch mode, the mock, these self-tests): it
     # would cost each of them a second and more to start, for the few files that need it.
     mine, seen = _telling_whether_dynamo_loaded(tmp_path)
+    # What the checks do need of it, torch's symbolic shapes (autograd loads them, and sympy,
+    # on a backward with a gradient given), the warm grader imported once for every child.
+    warm = tmp_path / "warm.txt"
+    mine.write_text(
+        mine.read_text() + f"\nopen({str(warm)!r}, 'w').write(str('sympy' in sys.modules))\n"
+    )
     report, output, code = grade("layernorm", mine, "--device", "cpu")
     assert code == 0 and report["strict_solved"], output
     assert set(seen.read_text().split()) == {"False"}, "a check loaded torch._dynamo"
+    assert warm.read_text() == "True", "each grading's child imports sympy afresh"
 
 
 def test_command_line_strict_asks_for_parity_too() -> None:

@@ -125,6 +125,14 @@ def _import_what_children_use(katas: list[registry.Kata]) -> None:
 
     names = [f"_pytest.{name}" for name in default_plugins]
     names += ["pdb", "_pytest._argcomplete", "encodings.unicode_escape"]
+    # Autograd loads torch's symbolic shapes, and with them sympy, on the first backward with
+    # a gradient given (a quarter of a second): every check of gradients. torch._dynamo would
+    # bring it too, but costs four times as much and no grading needs it (defer_dynamo).
+    names.append("torch.fx.experimental.symbolic_shapes")
+    # Autograd loads torch's symbolic shapes, and with them sympy, on the first backward with
+    # a gradient given (a quarter of a second): every check of gradients. torch._dynamo would
+    # bring it too, but costs four times as much and no grading needs it (defer_dynamo).
+    names.append("torch.fx.experimental.symbolic_shapes")
     if any(_needs_triton(kata) for kata in katas):
         # Triton's first kernel launch imports its gluon package (a tenth of a second),
         # whichever mode the kernel runs in.
