@@ -372,6 +372,10 @@ def test_module_like_nn_layernorm(kata, device):
     forward calls it with its own parameters and eps; backward leaves dy as it was handed.
     """
     x, weight, bias, dy = make((2, 3, 64), device=device)
+    # Every call first overseen: the calls below (the wrapper, the module, through autograd)
+    # run the same kernels on the same shapes unwatched, which is safe only once these stayed
+    # inside their tensors (interpreted, a store goes through its raw address).
+    both(kata, x, weight, bias, dy, given=f"{described(x)}, backward(dy)")
     small = x * 1e-3  # a variance of 1e-6: eps = 1e-5 shows in every output
     given = f"layer_norm(x, weight, bias) on x {shape_of(x)} · 1e-3, eps left to its default"
     want = F.layer_norm(small, (64,), weight, bias, EPS)

@@ -205,6 +205,18 @@ def test_catalogue_entry(name: str, path: Path, grade, request: pytest.FixtureRe
         assert code == 1 and not report["solved"], output
 
 
+def test_a_kernel_writing_past_its_tensors_is_graded_in_every_check(grade) -> None:
+    # Interpreted, a store goes through its raw address: a check that called such a kernel
+    # unwatched (through a module, through autograd) corrupted the grading process, which died
+    # on SIGSEGV. Every check watches it first, the parity ones too, and says where it wrote.
+    path = CATALOGUE / "triton_layernorm" / "grid_past_the_rows.py"
+    report, output, code = grade("triton-layernorm", path, "--all")
+    assert code == 1 and report["finished"] and "ended abruptly" not in output, output
+    parity = [c for c in report["checks"] if c["tier"] == "parity"]
+    assert parity and all(c["outcome"] == "failed" for c in parity), summary(report, output)
+    assert all("outside the tensors" in c["message"] for c in parity), summary(report, output)
+
+
 BROKEN = sorted(catalogue.broken())
 
 
