@@ -465,11 +465,13 @@ def new_kata(session: nox.Session) -> None:
 def _selftests(session: nox.Session, python: str, args: list[str]) -> None:
     workers = []
     if not any(a.startswith(("-n", "--numprocesses")) for a in args):
-        # A worker more than there are cores, each taking the next test when it is free: many
-        # self-tests wait (for a kernel to start, a terminal, a file's new mtime), and the
-        # spare worker computes meanwhile. On 2 cores that took a sixth off the run.
+        # A worker per core, each taking the next test when it is free. A spare worker once took
+        # a sixth off the run, while many self-tests waited (for a kernel, a terminal, a file's
+        # new mtime); with twenty katas' catalogues the run is bound by the CPU, and on 2 cores
+        # a third worker made it slower (195 and 199 s against 187, 191 and 191 s): each grading's
+        # own processes (shards, ranks) compete with the spare worker's.
         cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-        workers = ["-n", str((cores or 1) + 1), "--dist", "worksteal"]
+        workers = ["-n", str(cores or 1), "--dist", "worksteal"]
     # NORM_KATAS_NOX: the Python that runs nox, for the self-test that runs nox in a clone.
     session.run(
         python, "-m", "pytest", "tests/selftest", *workers, *args, external=True,
