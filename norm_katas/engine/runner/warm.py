@@ -31,7 +31,8 @@ def warm_up(
     """Import everything a grading needs into this process, or raise GraderError.
 
     long_lived: this process will grade many times (watch mode, a mock, the self-tests), so
-    also import what each child would otherwise import again on first use (pytest's plugins).
+    also import what each child would otherwise import again on first use (pytest's plugins,
+    torch's symbolic shapes).
     torch._dynamo is not among them: it is deferred in every process (torch_compat.defer_dynamo),
     as torch's reference implementations on the meta device ask it only for `disable`. Of 608
     catalogue gradings 6 needed more of it (FakeTensorMode, where meta cannot run the code) and
@@ -125,10 +126,6 @@ def _import_what_children_use(katas: list[registry.Kata]) -> None:
 
     names = [f"_pytest.{name}" for name in default_plugins]
     names += ["pdb", "_pytest._argcomplete", "encodings.unicode_escape"]
-    # Autograd loads torch's symbolic shapes, and with them sympy, on the first backward with
-    # a gradient given (a quarter of a second): every check of gradients. torch._dynamo would
-    # bring it too, but costs four times as much and no grading needs it (defer_dynamo).
-    names.append("torch.fx.experimental.symbolic_shapes")
     # Autograd loads torch's symbolic shapes, and with them sympy, on the first backward with
     # a gradient given (a quarter of a second): every check of gradients. torch._dynamo would
     # bring it too, but costs four times as much and no grading needs it (defer_dynamo).
