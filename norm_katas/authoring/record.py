@@ -22,62 +22,80 @@ from norm_katas.content.pristine import (
 )
 
 
+def stubs(kata: registry.Kata) -> list[tuple[str, Path, Path, str]]:
+    """The kata's pristine stubs: (name in the record, the tool's copy, the learner's copy in
+    katas/, the reset that restores it): the layer's stub and the test-writing mode's."""
+    return [
+        (kata.file, kata.pristine, kata.committed, kata.name),
+        (kata.tests_file, kata.tests_pristine, registry.ROOT / "katas" / kata.tests_file,
+         f"{kata.name} --tests"),
+    ]  # fmt: skip
+
+
 def problems() -> list[str]:
     """What is wrong with the pristine stubs and their record, each with what to do."""
     record = recorded()
     katas = registry.load()
     found = []
     for kata in katas:
-        shipped, digest = _read(kata.pristine), record.get(kata.file)
-        if shipped is None:
-            found.append(f"stubs/{kata.file} is missing: every kata needs its pristine stub there.")
-        elif digest is None:
-            found.append(f"stubs/{kata.file} has no recorded hash: run `{RECORD_COMMAND}`.")
-        elif blob_id(shipped) != digest:
-            found.append(
-                f"stubs/{kata.file} is not the stub recorded in stubs/hashes.txt. If you changed "
-                f"the stub on purpose, record it: `{RECORD_COMMAND}` (it refreshes "
-                f"katas/{kata.file} too). If not, restore it: `git checkout stubs/{kata.file}`."
-            )
-        elif _held_in_katas(kata, digest) is False:
-            found.append(
-                f"katas/{kata.file} has never held the stub in stubs/{kata.file}, not now and "
-                f"not in any commit, so a fresh clone would start from another text. Run `nox -s "
-                f"reset -- {kata.name}` (your file is backed up first), then commit "
-                f"katas/{kata.file}."
-            )
-    if extra := sorted(set(record) - {k.file for k in katas}):
+        for name, pristine, committed, reset in stubs(kata):
+            found += _problems(name, pristine, committed, reset, record.get(name))
+    if extra := sorted(set(record) - {s[0] for k in katas for s in stubs(k)}):
         names = ", ".join(extra)
         found.append(f"stubs/hashes.txt records files of no kata ({names}): `{RECORD_COMMAND}`.")
     return found
+
+
+def _problems(
+    name: str, pristine: Path, committed: Path, reset: str, digest: str | None
+) -> list[str]:
+    shipped = _read(pristine)
+    if shipped is None:
+        return [f"stubs/{name} is missing: every kata needs its pristine stub there."]
+    if digest is None:
+        return [f"stubs/{name} has no recorded hash: run `{RECORD_COMMAND}`."]
+    if blob_id(shipped) != digest:
+        return [
+            f"stubs/{name} is not the stub recorded in stubs/hashes.txt. If you changed "
+            f"the stub on purpose, record it: `{RECORD_COMMAND}` (it refreshes "
+            f"katas/{name} too). If not, restore it: `git checkout stubs/{name}`."
+        ]
+    if held(committed, digest) is False:
+        return [
+            f"katas/{name} has never held the stub in stubs/{name}, not now and "
+            f"not in any commit, so a fresh clone would start from another text. Run `nox -s "
+            f"reset -- {reset}` (your file is backed up first), then commit katas/{name}."
+        ]
+    return []
 
 
 def record() -> list[str]:
     """Record every stubs/<file> as its kata's pristine stub; refresh katas/<file> where it is
     still the stub recorded before. Returns what it did, one line each."""
     before = recorded()
-    katas = registry.load()
-    if missing := [k.file for k in katas if not k.pristine.exists()]:
+    every = [s for k in registry.load() for s in stubs(k)]
+    if missing := [name for name, pristine, _, _ in every if not pristine.exists()]:
         raise StubError(f"no stubs/ copy of {', '.join(missing)}: write the stub there first")
-    texts = {k.file: k.pristine.read_text(encoding="utf-8") for k in katas}
+    texts = {name: pristine.read_text(encoding="utf-8") for name, pristine, _, _ in every}
     lines = [f"{blob_id(texts[name])}  {name}\n" for name in sorted(texts)]
     _write(RECORD, HEADER + "".join(lines))
     done = []
-    for kata in katas:
-        new, old = blob_id(texts[kata.file]), before.get(kata.file)
+    for name, _, committed, reset in every:
+        new, old = blob_id(texts[name]), before.get(name)
         if new == old:
             continue
-        done.append(f"recorded stubs/{kata.file}")
-        current = _read(kata.committed)
+        done.append(f"recorded stubs/{name}")
+        current = _read(committed)
         if current is not None and blob_id(current) == new:
             continue
         if current is None or blob_id(current) == old:
-            _write(kata.committed, texts[kata.file])
-            done.append(f"  katas/{kata.file} is the new stub too: commit both")
+            committed.parent.mkdir(parents=True, exist_ok=True)
+            _write(committed, texts[name])
+            done.append(f"  katas/{name} is the new stub too: commit both")
         else:
             done.append(
-                f"  katas/{kata.file} holds other work, left as it is: `nox -s reset -- "
-                f"{kata.name}` makes it the new stub (backing it up first); commit both"
+                f"  katas/{name} holds other work, left as it is: `nox -s reset -- "
+                f"{reset}` makes it the new stub (backing it up first); commit both"
             )
     return done
 
@@ -87,11 +105,6 @@ def _write(path: os.PathLike[str], content: str) -> None:
     with open(tmp, "w", encoding="utf-8", newline="\n") as f:
         f.write(content)
     os.replace(tmp, path)
-
-
-def _held_in_katas(kata: registry.Kata, digest: str) -> bool | None:
-    """Whether katas/<file> holds the stub now or did in some commit (None: no git history)."""
-    return held(kata.committed, digest)
 
 
 def held(path: Path, digest: str) -> bool | None:

@@ -125,10 +125,12 @@ GRADED_IN_A_NOTEBOOK_MOCK = (
 )
 
 
-def for_workspace(stub: str, name: str) -> str:
+def for_workspace(stub: str, name: str, tests: bool = False) -> str:
     """The stub as an installed copy hands it out (`norm-katas init`, `norm-katas reset`): graded
-    with the norm-katas command, which is there, not with nox's session, which is not."""
-    return GRADE_YOURSELF.sub(f"Grade yourself with::\n\n    norm-katas grade {name}\n", stub, 1)
+    with the norm-katas command, which is there, not with nox's session, which is not. `tests`:
+    the test-writing mode's stub, graded with --tests."""
+    command = f"norm-katas grade {name}" + (" --tests" if tests else "")
+    return GRADE_YOURSELF.sub(f"Grade yourself with::\n\n    {command}\n", stub, 1)
 
 
 def for_notebook(stub: str, name: str) -> str:
@@ -177,6 +179,40 @@ def untouched(kata: registry.Kata, content: str) -> bool:
         for_workspace(stub, kata.name),
     )  # fmt: skip
     return mine in {blob_id(text) for text in handed_out}
+
+
+def tests_text(kata: registry.Kata) -> str:
+    """The kata's untouched test stub (the test-writing mode), as text() finds the layer's."""
+    digest = recorded().get(kata.tests_file)
+    if digest is None:
+        raise StubError(
+            f"stubs/hashes.txt records no stub for {kata.tests_file}: run `{RECORD_COMMAND}`"
+        )
+    shipped = _read(kata.tests_pristine)
+    if shipped is not None and blob_id(shipped) == digest:
+        return shipped
+    if (found := _git_blob(digest)) is not None:
+        return found
+    raise StubError(
+        f"stubs/{kata.tests_file}, norm-katas' own copy of the untouched test stub, has been "
+        f"changed, and git has no copy of the original either. Restore it: `git checkout "
+        f"stubs/{kata.tests_file}` in a clone, or take it from a fresh download of norm-katas."
+    )
+
+
+def is_untouched_tests(kata: registry.Kata, path: os.PathLike[str]) -> bool:
+    """Whether the test file at `path` is the kata's test stub as handed out (by hash)."""
+    content = _read(path)
+    digest = recorded().get(kata.tests_file)
+    if content is None or digest is None:
+        return False
+    if blob_id(content) == digest:
+        return True
+    try:
+        stub = tests_text(kata)
+    except StubError:
+        return False
+    return blob_id(content) == blob_id(for_workspace(stub, kata.name, tests=True))
 
 
 def _read(path: os.PathLike[str]) -> str | None:

@@ -113,6 +113,26 @@ class Kata:
     def solution(self) -> Path:
         return ROOT / "solutions" / self.file
 
+    # The test-writing mode: the learner's tests of the kata's layer, tests/test_<stem>.py in
+    # the workspace, with its pristine copy in stubs/tests/ and the reference in solutions/tests/.
+    @property
+    def tests_file(self) -> str:
+        return f"tests/test_{self.stem}.py"
+
+    @property
+    def tests_stub(self) -> Path:
+        """The learner's test file, in their workspace (katas/tests/ in a clone)."""
+        return workspace() / self.tests_file
+
+    @property
+    def tests_pristine(self) -> Path:
+        return STUBS / self.tests_file
+
+    @property
+    def tests_solution(self) -> Path:
+        """The reference test file: it catches every interview mistake, with no false alarm."""
+        return ROOT / "solutions" / self.tests_file
+
     @property
     def suite(self) -> Path:
         return ROOT / "tests" / f"test_{self.stem}.py"

@@ -155,12 +155,31 @@ def cmd_reset(argv: list[str]) -> int:
         action="store_true",
         help="restore the kata's notebook in a clone (notebooks/<kata>.ipynb), not its file",
     )
+    parser.add_argument(
+        "--tests",
+        action="store_true",
+        help="restore your tests of the kata (tests/test_<kata>.py), not its file",
+    )
     args = parser.parse_args(argv)
     katas = registry.load() if args.all else [registry.get(name) for name in args.katas]
     if not katas:
         parser.error(f"name a kata (e.g. {suggest.command('reset', 'layernorm')}) or pass --all")
     if args.notebook:
         return _reset_notebooks(katas)
+    if args.tests:
+        for kata in katas:
+            existed = kata.tests_stub.exists()
+            backup = workspace.reset_tests(kata)
+            mine = registry.shown(kata.tests_stub)
+            if not existed:
+                print(f"{mine} was missing: it is the test stub again.")
+            elif backup is None:
+                print(f"{mine} is already the untouched test stub: nothing to do.")
+            else:
+                print(
+                    f"{mine} is the test stub again. Your previous file is saved at\n    {backup}"
+                )
+        return 0
     for kata in katas:
         existed = kata.stub.exists()
         backup = workspace.reset(kata)
@@ -218,14 +237,18 @@ def cmd_init(argv: list[str]) -> int:
     written, kept = workspace.init(folder)
     print(f"The workspace {folder}:")
     if written:
-        print(f"  fresh stubs: {', '.join(p.name for p in written)}")
+        print(f"  fresh stubs: {', '.join(_named(p, folder) for p in written)}")
     if kept:
-        print(f"  kept as they are (yours already): {', '.join(p.name for p in kept)}")
+        print(f"  kept as they are (yours already): {', '.join(_named(p, folder) for p in kept)}")
     print(
         f"Next: cd {folder} and grade a kata, e.g. `{PROG} grade layernorm` "
         f"(`{PROG} list` lists them; `{PROG} watch layernorm` grades on every save)."
     )
     return 0
+
+
+def _named(path: Path, folder: Path) -> str:
+    return path.relative_to(folder).as_posix()
 
 
 def cmd_solution(argv: list[str]) -> int:

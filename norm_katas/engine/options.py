@@ -70,6 +70,10 @@ PLUGIN = [
 DOOR = [
     Option(("--strict",), "solved only when the torch-parity checks pass too"),
     Option(("--watch",), "regrade on every save; Enter regrades, q quits"),
+    Option(
+        ("--tests",),
+        "grade your tests of the layer (tests/test_<kata>.py) by the mistakes they catch",
+    ),
     Option(("-h", "--help"), "list these options and exit"),
 ]
 

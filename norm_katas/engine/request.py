@@ -39,19 +39,24 @@ def invoked_from() -> Path:
     return Path(os.environ.get("NORM_KATAS_INVOKED_FROM", Path.cwd()))
 
 
-def resolve_impl(kata: registry.Kata, impl: str | None, base: Path | None = None) -> Path:
+def resolve_impl(
+    kata: registry.Kata, impl: str | None, base: Path | None = None, tests: bool = False
+) -> Path:
     """Where the file to grade is: --impl katas (default), solutions, a folder, or a file.
+    With `tests` (the test-writing mode) the learner's test file: tests/test_<stem>.py there.
 
     A relative path is taken from `base`: the folder the user ran nox from.
     """
     if impl in (None, "", "katas"):
-        return kata.stub
+        return kata.tests_stub if tests else kata.stub
     if impl == "solutions":
-        return kata.solution
+        return kata.tests_solution if tests else kata.solution
     path = Path(impl).expanduser()
     if not path.is_absolute():
         path = (base or Path.cwd()) / path
-    return path / kata.file if path.is_dir() else path
+    if path.is_dir():
+        return path / (kata.tests_file if tests else kata.file)
+    return path
 
 
 def resolve_report(report_json: str | None, base: Path) -> Path | None:
@@ -98,6 +103,7 @@ class Request:
     pytest_args: tuple[str, ...] = ()  # pytest's own options, passed through (-x, -s, ...)
     checklist: bool = True  # the learner-facing checklist instead of pytest's output
     watch: bool = False  # regrade on every save (the command line's --watch)
+    tests: bool = False  # the test-writing mode: `file` is the learner's tests (engine.proving)
     door: str = TERMINAL  # where the learner asked: the commands suggested are typed there
     mock: bool = False  # a mock interview's grading: no options are offered (none can be passed)
     # Checks (by name) to run before the others, every check still runs unless -x stops at a
@@ -125,7 +131,7 @@ class Request:
         base = base or invoked_from()
         return cls(
             kata,
-            Path(os.path.abspath(resolve_impl(kata, impl, base))),
+            Path(os.path.abspath(resolve_impl(kata, impl, base, settings.get("tests", False)))),
             device=resolve_device(device),
             report_json=resolve_report(report_json, base),
             **settings,
@@ -152,7 +158,7 @@ class Request:
                 values["hints"] = int(value) if value else 1
             elif name == "--all":
                 values["expand"] = True
-            elif name in ("--perf", "--watch"):
+            elif name in ("--perf", "--watch", "--tests"):
                 values[name[2:]] = True
             elif name in ("--impl", "--device"):
                 values[name[2:]] = value
@@ -165,7 +171,16 @@ class Request:
             elif name != "--checklist":  # the checklist is a grading's output anyway
                 passed.append(_token(option, value))
         impl = values.pop("impl", None)
-        if not (path := resolve_impl(kata, impl, base or invoked_from())).is_file():
+        tests = values.get("tests", False)
+        unfit = [f for o, _ in given for f in o.flags if f in NOT_FOR_TESTS] if tests else []
+        if unfit:
+            raise UsageError(f"{unfit[0]} is for grading a layer; {NOT_FOR_TESTS[unfit[0]]}")
+        if not (path := resolve_impl(kata, impl, base or invoked_from(), tests)).is_file():
+            if tests and impl in (None, "", "katas"):
+                raise UsageError(
+                    f"{path} does not exist: your tests of {kata.name} go there. Start from the "
+                    f"stub: `{_reset_hint(kata)}` puts it in place."
+                )
             raise UsageError(f"{path} does not exist: check the path given to --impl.")
         return cls.create(kata, impl, base=base, pytest_args=tuple(passed), **values)
 
@@ -204,6 +219,24 @@ class Request:
         data["pytest_args"] = tuple(data["pytest_args"])
         data["first"] = tuple(data.get("first", ()))
         return cls(**data)
+
+
+# Options that have no meaning for a test file, and why (the test-writing mode).
+NOT_FOR_TESTS = {
+    "--device": "your tests choose the device they run on.",
+    "--perf": "there is no layer of yours to time here.",
+    "--strict": "torch parity is the layer's stretch; your tests' stretch is the mutants.",
+    "-k": "every test of yours runs against every layer.",
+    "-m": "every test of yours runs against every layer.",
+    "-x": "every test of yours runs against every layer.",
+    "--maxfail": "every test of yours runs against every layer.",
+}
+
+
+def _reset_hint(kata: registry.Kata) -> str:
+    from norm_katas.engine import suggest
+
+    return suggest.command("reset", kata.name, "--tests")
 
 
 def _token(option: options.Option, value: str | None) -> str:

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import IO
 
 from norm_katas.content import registry
-from norm_katas.engine import runner
+from norm_katas.engine import proving, runner
 from norm_katas.engine.request import Request
 
 
@@ -34,8 +34,10 @@ def serve(
         if not line.strip():
             continue
         message = json.loads(line)
+        request = Request.from_json(message["request"])
         with open(message["out"], "a", encoding="utf-8") as out:
-            outcome = runner.grade(Request.from_json(message["request"]), out=out)
+            grade = proving.grade if request.tests else runner.grade
+            outcome = grade(request, out=out)
         _answer(stdout, {"code": outcome.code})
     return 0
 

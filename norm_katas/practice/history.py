@@ -22,7 +22,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from norm_katas.engine.report import Report
@@ -53,8 +53,8 @@ CREATE INDEX IF NOT EXISTS events_kata ON events (kata, at);
 # a peek at a solution. A history from before "notebook" is migrated on first use (MODES_SQL).
 # A new way of grading (the test-writing mode of issue 40) is a new mode here and in
 # GRADING_MODES: the schedule (practice.schedule) rates its gradings as it rates every other's.
-MODES = ("practice", "mock", "notebook", "peek")
-GRADING_MODES = ("practice", "mock", "notebook")
+MODES = ("practice", "mock", "notebook", "peek", "tests")
+GRADING_MODES = ("practice", "mock", "notebook", "tests")
 MODES_SQL = ", ".join(f"'{mode}'" for mode in MODES)
 SCHEMA = SCHEMA.replace("{modes}", MODES_SQL)
 MODE_CHECK = re.compile(r"CHECK \(mode IN \([^)]*\)\)")
@@ -253,4 +253,21 @@ def record_report(report: Report, mode: str, hints: int = 0, **mock: object) -> 
         # Grading the stub as handed out, or a file that does not load, tries nothing yet.
         attempt=not report.load_error and not untouched(report), hints=hints,
         **mock,  # type: ignore[arg-type]
+    )  # fmt: skip
+
+
+def record_proof(verdict: Any, hints: int = 0) -> None:
+    """Record a grading of the test-writing mode (engine.proving.verdict.Verdict), as mode
+    "tests". Its checks are the interview mistakes (caught or not) and the correct layers (no
+    test failing on one), so that passed == total exactly when it is solved; the mutants are its
+    stretch, in the parity columns."""
+    alarmed = {a.layer for a in verdict.alarms}
+    layers = verdict.layers - len(verdict.mistakes) - verdict.mutants
+    missed = [m.key for m in verdict.mistakes if m.caught_by is None]
+    failed = [*missed, *(f"false alarm: {t}" for t in sorted({a.test for a in verdict.alarms}))]
+    record(
+        verdict.kata, "tests", verdict.caught + max(0, layers - len(alarmed)),
+        len(verdict.mistakes) + max(layers, 0), failed, parity_passed=verdict.mutants_caught,
+        parity_total=verdict.mutants, headline=failed[0] if failed else None,
+        attempt=not verdict.load_error and bool(verdict.tests), hints=hints,
     )  # fmt: skip

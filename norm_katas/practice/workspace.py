@@ -39,6 +39,15 @@ def handed_out(kata: registry.Kata) -> str:
     return pristine.for_workspace(stub, kata.name) if registry.INSTALLED else stub
 
 
+def handed_out_tests(kata: registry.Kata) -> str:
+    """The test-writing mode's stub as this copy hands it out (see handed_out)."""
+    try:
+        stub = pristine.tests_text(kata)
+    except pristine.StubError as e:
+        raise WorkspaceError(str(e)) from None
+    return pristine.for_workspace(stub, kata.name, tests=True) if registry.INSTALLED else stub
+
+
 def _stamp() -> str:
     return datetime.now().strftime("%Y%m%d-%H%M%S-%f")
 
@@ -55,6 +64,11 @@ def _write_atomically(path: Path, text: str) -> None:
 def reset(kata: registry.Kata) -> Path | None:
     """Restore katas/<file> to the stub; back the current file up first. Returns the backup."""
     return _restore(kata, kata.stub, handed_out(kata))
+
+
+def reset_tests(kata: registry.Kata) -> Path | None:
+    """Restore the learner's tests/test_<stem>.py to the test stub; back it up first."""
+    return _restore(kata, kata.tests_stub, handed_out_tests(kata))
 
 
 def reset_notebook(kata: registry.Kata) -> Path | None:
@@ -94,24 +108,28 @@ def init(folder: Path) -> tuple[list[Path], list[Path]]:
     """
     katas = registry.load()
     texts = {kata.file: handed_out(kata) for kata in katas}  # every stub, before any write
+    texts |= {kata.tests_file: handed_out_tests(kata) for kata in katas}
     folder.mkdir(parents=True, exist_ok=True)
     marker = folder / registry.MARKER
     if not marker.exists():
         _write_atomically(marker, MARKER_TEXT)
     written, kept = [], []
-    for kata in katas:
-        path = folder / kata.file
+    (folder / "tests").mkdir(exist_ok=True)
+    for name in texts:
+        path = folder / name
         if path.exists():
             kept.append(path)
         else:
-            _write_atomically(path, texts[kata.file])
+            _write_atomically(path, texts[name])
             written.append(path)
     return written, kept
 
 
 MARKER_TEXT = """\
 # This folder is a norm-katas workspace: its <kata>.py files are yours to edit, and
-# `norm-katas grade <kata>` run here or in a folder below grades them. Made by `norm-katas init`.
+# `norm-katas grade <kata>` run here or in a folder below grades them; tests/test_<kata>.py
+# are your tests of each layer, graded by `norm-katas grade <kata> --tests`.
+# Made by `norm-katas init`.
 """
 
 

@@ -18,7 +18,7 @@ import sys
 import tempfile
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from norm_katas.content import registry
 from norm_katas.engine import suggest
@@ -53,6 +53,7 @@ class Graded:
     code: int
     report: Report | None
     cancelled: bool = False  # stopped by the caller's cancel(): no verdict, nothing to record
+    proof: Any = None  # the test-writing mode's verdict (engine.proving.verdict.Verdict)
 
 
 def environment() -> str:

@@ -1,0 +1,174 @@
+"""The test-writing mode: the learner's tests of a kata's layer, run against the reference
+solution, the catalogue's correct and wrong layers and the reference's mutants
+(content.candidates), and graded by what they catch.
+
+`prove` splits the candidates between child processes forked from this one (child.run), each
+in its own scratch folder and process group, and reads what each test did on each candidate
+from the lines they write. A child that ends abruptly (a crash, os._exit) ends on the candidate
+it was testing: that candidate counts as failing there, and a new child goes on with the rest.
+The verdict (verdict.Verdict) is printed by report.print_verdict.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import sys
+import tempfile
+import time
+import warnings
+from pathlib import Path
+from typing import TYPE_CHECKING, TextIO
+
+from norm_katas.content import candidates, registry
+from norm_katas.engine.proving import child
+from norm_katas.engine.proving.verdict import Run, Verdict
+from norm_katas.engine.request import NOT_SOLVED
+from norm_katas.engine.runner.parent import Graded
+from norm_katas.runtime import processes
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from norm_katas.engine.request import Request
+
+
+def grade(
+    request: Request, *, out: TextIO | None = None, cancel: Callable[[], bool] | None = None
+) -> Graded:
+    """Grade the learner's tests and print the report to `out`; Graded.proof holds the
+    verdict (None for an untouched stub, which tests nothing yet)."""
+    from norm_katas.content import pristine
+    from norm_katas.engine.proving.report import print_verdict
+
+    out = out or sys.stderr
+    shown = registry.shown(request.file)
+    if pristine.is_untouched_tests(request.kata, request.file):
+        print(
+            f"Not started yet? {shown} is the stub as handed out: write your tests of "
+            f"{request.kata.title} there, each a function that takes the layer as `kata`, "
+            "then grade again.",
+            file=out,
+        )
+        return Graded(NOT_SOLVED, None)
+    if found := child.imports_of(request.file):
+        line, statement = found[0]
+        print(
+            f"{shown} line {line} imports what your tests may not use ({statement}): they get "
+            "the layer under test as the `kata` argument and test it with torch and pytest "
+            "alone.",
+            file=out,
+        )
+        return Graded(NOT_SOLVED, None)
+    verdict = prove(request, cancel=cancel)
+    if verdict is None:
+        return Graded(NOT_SOLVED, None, cancelled=True)
+    code = print_verdict(verdict, request, out)
+    out.flush()
+    if request.report_json is not None:
+        try:
+            request.report_json.write_text(json.dumps(verdict.to_json(), indent=1) + "\n")
+        except OSError as e:
+            print(f"The verdict was not written to {request.report_json}: {e}", file=out)
+    return Graded(code, None, proof=verdict)
+
+
+# No line from a child for this long (a hang that no test's limit interrupts): it is stopped,
+# and the candidate it was on counts as failing.
+STALL_S = 120.0
+
+
+def workers() -> int:
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return max(1, min(4, cores or 1))
+
+
+def prove(
+    request: Request,
+    *,
+    cancel: Callable[[], bool] | None = None,
+    n_workers: int | None = None,
+) -> Verdict | None:
+    """Run the learner's tests (request.file) against every candidate of request.kata; the
+    verdict, or None when `cancel` said stop."""
+    found = candidates.for_kata(request.kata)
+    run = Run(found)
+    shards = _shards(len(found), n_workers or workers())
+    with tempfile.TemporaryDirectory(prefix="norm-katas-tests-", ignore_cleanup_errors=True) as t:
+        tmp = Path(t)
+        pending = {w: list(shard) for w, shard in enumerate(shards) if shard}
+        running: dict[int, tuple[int, list[int], Path, float]] = {}
+        restarts = 0
+        try:
+            while pending or running:
+                for w in list(pending):
+                    indices = pending.pop(w)
+                    log = tmp / f"worker{w}-{restarts}.jsonl"
+                    restarts += 1
+                    pid = _start(request, found, indices, tmp / f"work{w}", log)
+                    running[pid] = (w, indices, log, time.time())
+                if cancel is not None and cancel():
+                    return None
+                for pid, (w, indices, log, since) in list(running.items()):
+                    done, status = os.waitpid(pid, os.WNOHANG)
+                    stalled = False
+                    if not done:
+                        with contextlib.suppress(OSError):
+                            since = max(since, log.stat().st_mtime)
+                        if time.time() - since < STALL_S:
+                            continue
+                        processes.kill_group(pid)
+                        stalled, status = True, -signal.SIGKILL
+                    running.pop(pid)
+                    code = os.waitstatus_to_exitcode(status) if not stalled else status
+                    rest = run.read(log, indices, code, stalled)
+                    if rest:
+                        pending[w] = rest
+                time.sleep(0.005)
+        finally:
+            for pid in running:
+                processes.kill_group(pid)
+    return run.verdict(request)
+
+
+def _shards(count: int, n: int) -> list[list[int]]:
+    """Candidates dealt round-robin: each worker gets its share of the correct ones, which run
+    every test, and of the wrong ones, which stop at their first failure."""
+    return [list(range(i, count, n)) for i in range(n)]
+
+
+def _start(
+    request: Request, found: list[candidates.Candidate], indices: list[int], scratch: Path,
+    log: Path,
+) -> int:  # fmt: skip
+    scratch.mkdir(parents=True, exist_ok=True)
+    log.touch()
+    for stream in (sys.stdout, sys.stderr):
+        stream.flush()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)  # fork with torch's idle thread
+        pid = os.fork()
+    if pid == 0:
+        code = 3
+        try:
+            os.setpgid(0, 0)
+            devnull = os.open(os.devnull, os.O_RDWR)
+            for fd in (0, 1, 2):
+                os.dup2(devnull, fd)
+            sources = [found[i].source for i in indices]
+            wrong = [found[i].kind != "correct" for i in indices]
+            code = child.run(
+                request.file, sources, wrong, request.kata.stem, scratch, log, request.timeout
+            )
+            with log.open("a", encoding="utf-8") as f:
+                f.write(json.dumps({"finished": True}) + "\n")
+        except BaseException as e:
+            with contextlib.suppress(Exception), log.open("a", encoding="utf-8") as f:
+                f.write(json.dumps({"grader_error": processes.where(e)}) + "\n")
+        finally:
+            os._exit(code)
+    with contextlib.suppress(OSError):
+        os.setpgid(pid, pid)
+    return pid

@@ -1,0 +1,238 @@
+"""What runs in a child of the test-writing mode: the learner's test file under pytest, its
+`kata` fixture bound to each candidate layer in turn (content.candidates), one line of JSON
+written for each test's outcome on each candidate.
+
+The candidates come as source text and are executed as the same module (the kata's file name,
+in this child's scratch folder), one after the other: the tests cannot tell them apart by name
+or path. A wrong candidate is caught by its first failing test, so the tests after it are
+skipped for that candidate; a correct one runs every test, so that every false alarm is known.
+Each test's setup, call and teardown count against a CPU-time limit (engine.timer).
+The learner's test file may not import the grader, the reference solution, the catalogue or
+the suites: `guard_imports` stops such an import where it runs, with a message that says so.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import importlib
+import json
+import os
+import sys
+import types
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from norm_katas.content import registry
+from norm_katas.engine.runner.child import PYTEST_NO_PLUGINS, _one_thread
+from norm_katas.engine.timer import CheckTimer
+
+# The packages a learner's tests may not import: the grader, the reference solutions, the
+# hidden suites with their catalogue and mutants, and the repository's tools.
+FORBIDDEN = ("norm_katas", "solutions", "tests", "tools", "conftest")
+CAUGHT = "caught already by an earlier test"  # the skip reason of a caught candidate's tests
+
+
+class Forbidden(ImportError):
+    """The learner's tests imported what they may not."""
+
+
+def forbidden(name: str) -> bool:
+    top = name.split(".")[0]
+    suites = {f"test_{kata.stem}" for kata in registry.load()}
+    return top in FORBIDDEN or top in suites
+
+
+def guard_imports(tests_file: Path) -> None:
+    """From here on, an import made by code in `tests_file` of a forbidden module raises
+    Forbidden (import statements and importlib.import_module alike)."""
+    mine = str(tests_file)
+    importing = builtins.__import__
+    import_module = importlib.import_module
+
+    def refuse(name: str) -> None:
+        raise Forbidden(
+            f"your tests import {name}: they get the layer under test from the kata fixture, "
+            "and test it with torch and pytest alone (not the grader, the reference solution "
+            "or its hidden checks)"
+        )
+
+    def guarded(name, globals=None, locals=None, fromlist=(), level=0):
+        if level == 0 and globals and globals.get("__file__") == mine and forbidden(name):
+            refuse(name)
+        return importing(name, globals, locals, fromlist, level)
+
+    def guarded_import_module(name: str, package: str | None = None) -> types.ModuleType:
+        caller = sys._getframe(1).f_globals.get("__file__")
+        if caller == mine and not name.startswith(".") and forbidden(name):
+            refuse(name)
+        return import_module(name, package)
+
+    builtins.__import__ = guarded
+    importlib.import_module = guarded_import_module
+
+
+class Bound:
+    """The plugin that binds `kata` to each candidate and records what each test did."""
+
+    def __init__(self, sources: list[str], stem: str, scratch: Path, log: Path) -> None:
+        self.sources, self.stem, self.scratch, self.log = sources, stem, scratch, log
+        self.wrong: set[int] = set()  # candidates a failing test has caught
+        self.stop_at_first: list[bool] = []
+        self.place = scratch / "layer" / f"{stem}.py"
+        self.place.parent.mkdir(parents=True, exist_ok=True)
+        self.out = log.open("a", encoding="utf-8", buffering=1)
+
+    def module(self) -> types.ModuleType:
+        """A module that pytest registers as the plugin holding the `kata` fixture."""
+        bound = self
+
+        @pytest.fixture(scope="module", params=range(len(self.sources)), ids=self._ids())
+        def kata(request: pytest.FixtureRequest) -> types.ModuleType:
+            """The layer under test: the kata's module, with its classes and functions."""
+            return bound.load(request.param)
+
+        plugin = types.ModuleType("norm_katas_layer_under_test")
+        plugin.kata = kata  # type: ignore[attr-defined]
+        return plugin
+
+    def _ids(self) -> list[str]:
+        return [f"layer{i}" for i in range(len(self.sources))]
+
+    def load(self, index: int) -> types.ModuleType:
+        self.place.write_text(self.sources[index], encoding="utf-8")
+        module = types.ModuleType(self.stem)
+        module.__file__ = str(self.place)
+        sys.modules[self.stem] = module  # dataclasses and pickling look the module up here
+        exec(compile(self.sources[index], str(self.place), "exec"), module.__dict__)
+        self._write({"loaded": index})
+        return module
+
+    @staticmethod
+    def candidate(item: pytest.Item) -> int | None:
+        callspec = getattr(item, "callspec", None)
+        return None if callspec is None else callspec.params.get("kata")
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_setup(self, item: pytest.Item) -> None:
+        index = self.candidate(item)
+        if index is not None and index in self.wrong and self.stop_at_first[index]:
+            pytest.skip(CAUGHT)
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo) -> Iterator:
+        outcome = yield
+        report: pytest.TestReport = outcome.get_result()
+        index = self.candidate(item)
+        if index is None:
+            return
+        name = item.originalname if isinstance(item, pytest.Function) else item.name
+        if report.failed:
+            self.wrong.add(index)
+            self._write(
+                {"candidate": index, "test": name, "item": item.name, "outcome": "failed",
+                 "phase": report.when, "message": _message(report, call)}
+            )  # fmt: skip
+        elif report.when == "call" and report.passed:
+            self._write({"candidate": index, "test": name, "item": item.name, "outcome": "passed"})
+        elif report.skipped and report.when in ("setup", "call"):
+            reason = _message(report, call)
+            if CAUGHT not in reason:
+                self._write(
+                    {"candidate": index, "test": name, "item": item.name, "outcome": "skipped"}
+                )
+
+    def pytest_collectreport(self, report: pytest.CollectReport) -> None:
+        if report.failed:
+            self._write({"collect_error": _collect_message(report)})
+
+    def pytest_collection_finish(self, session: pytest.Session) -> None:
+        tests = sorted({i.name.split("[")[0] for i in session.items})
+        bound = sorted(
+            {i.name.split("[")[0] for i in session.items if self.candidate(i) is not None}
+        )
+        self._write({"collected": tests, "take_the_layer": bound})
+
+    def _write(self, record: dict[str, Any]) -> None:
+        self.out.write(json.dumps(record) + "\n")
+
+
+def _message(report: pytest.TestReport, call: pytest.CallInfo) -> str:
+    """The failure's message as pytest's summary line gives it: the exception and its text."""
+    excinfo = call.excinfo
+    if excinfo is not None:
+        text = str(excinfo.value).strip()
+        name = excinfo.typename
+        if name in ("Failed", "Skipped", "TimedOut"):
+            return text.splitlines()[0] if text else name
+        first = text.splitlines()[0] if text else ""
+        return f"{name}: {first}" if first else name
+    crash = getattr(report.longrepr, "reprcrash", None)
+    return str(crash.message if crash is not None else report.longrepr or "").splitlines()[0]
+
+
+def _collect_message(report: pytest.CollectReport) -> str:
+    text = str(report.longrepr or "")
+    lines = [line for line in text.splitlines() if line.strip()]
+    errors = [line for line in lines if line.startswith("E ")]
+    return "\n".join(errors[-4:] or lines[-4:])
+
+
+def run(
+    tests_file: Path, sources: list[str], first_only: list[bool], stem: str, scratch: Path,
+    log: Path, timeout: float,
+) -> int:  # fmt: skip
+    """Run the learner's tests on the candidates `sources`; pytest's exit code. first_only[i]:
+    candidate i is wrong, so its remaining tests are skipped once one fails."""
+    sys.dont_write_bytecode = True  # the same path holds each candidate in turn
+    sys.path[:] = [os.path.abspath(p) for p in sys.path]
+    os.chdir(scratch)
+    os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
+    _one_thread()
+    guard_imports(tests_file)
+    bound = Bound(sources, stem, scratch, log)
+    bound.stop_at_first = first_only
+    timer = CheckTimer()
+    timer.grading = True
+    # A configuration of its own (none of the repository's or the learner's folder's), and a
+    # rootdir away from the suites: importlib names the module after its path from there, so it
+    # is never taken for the hidden suite of the same name (test_<kata>).
+    config = scratch / "pytest.ini"
+    config.write_text("[pytest]\n", encoding="utf-8")
+    command = [
+        *PYTEST_NO_PLUGINS, "-p", "no:cacheprovider", "-p", "pytest_timeout",
+        f"--timeout={timeout!r}", "--noconftest", "--import-mode=importlib", "-q",
+        "-c", str(config), "--rootdir", str(scratch), "-W", "ignore", str(tests_file),
+    ]  # fmt: skip
+    with open(os.devnull, "w") as quiet:
+        saved = sys.stdout
+        sys.stdout = quiet
+        try:
+            code = pytest.main(command, plugins=[bound, bound.module(), timer])
+        finally:
+            sys.stdout = saved
+    bound.out.close()
+    return int(code)
+
+
+def imports_of(tests_file: Path) -> list[tuple[int, str]]:
+    """The forbidden modules the file imports by name: (line, statement). Read before any
+    grading, so that the message names the line."""
+    try:
+        tree = ast.parse(tests_file.read_bytes())
+    except (SyntaxError, ValueError):
+        return []
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.level == 0:
+            names = [node.module or ""]
+        elif isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        else:
+            continue
+        if any(forbidden(name) for name in names):
+            found.append((node.lineno, ast.unparse(node)))
+    return found
