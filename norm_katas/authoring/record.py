@@ -24,12 +24,13 @@ from norm_katas.content.pristine import (
 
 def stubs(kata: registry.Kata) -> list[tuple[str, Path, Path, str]]:
     """The kata's pristine stubs: (name in the record, the tool's copy, the learner's copy in
-    katas/, the reset that restores it): the layer's stub and the test-writing mode's."""
-    return [
-        (kata.file, kata.pristine, kata.committed, kata.name),
-        (kata.tests_file, kata.tests_pristine, registry.ROOT / "katas" / kata.tests_file,
-         f"{kata.name} --tests"),
-    ]  # fmt: skip
+    katas/, the reset that restores it): the layer's stub, and the test-writing mode's where
+    the kata has that mode (stubs/tests/test_<stem>.py)."""
+    found = [(kata.file, kata.pristine, kata.committed, kata.name)]
+    if kata.tests_pristine.exists():
+        mine = registry.ROOT / "katas" / kata.tests_file
+        found.append((kata.tests_file, kata.tests_pristine, mine, f"{kata.name} --tests"))
+    return found
 
 
 def problems() -> list[str]:

@@ -63,6 +63,17 @@ def as_file(kata: registry.Kata, cell: str, handed_out: str | None = None) -> st
     return text if text.endswith("\n") else text + "\n"
 
 
+def tests_as_file(kata: registry.Kata, cell: str) -> str:
+    """The file a %%kata NAME --tests cell is graded as: the test stub exactly, when the cell
+    holds it untouched (a front end may drop or add its last newline)."""
+    text = cell.replace("\r\n", "\n")
+    with contextlib.suppress(pristine.StubError):
+        stub = pristine.tests_text(kata).replace("\r\n", "\n")
+        if text.strip("\n") == stub.strip("\n"):
+            return stub
+    return text if text.endswith("\n") else text + "\n"
+
+
 def grade_and_run(
     ipython: Any, request: Request, cell: str, mode: str, **mock: object
 ) -> tuple[Graded, str] | None:

@@ -143,9 +143,18 @@ def teaching(kata: registry.Kata, standalone: bool = True) -> str:
 
 
 def _start(ipython: Any, kata: registry.Kata, extra: list[str]) -> None:
+    if extra == ["--tests"]:  # the test-writing mode: a cell of the test stub
+        try:
+            text = f"%%kata {kata.name} --tests\n{pristine.tests_text(kata)}"
+        except pristine.StubError as e:
+            cells.show_error(str(e))
+            return
+        cells.new_cell(ipython, text)
+        return
     if extra:
         cells.show_error(
-            f"%kata {kata.name} takes no options: %%kata {kata.name}, a cell's first line, does."
+            f"%kata {kata.name} takes no options but --tests (a cell of your tests of the layer): "
+            f"%%kata {kata.name}, a cell's first line, takes the grading's options."
         )
         return
     try:
@@ -169,9 +178,12 @@ def _grade(ipython: Any, kata: registry.Kata, args: list[str], cell: str) -> Non
             )
             return
     where = cells.folder(kata)
-    where.mkdir(parents=True, exist_ok=True)
-    path = where / kata.file
-    path.write_text(cells.as_file(kata, cell), encoding="utf-8")
+    tests = "--tests" in args
+    path = where / (kata.tests_file if tests else kata.file)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(
+        cells.tests_as_file(kata, cell) if tests else cells.as_file(kata, cell), encoding="utf-8"
+    )
     if options.wants_help(args):
         cells.show_text(options.help_text(prog, suggest.NOTEBOOK))
         return
@@ -180,6 +192,14 @@ def _grade(ipython: Any, kata: registry.Kata, args: list[str], cell: str) -> Non
         request = dataclasses.replace(request, door=suggest.NOTEBOOK)
     except UsageError as e:
         cells.show_error(str(e))
+        return
+    if request.tests:
+        try:
+            outcome, said = cells.grade_logged(request, cells.MODE)
+        except KeyboardInterrupt:
+            cells.show_error("Grading interrupted: nothing was recorded. Run the cell again.")
+            return
+        cells.show(render.proof(request, outcome.code, said), said)
         return
     if (graded := cells.grade_and_run(ipython, request, cell, cells.MODE)) is not None:
         outcome, said = graded

@@ -24,6 +24,18 @@ STYLE = (
 )
 
 
+def proof(request: Request, code: int, said: str) -> str:
+    """The test-writing mode's verdict in a cell: the report as the terminal prints it."""
+    kata = request.kata
+    esc = html.escape
+    attrs = f'data-kata="{esc(kata.name)}" data-code="{code}" data-mode="tests"'
+    text = in_cell(said, request.file)
+    return (
+        f'{STYLE}<div class="nk-verdict" {attrs}><h3>Your tests of {esc(kata.title)}</h3>'
+        f"<pre>{esc(text)}</pre></div>"
+    )
+
+
 def verdict(request: Request, code: int, report: Any, said: str, cell: bool = True) -> str:
     """The verdict: the headline, the score of both tiers, and each tier's checklist, failures
     folded (expand one to see its message, and its hints when asked for). `said`: what the

@@ -104,6 +104,9 @@ class Request:
     checklist: bool = True  # the learner-facing checklist instead of pytest's output
     watch: bool = False  # regrade on every save (the command line's --watch)
     tests: bool = False  # the test-writing mode: `file` is the learner's tests (engine.proving)
+    mutants: bool = (
+        True  # with tests: the mutants too (the self-tests leave them to nox -s mutants)
+    )
     door: str = TERMINAL  # where the learner asked: the commands suggested are typed there
     mock: bool = False  # a mock interview's grading: no options are offered (none can be passed)
     # Checks (by name) to run before the others, every check still runs unless -x stops at a
@@ -172,6 +175,12 @@ class Request:
                 passed.append(_token(option, value))
         impl = values.pop("impl", None)
         tests = values.get("tests", False)
+        if tests and not kata.tests_pristine.exists():
+            ready = [k.name for k in registry.load() if k.tests_pristine.exists()]
+            raise UsageError(
+                f"The test-writing mode (--tests) is not ready for {kata.name} yet; it is for "
+                f"{', '.join(ready)}."
+            )
         unfit = [f for o, _ in given for f in o.flags if f in NOT_FOR_TESTS] if tests else []
         if unfit:
             raise UsageError(f"{unfit[0]} is for grading a layer; {NOT_FOR_TESTS[unfit[0]]}")

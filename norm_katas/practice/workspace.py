@@ -108,7 +108,7 @@ def init(folder: Path) -> tuple[list[Path], list[Path]]:
     """
     katas = registry.load()
     texts = {kata.file: handed_out(kata) for kata in katas}  # every stub, before any write
-    texts |= {kata.tests_file: handed_out_tests(kata) for kata in katas}
+    texts |= {k.tests_file: handed_out_tests(k) for k in katas if k.tests_pristine.exists()}
     folder.mkdir(parents=True, exist_ok=True)
     marker = folder / registry.MARKER
     if not marker.exists():

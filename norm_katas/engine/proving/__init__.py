@@ -94,49 +94,60 @@ def prove(
     """Run the learner's tests (request.file) against every candidate of request.kata; the
     verdict, or None when `cancel` said stop."""
     found = candidates.for_kata(request.kata)
+    if not request.mutants:
+        found = [c for c in found if c.kind != "mutant"]
     run = Run(found)
-    shards = _shards(len(found), n_workers or workers())
+    n = n_workers or workers()
+    # The correct layers first: a test file that does not load, or that hangs or crashes on a
+    # correct layer, would do the same on every other, and is told at once.
+    correct = [i for i, c in enumerate(found) if c.kind == "correct"]
+    wrong = [i for i, c in enumerate(found) if c.kind != "correct"]
     with tempfile.TemporaryDirectory(prefix="norm-katas-tests-", ignore_cleanup_errors=True) as t:
-        tmp = Path(t)
-        pending = {w: list(shard) for w, shard in enumerate(shards) if shard}
-        running: dict[int, tuple[int, list[int], Path, float]] = {}
-        restarts = 0
-        try:
-            while pending or running:
-                for w in list(pending):
-                    indices = pending.pop(w)
-                    log = tmp / f"worker{w}-{restarts}.jsonl"
-                    restarts += 1
-                    pid = _start(request, found, indices, tmp / f"work{w}", log)
-                    running[pid] = (w, indices, log, time.time())
-                if cancel is not None and cancel():
-                    return None
-                for pid, (w, indices, log, since) in list(running.items()):
-                    done, status = os.waitpid(pid, os.WNOHANG)
-                    stalled = False
-                    if not done:
-                        with contextlib.suppress(OSError):
-                            since = max(since, log.stat().st_mtime)
-                        if time.time() - since < STALL_S:
-                            continue
-                        processes.kill_group(pid)
-                        stalled, status = True, -signal.SIGKILL
-                    running.pop(pid)
-                    code = os.waitstatus_to_exitcode(status) if not stalled else status
-                    rest = run.read(log, indices, code, stalled)
-                    if rest:
-                        pending[w] = rest
-                time.sleep(0.005)
-        finally:
-            for pid in running:
-                processes.kill_group(pid)
+        for phase in (correct, wrong):
+            if not _run_phase(request, found, run, phase, n, Path(t), cancel):
+                return None
+            if run.load_error or run.grader_errors or run.fatal:
+                break
     return run.verdict(request)
 
 
-def _shards(count: int, n: int) -> list[list[int]]:
-    """Candidates dealt round-robin: each worker gets its share of the correct ones, which run
-    every test, and of the wrong ones, which stop at their first failure."""
-    return [list(range(i, count, n)) for i in range(n)]
+def _run_phase(
+    request: Request, found: list[candidates.Candidate], run: Run, phase: list[int], n: int,
+    tmp: Path, cancel: Callable[[], bool] | None,
+) -> bool:  # fmt: skip
+    """Run the candidates `phase` in up to n children; False when `cancel` said stop."""
+    shards = [phase[i::n] for i in range(n)]
+    pending = {w: shard for w, shard in enumerate(shards) if shard}
+    running: dict[int, tuple[int, list[int], Path, float]] = {}
+    try:
+        while pending or running:
+            for w in list(pending):
+                indices = pending.pop(w)
+                log = tmp / f"log{len(run.logs)}.jsonl"
+                run.logs.append(log)
+                pid = _start(request, found, indices, tmp / f"work{w}", log)
+                running[pid] = (w, indices, log, time.time())
+            if cancel is not None and cancel():
+                return False
+            for pid, (w, indices, log, since) in list(running.items()):
+                done, status = os.waitpid(pid, os.WNOHANG)
+                stalled = False
+                if not done:
+                    with contextlib.suppress(OSError):
+                        since = max(since, log.stat().st_mtime)
+                    if time.time() - since < STALL_S:
+                        continue
+                    processes.kill_group(pid)
+                    stalled, status = True, -signal.SIGKILL
+                running.pop(pid)
+                code = status if stalled else os.waitstatus_to_exitcode(status)
+                if rest := run.read(log, indices, code, stalled):
+                    pending[w] = rest
+            time.sleep(0.005)
+    finally:
+        for pid in running:
+            processes.kill_group(pid)
+    return True
 
 
 def _start(

@@ -29,6 +29,7 @@ import pytest
 from norm_katas.content import registry
 from norm_katas.engine.runner.child import PYTEST_NO_PLUGINS, _one_thread
 from norm_katas.engine.timer import CheckTimer
+from norm_katas.runtime.outcomes import TimedOut
 
 # The packages a learner's tests may not import: the grader, the reference solutions, the
 # hidden suites with their catalogue and mutants, and the repository's tools.
@@ -132,10 +133,18 @@ class Bound:
         name = item.originalname if isinstance(item, pytest.Function) else item.name
         if report.failed:
             self.wrong.add(index)
+            error = call.excinfo.value if call.excinfo is not None else None
+            if isinstance(error, Forbidden):  # the file's own doing, on every layer alike
+                self._write({"collect_error": f"{name}: {error}"})
+                item.session.shouldstop = "a forbidden import"
+                return
+            kind = "timeout" if isinstance(error, TimedOut) else "failed"
             self._write(
                 {"candidate": index, "test": name, "item": item.name, "outcome": "failed",
-                 "phase": report.when, "message": _message(report, call)}
+                 "kind": kind, "phase": report.when, "message": _message(report, call)}
             )  # fmt: skip
+            if kind == "timeout" and not self.stop_at_first[index]:
+                item.session.shouldstop = "a test ran out of time on a correct layer"
         elif report.when == "call" and report.passed:
             self._write({"candidate": index, "test": name, "item": item.name, "outcome": "passed"})
         elif report.skipped and report.when in ("setup", "call"):
@@ -177,7 +186,7 @@ def _message(report: pytest.TestReport, call: pytest.CallInfo) -> str:
 def _collect_message(report: pytest.CollectReport) -> str:
     text = str(report.longrepr or "")
     lines = [line for line in text.splitlines() if line.strip()]
-    errors = [line for line in lines if line.startswith("E ")]
+    errors = [line[1:].strip() and line[4:] for line in lines if line.startswith("E ")]
     return "\n".join(errors[-4:] or lines[-4:])
 
 

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, TextIO
 
 from norm_katas.content import registry
 from norm_katas.engine import suggest
-from norm_katas.engine.proving.verdict import Verdict, hints
+from norm_katas.engine.proving.verdict import Verdict, describe_layer, hints
 
 if TYPE_CHECKING:
     from norm_katas.engine.request import Request
@@ -63,13 +63,20 @@ def print_verdict(v: Verdict, request: Request, out: TextIO) -> int:
             "each layer."
         )
         return NOT_SOLVED
+    if v.stopped:
+        say(f"\n✗ {v.stopped}.")
+        say(
+            "So the other layers were not run: a test must finish, quickly, on every layer. "
+            "Fix that test, then grade again."
+        )
+        return NOT_SOLVED
     count = f"{len(v.tests)} test{'s' if len(v.tests) != 1 else ''}"
     say(f"{count} run against {v.layers} layers, correct and wrong.\n")
     if v.alarms:
         say("False alarms: a test must pass on every correct layer ✗")
         for test in dict.fromkeys(a.test for a in v.alarms):
             mine = [a for a in v.alarms if a.test == test]
-            layers = list(dict.fromkeys(_layer(a.layer) for a in mine))
+            layers = list(dict.fromkeys(describe_layer(a.layer) for a in mine))
             more = f", and {len(layers) - 1} other correct layer{'s' if len(layers) > 2 else ''}"
             say(f"  ✗ {test} fails on {layers[0]}{more if len(layers) > 1 else ''}")
             if mine[0].message:
@@ -104,16 +111,13 @@ def print_verdict(v: Verdict, request: Request, out: TextIO) -> int:
             say(f"\nHint for the first mistake missed ({missed[0].words}):")
             for step in steps:
                 say(f"  {step}")
-    elif missed and request.watch:
-        say("Stuck? Grade again with --hints for a hint (q quits watch mode).")
-    elif missed:
+    elif missed and request.watch and request.hints < 2:
+        from norm_katas.engine.report.printer import HINT_KEY
+
+        step = "a hint" if not request.hints else "the next step of the hint"
+        say(f"Stuck? Press {HINT_KEY} for {step}.")
+    elif missed and request.hints < 2:
         more = suggest.option("--hints" if not request.hints else "--hints 2", request.door)
         step = "a hint" if not request.hints else "the next step of the hint"
         say(f"Stuck? Grade again with {more} for {step}.")
     return exit_code(v)
-
-
-def _layer(words: str) -> str:
-    if words == "the reference solution":
-        return "the reference solution"
-    return f"a correct layer ({words})"

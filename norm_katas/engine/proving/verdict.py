@@ -53,6 +53,7 @@ class Verdict:
     mutants: int = 0
     layers: int = 0  # the candidates run
     load_error: str | None = None  # the file did not load: pytest's collection error
+    stopped: str | None = None  # why the wrong layers were not run (a hang on a correct one)
     grader_errors: list[str] = field(default_factory=list)
     # For the authors' tool only (tools/prove_tests.py), never shown to a learner: the mutants
     # that passed every test, by key (their keys quote the reference's code).
@@ -66,6 +67,7 @@ class Verdict:
     def solved(self) -> bool:
         return (
             not self.load_error
+            and not self.stopped
             and not self.grader_errors
             and bool(self.tests)
             and not self.alarms
@@ -90,6 +92,10 @@ class Run:
         self.bound: list[str] = []
         self.load_error: str | None = None
         self.grader_errors: list[str] = []
+        self.logs: list[Path] = []  # the children's lines, one file each
+        # A test that ran out of time or ended the process on a correct layer: the others are
+        # not run, as it would do the same there.
+        self.fatal: str | None = None
 
     def read(self, log: Path, indices: list[int], code: int, stalled: bool) -> list[int]:
         """Take in a child's lines; the candidates still to run, if it ended before them."""
@@ -108,6 +114,13 @@ class Run:
                 if record["outcome"] == "failed":
                     message = record.get("message", "")
                     self.failures.setdefault(index, []).append((record["test"], message))
+                    if record.get("kind") == "timeout" and self.found[index].kind == "correct":
+                        where = message.split("still in your code at ", 1)[-1]
+                        at = f" (it was at {where})" if where != message else ""
+                        self.fatal = self.fatal or (
+                            f"{record['test']} did not finish in its time limit on "
+                            f"{describe_layer(self.found[index].words)}{at}"
+                        )
             elif "collected" in record:
                 self.collected, self.bound = record["collected"], record["take_the_layer"]
             elif "collect_error" in record:
@@ -129,6 +142,11 @@ class Run:
             else f"ended the process abruptly ({processes.exit_status(code)})"
         )
         self.failures.setdefault(current, []).append(("(the whole file)", f"the test run {how}"))
+        if self.found[current].kind == "correct":
+            self.fatal = self.fatal or (
+                f"your tests {how} on {describe_layer(self.found[current].words)}"
+            )
+            return []
         return indices[indices.index(current) + 1 :]
 
     def verdict(self, request: Request) -> Verdict:
@@ -138,6 +156,7 @@ class Run:
         )  # fmt: skip
         if self.load_error or self.grader_errors:
             return verdict
+        verdict.stopped = self.fatal
         verdict.layers = len(self.ran)
         for index, candidate in enumerate(self.found):
             failed = self.failures.get(index, [])
@@ -154,6 +173,13 @@ class Run:
                 if not failed:
                     verdict.survivors.append(candidate.key.removeprefix("mutant:"))
         return verdict
+
+
+def describe_layer(words: str) -> str:
+    """A correct layer, as the report names it: never by its code."""
+    if words == "the reference solution":
+        return words
+    return f"a correct layer ({words})"
 
 
 def hints(kata_suite: Path, check: str | None) -> list[str]:
