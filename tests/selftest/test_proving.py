@@ -1,0 +1,195 @@
+"""Self-test: the test-writing mode (`--tests`, engine.proving) grades a learner's tests by what
+they catch.
+
+- Each kata's reference test file (solutions/tests/) catches every interview mistake of the
+  catalogue and raises no false alarm. (That it catches every counted mutant too is proven by
+  `nox -s mutants`, which runs tools.prove_tests: the mutants are hundreds of layers a kata.)
+- The catalogue of weak test files (tests/catalogue/<stem>/tests/): shapes only, one
+  allclose on one input, a test that rejects a correct layer. Each says what it catches
+  (CATCHES: the mistakes, by catalogue file) and which of its tests raise a false alarm
+  (FALSE_ALARMS); the report must name exactly the others as missed.
+- The untouched stub is "Not started yet?"; a file that does not load, imports the grader,
+  hangs, crashes, has no test that takes the layer, or writes files gets its own clear verdict.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from norm_katas.content import registry
+from norm_katas.engine import server
+from norm_katas.engine.request import Request
+
+KATAS = [k for k in registry.load() if k.tests_pristine.exists()]
+WEAK = [
+    (kata.name, path)
+    for kata in KATAS
+    for path in sorted((kata.catalogue / "tests").glob("*.py"))
+]  # fmt: skip
+MARKERS = ("CATCHES", "FALSE_ALARMS")
+
+
+def prove(client: server.Client, tmp_path: Path, kata: str, impl: str | Path, **settings):
+    """Grade a test file through the warm grader, without the mutants (nox -s mutants has them):
+    (the JSON verdict, what was printed, the exit code)."""
+    report, out = tmp_path / f"{kata}.json", tmp_path / f"{kata}.txt"
+    request = Request.create(
+        registry.get(kata), str(impl), tests=True, mutants=False, report_json=str(report),
+        **settings,
+    )  # fmt: skip
+    code = client.grade(request, out)
+    text = out.read_text() if out.exists() else ""
+    assert "Traceback (most recent call last)" not in text, text
+    return (json.loads(report.read_text()) if report.exists() else {}), text, code
+
+
+def names(text: str) -> set[str]:
+    return {n.strip() for n in text.split(",") if n.strip()}
+
+
+def mistakes(kata: str) -> set[str]:
+    """The kata's interview mistakes: its catalogue files counted by the mode."""
+    from norm_katas.content import candidates
+
+    return {c.key for c in candidates.for_kata(registry.get(kata)) if c.kind == "mistake"}
+
+
+@pytest.mark.parametrize("kata", [k.name for k in KATAS])
+def test_the_reference_tests_catch_every_interview_mistake(
+    kata: str, warm_grader: server.Client, tmp_path: Path
+) -> None:
+    verdict, text, code = prove(warm_grader, tmp_path, kata, "solutions")
+    assert code == 0 and verdict["solved"], text
+    assert not verdict["alarms"] and verdict["caught"] == len(verdict["mistakes"]) > 0, text
+
+
+@pytest.mark.parametrize(("kata", "path"), WEAK, ids=[f"{k}/{p.stem}" for k, p in WEAK])
+def test_a_weak_test_file_is_scored_with_what_it_misses(
+    kata: str, path: Path, warm_grader: server.Client, tmp_path: Path
+) -> None:
+    found = _markers(path)
+    assert "CATCHES" in found, f"{path}: say what it catches, CATCHES = 'stem, ...' ('' for none)"
+    catches, alarms = names(found["CATCHES"]), names(found.get("FALSE_ALARMS", ""))
+    assert catches <= mistakes(kata), f"{path}: CATCHES names no mistake of {kata}"
+    verdict, text, code = prove(warm_grader, tmp_path, kata, path)
+    assert code == 1 and not verdict["solved"], text
+    caught = {m["key"] for m in verdict["mistakes"] if m["caught_by"]}
+    missed = {m["key"] for m in verdict["mistakes"] if not m["caught_by"]}
+    assert caught == catches, f"{path.name} catches {sorted(caught)}, says {sorted(catches)}"
+    assert {a["test"] for a in verdict["alarms"]} == alarms, text
+    for mistake in verdict["mistakes"]:  # the missed ones are named, in the catalogue's words
+        if mistake["key"] in missed:
+            assert f"✗ {mistake['words']}" in text, text
+    if alarms:
+        assert "False alarms: a test must pass on every correct layer ✗" in text, text
+        assert "Correct, written differently" not in text and "def " not in text, text
+    else:
+        assert "False alarms: none" in text, text
+
+
+def _markers(path: Path) -> dict[str, str]:
+    import ast
+
+    found = {}
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        if (
+            isinstance(node, ast.Assign)
+            and len(node.targets) == 1
+            and isinstance(node.targets[0], ast.Name)
+            and node.targets[0].id in MARKERS
+            and isinstance(node.value, ast.Constant)
+        ):
+            found[node.targets[0].id] = str(node.value.value)
+    return found
+
+
+@pytest.mark.parametrize("kata", [k.name for k in KATAS])
+def test_the_untouched_test_stub_is_not_started_yet(
+    kata: str, warm_grader: server.Client, tmp_path: Path
+) -> None:
+    entry = registry.get(kata)
+    mine = tmp_path / "tests" / f"test_{entry.stem}.py"
+    mine.parent.mkdir()
+    mine.write_text(entry.tests_pristine.read_text(encoding="utf-8"), encoding="utf-8")
+    _, text, code = prove(warm_grader, tmp_path, kata, mine)
+    assert code == 1 and "Not started yet?" in text, text
+
+
+def test_the_stubs_worked_example_raises_no_false_alarm(
+    warm_grader: server.Client, tmp_path: Path
+) -> None:
+    for kata in KATAS:
+        mine = tmp_path / f"example_{kata.stem}.py"
+        mine.write_text(kata.tests_pristine.read_text(encoding="utf-8") + "\n# started\n")
+        verdict, text, _ = prove(warm_grader, tmp_path, kata.name, mine)
+        assert verdict["tests"] and not verdict["alarms"], f"{kata.name}:\n{text}"
+
+
+BAD = {
+    "syntax": ("def test_x(kata)\n    pass\n", "does not load", "SyntaxError"),
+    "no_test_takes_the_layer": (
+        "def test_torch():\n    assert 1 + 1 == 2\n", "No test takes the layer", "test_torch"
+    ),
+    "imports_the_reference": (
+        "from solutions.layernorm import LayerNorm\n\ndef test_x(kata):\n    pass\n",
+        "line 1 imports what your tests may not use", "solutions.layernorm",
+    ),
+    "imports_the_grader_at_run_time": (
+        "import importlib\n\ndef test_x(kata):\n    importlib.import_module('norm_katas.checks')\n",
+        "does not load", "your tests import norm_katas.checks",
+    ),
+    "hangs": (
+        "def test_forever(kata):\n    while True:\n        pass\n",
+        "did not finish in its time limit on", "line 2",
+    ),
+    "crashes": (
+        "import os\n\ndef test_exit(kata):\n    os._exit(3)\n",
+        "ended the process abruptly (exit status 3)", "other layers were not run",
+    ),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("case", sorted(BAD))
+def test_a_test_file_that_cannot_grade_gets_a_clear_verdict(
+    case: str, warm_grader: server.Client, tmp_path: Path
+) -> None:
+    text, *said = BAD[case]
+    mine = tmp_path / "test_mine.py"
+    mine.write_text(text)
+    _verdict, out, code = prove(warm_grader, tmp_path, "layernorm", mine, timeout=0.5)
+    assert code == 1, out
+    for words in said:
+        assert words in out, out
+
+
+def test_files_the_tests_write_land_in_a_scratch_folder(
+    warm_grader: server.Client, tmp_path: Path
+) -> None:
+    mine = tmp_path / "test_mine.py"
+    mine.write_text(
+        "import torch\n\ndef test_saves(kata):\n"
+        "    torch.save(kata.LayerNorm(4).state_dict(), 'ln.pt')\n"
+        "    assert torch.load('ln.pt')['weight'].shape == (4,)\n"
+    )
+    verdict, out, _code = prove(warm_grader, tmp_path, "layernorm", mine)
+    assert verdict["tests"] == ["test_saves"] and not verdict["alarms"], out
+    assert not (registry.ROOT / "ln.pt").exists() and not (tmp_path / "ln.pt").exists()
+
+
+def test_the_layers_cannot_be_told_apart_by_name_or_text(
+    warm_grader: server.Client, tmp_path: Path
+) -> None:
+    # Every layer is the same module at the same path, without docstring or catalogue markers:
+    # a test that looks for where a layer came from finds nothing to go on.
+    mine = tmp_path / "test_mine.py"
+    mine.write_text(
+        "import inspect\n\ndef test_origin(kata):\n"
+        "    text = inspect.getsource(kata)\n"
+        "    assert kata.__name__ == 'layernorm' and kata.__file__.endswith('layer/layernorm.py')\n"
+        "    assert 'Mistake' not in text and 'EXPECT' not in text and 'catalogue' not in text\n"
+    )
+    verdict, out, _code = prove(warm_grader, tmp_path, "layernorm", mine)
+    assert not verdict["alarms"] and verdict["caught"] == 0, out
