@@ -562,9 +562,17 @@ def mutants(session: nox.Session) -> None:
     Each small change to a reference solution must fail its suite, or be listed as equivalent,
     with why, in tests/mutants/<kata>.toml (see tools/mutants.py). `-- --device cuda` grades
     on a GPU, where the mutants listed as [[needs_gpu]] must fail too.
+
+    Run with every kata (no KATA given), it proves the test-writing mode's reference tests too:
+    each catches every interview mistake and every counted mutant (tools/prove_tests.py).
     """
     python = grader_python(session, all_extras())
     session.run(python, "-m", "tools.mutants", *session.posargs, external=True)
+    if (
+        not [a for a in session.posargs if not a.startswith("-")]
+        and "--list" not in session.posargs
+    ):
+        session.run(python, "-m", "tools.prove_tests", "--all", external=True)
 
 
 def _requested_sessions(argv: list[str]) -> list[str]:

@@ -3,6 +3,7 @@ and, which it never shows, the mutants of the reference that pass every test (th
 the reference's code).
 
     python -m tools.prove_tests KATA [FILE]     (default FILE: solutions/tests/test_<stem>.py)
+    python -m tools.prove_tests --all           (every kata's reference tests: nox -s mutants)
 
 A surviving mutant is a gap in the test file, or a mistake only a code rule sees: then it goes
 in tests/mutants/<stem>.toml under [[code_rule_only]], with why (norm_katas.content.mutation).
@@ -13,6 +14,7 @@ false alarm.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 
@@ -25,25 +27,47 @@ from norm_katas.engine.request import Request
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tools.prove_tests", description=__doc__)
-    parser.add_argument("kata")
+    parser.add_argument("kata", nargs="?")
     parser.add_argument("file", nargs="?", default="solutions")
+    parser.add_argument("--all", action="store_true", help="every kata's reference tests")
     args = parser.parse_args(argv)
-    kata = registry.get(args.kata)
-    runner.warm_up([kata])
-    request = Request.create(kata, args.file, tests=True)
+    if args.all == bool(args.kata):
+        parser.error("name a kata, or pass --all")
+    katas = (
+        [k for k in registry.load() if k.tests_solution.exists()]
+        if args.all
+        else [registry.get(args.kata)]
+    )
+    runner.warm_up(katas)
+    failed = [kata.name for kata in katas if not prove_one(kata, args.file, quiet=args.all)]
+    if args.all:
+        print(f"reference tests of {len(katas)} katas: " + (f"FAILED {failed}" if failed else "ok"))
+    return 1 if failed else 0
+
+
+def prove_one(kata: registry.Kata, file: str, quiet: bool) -> bool:
+    request = Request.create(kata, file, tests=True)
     start = time.monotonic()
     verdict = prove(request)
     assert verdict is not None
-    code = print_verdict(verdict, request, sys.stdout)
-    print(f"\n({time.monotonic() - start:.1f} s)")
+    if quiet:
+        with open(os.devnull, "w") as out:
+            code = print_verdict(verdict, request, out)
+    else:
+        code = print_verdict(verdict, request, sys.stdout)
+    share = f"{verdict.mutants_caught}/{verdict.mutants}"
+    print(
+        f"{kata.name}: mistakes {verdict.caught}/{len(verdict.mistakes)}, mutants {share}, "
+        f"false alarms {len(verdict.alarms)} ({time.monotonic() - start:.1f} s)"
+    )
     for alarm in verdict.alarms:
-        print(f"FALSE ALARM: {alarm.test} on {alarm.layer}: {alarm.message}")
+        print(f"  FALSE ALARM: {alarm.test} on {alarm.layer}: {alarm.message}")
     for mistake in verdict.mistakes:
         if mistake.caught_by is None:
-            print(f"MISSED: {mistake.key} ({mistake.check})")
+            print(f"  MISSED: {mistake.key} ({mistake.check})")
     for key in verdict.survivors:
-        print(f"SURVIVING MUTANT: {key}")
-    return 0 if code == 0 and not verdict.survivors else 1
+        print(f"  SURVIVING MUTANT: {key}")
+    return code == 0 and not verdict.survivors
 
 
 if __name__ == "__main__":

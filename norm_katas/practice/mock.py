@@ -11,6 +11,7 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from norm_katas.content import followups, registry
 from norm_katas.engine import runner, suggest
@@ -232,6 +233,67 @@ def debrief(kata: registry.Kata, keys: loop.Keys) -> None:
         print(f"A{i}. {answer}")  # Enter, or the end of piped input
 
 
+# The "how would you test it?" round after a mock: its own clock.
+TESTS_MINUTES = 10.0
+
+
+def offer_tests(kata: registry.Kata, keys: loop.Keys) -> bool:
+    """After the scorecard: the interviewer's "how would you test it?", as the test-writing
+    mode on a clock of its own? Enter or n skips it, y starts it."""
+    if not kata.tests_pristine.exists():
+        return False
+    print(
+        f"\nHow would you test it? Write tests that catch the mistakes candidates make, "
+        f"{clock(TESTS_MINUTES * 60)} on a new clock (y/N) ",
+        end="",
+        flush=True,
+    )
+    while True:
+        key = keys.poll(0.5)
+        if key is None and keys.open:
+            continue
+        print()
+        return key is not None and key.strip().lower() in ("y", "yes")
+
+
+def tests_round(kata: registry.Kata, keys: loop.Keys) -> None:
+    """The follow-up round: a fresh test stub, graded on every save by the test-writing mode,
+    until its tests catch every interview mistake with no false alarm, time is up, or q."""
+    path = workspace.scratch_tests_copy(kata)
+    budget = TESTS_MINUTES * 60
+    print(f"\nYour tests go in\n\n    {path}\n")
+    print("Each test takes the layer as `kata`; saving grades them against correct and wrong")
+    print("layers; Enter grades now; q stops. The clock starts now.")
+    request = Request.create(kata, str(path), tests=True, mock=True)
+    watched = loop.WatchedFile(path)
+    cancel = loop.stops_grading(watched, keys)
+    started = time.monotonic()
+    last: list[Any] = [None]
+
+    def grade() -> str | None:
+        loop.clear_screen()
+        outcome = grading.grade(request, mode="mock", cancel=cancel)
+        if outcome.proof is not None:
+            last[0] = outcome.proof
+            if outcome.proof.solved:
+                return "your tests catch every interview mistake"
+        return None
+
+    def tick() -> str | None:
+        return "time is up" if time.monotonic() - started >= budget else None
+
+    ended = loop.run(watched, keys, grade, tick)
+    used = min(time.monotonic() - started, budget)
+    verdict = last[0]
+    score = (
+        f"{verdict.caught} of {len(verdict.mistakes)} interview mistakes caught, "
+        f"{len({a.test for a in verdict.alarms})} false alarms"
+        if verdict is not None
+        else "not graded"
+    )
+    print(f"\nTests round: {score}; {clock(used)} of {clock(budget)} ({ended}).")
+
+
 def run(kata_name: str | None, minutes: float | None, seed: int | None) -> int:
     kata, budget = pick(kata_name, minutes, seed)
     try:
@@ -268,6 +330,8 @@ def run(kata_name: str | None, minutes: float | None, seed: int | None) -> int:
     print(scorecard(mock, ended))
     try:
         with keys.cbreak():
+            if offer_tests(kata, keys):
+                tests_round(kata, keys)
             debrief(kata, keys)
     except KeyboardInterrupt:
         print()

@@ -9,6 +9,7 @@ learner work without a verified backup.
 from __future__ import annotations
 
 import os
+import tempfile
 from datetime import datetime
 from pathlib import Path
 
@@ -142,6 +143,16 @@ def scratch_copy(kata: registry.Kata, graded: str = pristine.GRADED_IN_THE_MOCK)
     path = history.data_dir() / "mock" / f"{_stamp()}-{kata.name}" / kata.file
     path.parent.mkdir(parents=True)
     _write_atomically(path, pristine.for_mock(pristine_stub(kata), graded))
+    return path
+
+
+def scratch_tests_copy(kata: registry.Kata) -> Path:
+    """A fresh test stub for the mock's "how would you test it?" round, in a new scratch folder
+    outside the workspace (tests/test_<stem>.py there)."""
+    folder = Path(tempfile.mkdtemp(prefix=f"norm-katas-mock-tests-{kata.stem}-"))
+    path = folder / "tests" / f"test_{kata.stem}.py"
+    path.parent.mkdir()
+    _write_atomically(path, handed_out_tests(kata))
     return path
 
 
