@@ -568,10 +568,10 @@ def mutants(session: nox.Session) -> None:
     """
     python = grader_python(session, all_extras())
     session.run(python, "-m", "tools.mutants", *session.posargs, external=True)
-    if (
-        not [a for a in session.posargs if not a.startswith("-")]
-        and "--list" not in session.posargs
-    ):
+    args = list(session.posargs)
+    valued = {i + 1 for i, a in enumerate(args) if a in ("--workers", "--device")}
+    katas = [a for i, a in enumerate(args) if not a.startswith("-") and i not in valued]
+    if not katas and "--list" not in args:
         session.run(python, "-m", "tools.prove_tests", "--all", external=True)
 
 
