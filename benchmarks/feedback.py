@@ -27,6 +27,7 @@ from norm_katas.content import registry  # noqa: E402
 
 KATA = "layernorm"
 VERDICT = r"Interview core \d+/\d+"
+TESTS_VERDICT = r"Your tests catch \d+ of \d+"  # the test-writing mode's headline
 # Saved as the learner's file in watch mode and the mock, so it must be self-contained (a file
 # that imports solutions/ is refused outside the catalogue); a self-test grades it that way.
 WRONG = ROOT / "tests" / "catalogue" / KATA / "eps_outside_sqrt.py"
@@ -51,8 +52,11 @@ def command(*cmd: str, env: dict[str, str] | None = None) -> Callable[[], object
     return run
 
 
-def save_to_verdict(args: list[str], path: Path, text: str, runs: int, data: Path) -> float:
-    """Seconds from saving `path` to the verdict on screen, in a pseudo-terminal."""
+def save_to_verdict(
+    args: list[str], path: Path, text: str, runs: int, data: Path, verdict: str = VERDICT
+) -> float:
+    """Seconds from saving `path` to the verdict (the regex `verdict`) on screen, in a
+    pseudo-terminal."""
     import pexpect
 
     env = {**os.environ, "NORM_KATAS_DATA": str(data), "NO_COLOR": "1"}
@@ -67,13 +71,13 @@ def save_to_verdict(args: list[str], path: Path, text: str, runs: int, data: Pat
             path = Path(child.match.group(1))
             child.expect("left")
         else:
-            child.expect(VERDICT)  # watch mode grades once at start
+            child.expect(verdict)  # watch mode grades once at start
             child.expect("Watching")
         for i in range(runs):
             time.sleep(1.1)  # a visibly newer mtime on every filesystem
             start = time.perf_counter()
             path.write_text(text + f"\n# save {i}\n")
-            child.expect(VERDICT)
+            child.expect(verdict)
             times.append(time.perf_counter() - start)
     finally:
         child.sendcontrol("c")
@@ -118,6 +122,17 @@ def main(argv: list[str]) -> int:
             watch = ["grade", each.name, "--watch", "--impl", str(mine)]
             seconds = save_to_verdict(watch, mine, solution, args.runs, data)
             rows.append((f"save → verdict, watch mode, {each.name} solved", seconds, "≤ 0.5 s"))
+        for each in watched:  # the test-writing mode: the reference tests against every layer
+            if not each.tests_solution.exists():
+                continue
+            reference = each.tests_solution.read_text(encoding="utf-8")
+            mine = Path(tmp) / "tests" / f"test_{each.stem}.py"
+            mine.parent.mkdir(exist_ok=True)
+            mine.write_text(reference, encoding="utf-8")
+            watch = ["grade", each.name, "--tests", "--watch", "--impl", str(mine)]
+            seconds = save_to_verdict(watch, mine, reference, args.runs, data, TESTS_VERDICT)
+            goal = "" if any(r.startswith("triton") for r in each.requires) else "≤ 10 s"
+            rows.append((f"save → verdict, --tests watch mode, {each.name}", seconds, goal))
         mine = Path(tmp) / kata.file
         shutil.copyfile(wrong, mine)
         mock = ["mock", "--kata", KATA, "--minutes", "30"]
@@ -125,7 +140,7 @@ def main(argv: list[str]) -> int:
         rows.append(("save → verdict, nox -s mock", seconds, "≤ 1.0 s"))
         if not args.quick:
             cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else None
-            workers = str((cores or os.cpu_count() or 1) + 1)  # as nox -s tests runs them
+            workers = str(cores or os.cpu_count() or 1)  # as nox -s tests runs them
             tests = [sys.executable, "-m", "pytest", "tests/selftest", "-q", "-n", workers]
             tests += ["--dist", "worksteal"]
             seconds = timed(command(*tests, env=env), 1)
