@@ -111,6 +111,18 @@ EXAMPLES = {
             "1",
         )
     ),
+    "tests-report": Example(
+        (
+            "grade",
+            "layernorm",
+            "--tests",
+            "--impl",
+            "tests/catalogue/layernorm/tests/one_allclose.py",
+        )
+    ),
+    "tests-stub": Example(
+        ("grade", "layernorm", "--tests", "--impl", "stubs/tests/test_layernorm.py")
+    ),
     "usage": Example(("grade", "layernorm", "--timeout", "abc"), grades=False),
     "help": Example(("grade", "layernorm", "--help"), grades=False),
     # practice.md: what to practise today, on DEMO_DAY, from demo_history.
