@@ -125,7 +125,7 @@ def _run_phase(
                 indices = pending.pop(w)
                 log = tmp / f"log{len(run.logs)}.jsonl"
                 run.logs.append(log)
-                pid = _start(request, found, indices, tmp / f"work{w}", log)
+                pid = _start(request, found, indices, tmp / f"work{w}", log, run.alarming())
                 running[pid] = (w, indices, log, time.time())
             if cancel is not None and cancel():
                 return False
@@ -152,7 +152,7 @@ def _run_phase(
 
 def _start(
     request: Request, found: list[candidates.Candidate], indices: list[int], scratch: Path,
-    log: Path,
+    log: Path, alarming: set[str],
 ) -> int:  # fmt: skip
     scratch.mkdir(parents=True, exist_ok=True)
     log.touch()
@@ -171,7 +171,14 @@ def _start(
             sources = [found[i].source for i in indices]
             wrong = [found[i].kind != "correct" for i in indices]
             code = child.run(
-                request.file, sources, wrong, request.kata.stem, scratch, log, request.timeout
+                request.file,
+                sources,
+                wrong,
+                request.kata.stem,
+                scratch,
+                log,
+                request.timeout,
+                alarming,
             )
             with log.open("a", encoding="utf-8") as f:
                 f.write(json.dumps({"finished": True}) + "\n")

@@ -97,6 +97,15 @@ class Run:
         # not run, as it would do the same there.
         self.fatal: str | None = None
 
+    def alarming(self) -> set[str]:
+        """The tests that failed on a correct layer so far."""
+        return {
+            test
+            for index, failed in self.failures.items()
+            if self.found[index].kind == "correct"
+            for test, _ in failed
+        }
+
     def read(self, log: Path, indices: list[int], code: int, stalled: bool) -> list[int]:
         """Take in a child's lines; the candidates still to run, if it ended before them."""
         current: int | None = None
@@ -158,8 +167,11 @@ class Run:
             return verdict
         verdict.stopped = self.fatal
         verdict.layers = len(self.ran)
+        alarming = self.alarming()
         for index, candidate in enumerate(self.found):
             failed = self.failures.get(index, [])
+            if candidate.kind != "correct":  # a test that fails on a correct layer catches nothing
+                failed = [(test, message) for test, message in failed if test not in alarming]
             if candidate.kind == "correct":
                 verdict.alarms += [Alarm(test, candidate.words, msg) for test, msg in failed]
             elif candidate.kind == "mistake":
