@@ -1,0 +1,22 @@
+"""A weak attempt: tests only that the output has the input's shape and dtype, never a value."""
+
+import torch
+
+CATCHES = "random_weight_init, returns_float32"
+FALSE_ALARMS = ""
+
+
+def test_output_shape(kata):
+    """The output has the input's shape."""
+    torch.manual_seed(0)
+    layer = kata.RMSNorm(8)
+    for shape in ((4, 8), (2, 3, 8)):
+        x = torch.randn(shape)
+        assert layer(x).shape == x.shape
+
+
+def test_output_dtype(kata):
+    """The output has the input's dtype."""
+    torch.manual_seed(0)
+    x = torch.randn(4, 8, dtype=torch.float64)
+    assert kata.RMSNorm(8).double()(x).dtype == torch.float64
