@@ -4,8 +4,8 @@ import torch
 from torch import nn
 
 CATCHES = (
-    "int_shape_stored, forgets_keepdim, mean_without_keepdim, normalizes_over_batch, "
-    "no_eps, unbiased_variance"
+    "int_shape_stored, forgets_keepdim, mean_without_keepdim, normalizes_over_batch, no_eps, "
+    "unbiased_variance"
 )
 FALSE_ALARMS = ""
 

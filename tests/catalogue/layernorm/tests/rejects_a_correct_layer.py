@@ -6,8 +6,8 @@ import torch
 from torch import nn
 
 CATCHES = (
-    "gamma_beta_names, plain_tensor_params, eps_tensor_in_state_dict, "
-    "forgets_keepdim, mean_without_keepdim, no_eps"
+    "gamma_beta_names, plain_tensor_params, eps_tensor_in_state_dict, forgets_keepdim, "
+    "mean_without_keepdim, no_eps"
 )
 FALSE_ALARMS = "test_wrong_shape_raises_runtime_error"
 
