@@ -237,7 +237,7 @@ def test_shares_no_memory(kata):
     for layer, bn in both():
         weight, bias = layer.weight.detach().clone(), layer.bias.detach().clone()
         fused = fold(kata, layer, bn)
-        theirs = [t for t in (*layer.parameters(), *bn.parameters(), *bn.buffers())]
+        theirs = [*layer.parameters(), *bn.parameters(), *bn.buffers()]
         for t in fused.parameters():
             assert all(t is not other for other in theirs)
         with torch.no_grad():
