@@ -5,7 +5,7 @@ statistics: no Linear, no layer without a bias, no other conv, nothing about the
 import torch
 from torch import nn
 
-CATCHES = "batch_statistics, forgets_running_mean, forgets_stride_and_groups, var_as_std"
+CATCHES = "forgets_stride_and_groups, batch_statistics, var_as_std, forgets_running_mean"
 FALSE_ALARMS = ""
 
 

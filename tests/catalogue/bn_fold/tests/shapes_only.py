@@ -4,7 +4,7 @@ value: the learner's first attempt, run once on default-built modules."""
 import torch
 from torch import nn
 
-CATCHES = "forgets_stride_and_groups, linear_scale_along_inputs, returns_sequential"
+CATCHES = "linear_scale_along_inputs, forgets_stride_and_groups, returns_sequential"
 FALSE_ALARMS = ""
 
 

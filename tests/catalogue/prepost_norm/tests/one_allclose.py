@@ -6,9 +6,9 @@ import torch
 from torch import nn
 
 CATCHES = (
-    "attention_not_batch_first, forgets_transpose_back, functional_dropout_always_on, "
-    "gelu, mask_buffer_in_state_dict, no_ff_residual, relu_after_linear2, "
-    "renamed_submodules, wirings_swapped"
+    "renamed_submodules, mask_buffer_in_state_dict, forgets_transpose_back, "
+    "attention_not_batch_first, functional_dropout_always_on, gelu, no_ff_residual, "
+    "relu_after_linear2, wirings_swapped"
 )
 FALSE_ALARMS = ""
 

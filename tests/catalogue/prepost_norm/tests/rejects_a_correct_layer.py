@@ -8,9 +8,8 @@ import torch.nn.functional as F
 from torch import nn
 
 CATCHES = (
-    "attention_not_batch_first, forgets_transpose_back, functional_dropout_always_on, "
-    "inplace_residual, postnorm_as_prenorm, postnorm_normalizes_both, renamed_submodules, "
-    "residual_norm_named_ln"
+    "residual_norm_named_ln, postnorm_as_prenorm, postnorm_normalizes_both, "
+    "inplace_residual, functional_dropout_always_on"
 )
 FALSE_ALARMS = "test_attention_is_batch_first"
 
