@@ -93,6 +93,7 @@ def prove(
 ) -> Verdict | None:
     """Run the learner's tests (request.file) against every candidate of request.kata; the
     verdict, or None when `cancel` said stop."""
+    _warm()
     found = candidates.for_kata(request.kata)
     if not request.mutants:
         found = [c for c in found if c.kind != "mutant"]
@@ -109,6 +110,14 @@ def prove(
             if run.load_error or run.grader_errors or run.fatal:
                 break
     return run.verdict(request)
+
+
+def _warm() -> None:
+    """Here, once, what each child would otherwise import on its first use: the first
+    torch.testing.assert_close imports torch.distributed.tensor (most of a second)."""
+    import torch
+
+    torch.testing.assert_close(torch.zeros(1), torch.zeros(1))
 
 
 def _run_phase(
