@@ -239,12 +239,14 @@ def run(
     # A configuration of its own (none of the repository's or the learner's folder's), and a
     # rootdir away from the suites: importlib names the module after its path from there, so it
     # is never taken for the hidden suite of the same name (test_<kata>).
+    # --tb=no: pytest formats no traceback for a failed test (most of the time a wrong layer's
+    # first failure took); the report's message is read from the exception itself.
     config = scratch / "pytest.ini"
     config.write_text("[pytest]\n", encoding="utf-8")
     command = [
         *PYTEST_NO_PLUGINS, "-p", "no:cacheprovider", "-p", "pytest_timeout",
         f"--timeout={timeout!r}", "--noconftest", "--import-mode=importlib", "-q",
-        "-c", str(config), "--rootdir", str(scratch), "-W", "ignore", str(tests_file),
+        "-c", str(config), "--rootdir", str(scratch), "-W", "ignore", "--tb=no", str(tests_file),
     ]  # fmt: skip
     with open(os.devnull, "w") as quiet:
         saved = sys.stdout
