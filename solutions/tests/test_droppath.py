@@ -140,7 +140,7 @@ def test_no_scaling_without_scale_by_keep(kata):
     """With scale_by_keep=False the kept samples are x itself, unscaled."""
     torch.manual_seed(0)
     p = 0.3
-    x = nonzero(64, 8)
+    x = nonzero(128, 4)
     outputs = (
         kata.DropPath(p, scale_by_keep=False)(x.clone()),
         kata.drop_path(x.clone(), p, True, scale_by_keep=False),
@@ -215,7 +215,7 @@ def test_float64_kept_in_float64(kata):
 def test_non_contiguous_input(kata):
     """A transposed or sliced input is dropped like any other: whole samples, scaled."""
     torch.manual_seed(0)
-    base = nonzero(16, 6, 5)
+    base = nonzero(64, 6, 5)
     for x in (base.transpose(1, 2), base[:, ::2]):
         for y in (kata.DropPath(0.5)(x), kata.drop_path(x, 0.5, True)):
             assert y.shape == x.shape
