@@ -6,13 +6,9 @@ import torch
 from torch import nn
 
 CATCHES = (
-    "channels_only_per_position, "
-    "forgets_to_reshape_back, "
-    "group_size_for_count, "
-    "groups_wrong_axis, "
-    "stats_over_batch, "
-    "unbiased_variance, "
-    "variance_per_channel"
+    "forgets_to_reshape_back, stats_over_batch, unbiased_variance, "
+    "channels_only_per_position, group_size_for_count, variance_per_channel, "
+    "groups_wrong_axis"
 )
 FALSE_ALARMS = ""
 

@@ -6,7 +6,7 @@ import torch
 from torch import nn
 from torch.nn.utils.parametrizations import spectral_norm as torch_spectral_norm
 
-CATCHES = "frobenius_norm, not_persistent, v_from_w"
+CATCHES = "v_from_w, not_persistent, frobenius_norm"
 FALSE_ALARMS = ""
 
 

@@ -3,7 +3,7 @@ torch.var. Streams, merges, empty batches, the edge cases' NaN and dtypes go unt
 
 import torch
 
-CATCHES = "mean_updated_before_delta, var_biased_by_default"
+CATCHES = "var_biased_by_default, mean_updated_before_delta"
 FALSE_ALARMS = ""
 
 
