@@ -38,6 +38,15 @@ def mine(kata):
     return lambda x, w, b, eps: kata.layer_norm(x, w, b, eps)
 
 
+def direct(kata, x, w, b, eps, grad_out):
+    """forward through LayerNormFunction.apply, then its backward called with y's node as ctx:
+    y and what backward returns, as it returns it (autograd would sum a gradient of shape
+    (T, D) down to the weight's (D,))."""
+    leaves = [t.detach().clone().requires_grad_() for t in (x, w, b)]
+    y = kata.LayerNormFunction.apply(*leaves, eps)
+    return y, kata.LayerNormFunction.backward(y.grad_fn, grad_out)
+
+
 def assert_grads_close(got, want, **tol):
     for name, g, e in zip(("grad_x", "grad_weight", "grad_bias"), got, want, strict=True):
         torch.testing.assert_close(g, e, msg=lambda m, name=name: f"{name}: {m}", **tol)
@@ -84,20 +93,22 @@ def test_wrapper_default_eps(kata):
 
 
 def test_grad_bias_sums_over_every_row(kata):
-    """grad_bias is grad_out summed over every dim but the last (batch and sequence)."""
+    """backward's grad_bias is grad_out summed over every dim but the last (batch and
+    sequence), of shape (D,)."""
     torch.manual_seed(3)
     x, w, b = inputs(3, 4, 8)
     grad_out = torch.randn_like(x)
-    _, (_, _, gb) = run(mine(kata), x, w, b, 1e-5, grad_out)
+    _, (_, _, gb, _) = direct(kata, x, w, b, 1e-5, grad_out)
     torch.testing.assert_close(gb, grad_out.sum((0, 1)), rtol=1e-6, atol=1e-6)
 
 
 def test_grad_weight_sums_over_every_row(kata):
-    """grad_weight is grad_out · x̂ summed over every dim but the last."""
+    """backward's grad_weight is grad_out · x̂ summed over every dim but the last, of shape
+    (D,)."""
     torch.manual_seed(4)
     x, w, b = inputs(3, 4, 8)
     grad_out = torch.randn_like(x)
-    _, (_, gw, _) = run(mine(kata), x, w, b, 1e-5, grad_out)
+    _, (_, gw, _, _) = direct(kata, x, w, b, 1e-5, grad_out)
     torch.testing.assert_close(gw, (grad_out * x_hat_of(x)).sum((0, 1)), rtol=1e-6, atol=1e-6)
 
 
