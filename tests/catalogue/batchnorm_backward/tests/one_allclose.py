@@ -5,13 +5,8 @@ import torch
 import torch.nn.functional as F
 
 CATCHES = (
-    "returns_three_grads, "
-    "scales_grad_out_in_place, "
-    "unbiased_variance, "
-    "grad_weight_uses_x, "
-    "grad_x_without_weight, "
-    "missing_mean_term, "
-    "missing_variance_term"
+    "returns_three_grads, scales_grad_out_in_place, unbiased_variance, grad_weight_uses_x, "
+    "grad_x_without_weight, missing_mean_term, missing_variance_term"
 )
 FALSE_ALARMS = ""
 

@@ -6,13 +6,8 @@ import torch
 import torch.nn.functional as F
 
 CATCHES = (
-    "returns_three_grads, "
-    "scales_grad_out_in_place, "
-    "reruns_forward_under_autograd, "
-    "unbiased_variance, "
-    "reduces_over_batch_only, "
-    "grad_weight_uses_x, "
-    "recovers_x_hat_from_output"
+    "returns_three_grads, scales_grad_out_in_place, unbiased_variance, "
+    "reduces_over_batch_only, grad_weight_uses_x"
 )
 FALSE_ALARMS = "test_saves_x_hat"
 

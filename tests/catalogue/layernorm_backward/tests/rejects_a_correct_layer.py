@@ -5,14 +5,7 @@ tests are sound."""
 import torch
 import torch.nn.functional as F
 
-CATCHES = (
-    "returns_three_grads, "
-    "scales_grad_out_in_place, "
-    "reruns_forward_under_autograd, "
-    "unbiased_variance, "
-    "grad_bias_mean_not_sum, "
-    "recovers_x_hat_from_output"
-)
+CATCHES = "returns_three_grads, scales_grad_out_in_place, unbiased_variance, grad_bias_mean_not_sum"
 FALSE_ALARMS = "test_saves_x_hat_rstd_and_weight"
 
 

@@ -5,12 +5,8 @@ import torch
 import torch.nn.functional as F
 
 CATCHES = (
-    "returns_two_grads, "
-    "scales_grad_out_in_place, "
-    "saves_output_as_x_hat, "
-    "grad_x_without_weight, "
-    "missing_projection_term, "
-    "projection_over_every_row"
+    "returns_two_grads, scales_grad_out_in_place, saves_output_as_x_hat, "
+    "grad_x_without_weight, missing_projection_term, projection_over_every_row"
 )
 FALSE_ALARMS = ""
 
