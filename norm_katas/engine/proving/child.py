@@ -121,10 +121,31 @@ class Bound:
         callspec = getattr(item, "callspec", None)
         return None if callspec is None else callspec.params.get("kata")
 
+    def caught(self, item: pytest.Item) -> bool:
+        index = self.candidate(item)
+        return index is not None and index in self.wrong and self.stop_at_first[index]
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtestloop(self, session: pytest.Session) -> bool:
+        """pytest's loop, but a wrong layer's tests after its first failure are not run at all
+        (a skip would still cost pytest's every hook, for hundreds of layers)."""
+        if session.testsfailed and session.config.option.continue_on_collection_errors is False:
+            raise session.Interrupted(f"{session.testsfailed} errors during collection")
+        items = session.items
+        for i, item in enumerate(items):
+            if self.caught(item):
+                continue
+            nextitem = items[i + 1] if i + 1 < len(items) else None
+            item.config.hook.pytest_runtest_protocol(item=item, nextitem=nextitem)
+            if session.shouldfail:
+                raise session.Failed(session.shouldfail)
+            if session.shouldstop:
+                raise session.Interrupted(session.shouldstop)
+        return True
+
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_setup(self, item: pytest.Item) -> None:
-        index = self.candidate(item)
-        if index is not None and index in self.wrong and self.stop_at_first[index]:
+        if self.caught(item):
             pytest.skip(CAUGHT)
 
     @pytest.hookimpl(hookwrapper=True)
@@ -219,6 +240,29 @@ def _collect_message(report: pytest.CollectReport) -> str:
     return "\n".join(errors[-4:] or lines[-4:])
 
 
+def _seeding_without_accelerators() -> None:
+    """torch.manual_seed also seeds every accelerator's generator; where none is available, it
+    queues a seeding of each for later, with a formatted copy of the stack (a millisecond a
+    call, under pytest's deep stack), which never happens. Tests seed often, on hundreds of
+    layers: here it seeds the CPU's generator alone, which is all it does in effect."""
+    import torch
+
+    xpu = getattr(torch, "xpu", None)
+    if (
+        torch.cuda.is_available()
+        or torch.backends.mps.is_available()
+        or (xpu is not None and xpu.is_available())
+    ):
+        return
+    generator = torch.default_generator
+
+    def manual_seed(seed: int) -> torch.Generator:
+        return generator.manual_seed(int(seed))
+
+    manual_seed.__doc__ = torch.manual_seed.__doc__
+    torch.manual_seed = torch.random.manual_seed = manual_seed
+
+
 def run(
     tests_file: Path, sources: list[str], first_only: list[bool], stem: str, scratch: Path,
     log: Path, timeout: float, alarming: set[str] | None = None,
@@ -230,6 +274,7 @@ def run(
     os.chdir(scratch)
     os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
     _one_thread()
+    _seeding_without_accelerators()
     guard_imports(tests_file)
     bound = Bound(sources, stem, scratch, log)
     bound.stop_at_first = first_only
