@@ -54,6 +54,7 @@ CREATE INDEX IF NOT EXISTS events_kata ON events (kata, at);
 # A new way of grading (the test-writing mode of issue 40) is a new mode here and in
 # GRADING_MODES: the schedule (practice.schedule) rates its gradings as it rates every other's.
 MODES = ("practice", "mock", "notebook", "peek", "tests")
+FALSE_ALARM = "false alarm: "  # a tests-mode grading's failed entry for a test of the learner's
 GRADING_MODES = ("practice", "mock", "notebook", "tests")
 MODES_SQL = ", ".join(f"'{mode}'" for mode in MODES)
 SCHEMA = SCHEMA.replace("{modes}", MODES_SQL)
@@ -171,8 +172,12 @@ class Event:
 
     @property
     def solved(self) -> bool:
-        """The interview core passed."""
-        return self.total is not None and self.total > 0 and self.passed == self.total
+        """The interview core passed; in the test-writing mode, every interview mistake was
+        caught with no false alarm (record_proof)."""
+        caught = self.total is not None and self.total > 0 and self.passed == self.total
+        if self.mode == "tests":
+            return caught and not any(f.startswith(FALSE_ALARM) for f in self.failed)
+        return caught
 
     @property
     def parity_solved(self) -> bool:
@@ -258,16 +263,15 @@ def record_report(report: Report, mode: str, hints: int = 0, **mock: object) -> 
 
 def record_proof(verdict: Any, hints: int = 0) -> None:
     """Record a grading of the test-writing mode (engine.proving.verdict.Verdict), as mode
-    "tests". Its checks are the interview mistakes (caught or not) and the correct layers (no
-    test failing on one), so that passed == total exactly when it is solved; the mutants are its
-    stretch, in the parity columns."""
-    alarmed = {a.layer for a in verdict.alarms}
-    layers = verdict.layers - len(verdict.mistakes) - verdict.mutants
+    "tests": passed of total are the interview mistakes caught of those counted, `failed` the
+    ones missed and each test that raised a false alarm ("false alarm: test_x"), and the
+    mutants its stretch, in the parity columns. Event.solved reads both."""
     missed = [m.key for m in verdict.mistakes if m.caught_by is None]
-    failed = [*missed, *(f"false alarm: {t}" for t in sorted({a.test for a in verdict.alarms}))]
+    alarms = [f"{FALSE_ALARM}{t}" for t in sorted({a.test for a in verdict.alarms})]
+    failed = [*alarms, *missed]
     record(
-        verdict.kata, "tests", verdict.caught + max(0, layers - len(alarmed)),
-        len(verdict.mistakes) + max(layers, 0), failed, parity_passed=verdict.mutants_caught,
-        parity_total=verdict.mutants, headline=failed[0] if failed else None,
+        verdict.kata, "tests", verdict.caught, len(verdict.mistakes), failed,
+        parity_passed=verdict.mutants_caught, parity_total=verdict.mutants,
+        headline=failed[0] if failed else None,
         attempt=not verdict.load_error and bool(verdict.tests), hints=hints,
     )  # fmt: skip

@@ -212,14 +212,15 @@ def pitfalls(kata: registry.Kata) -> str:
     return workspace.split_pitfalls(workspace.pristine_stub(kata))[1]
 
 
-def debrief(kata: registry.Kata, keys: loop.Keys) -> None:
+def debrief(kata: registry.Kata, keys: loop.Keys) -> bool:
     """The pitfalls the stub hid during the mock, then the follow-up questions: on a terminal
-    Enter and q act at once, as they did during the mock; piped input is read by line."""
+    Enter and q act at once, as they did during the mock; piped input is read by line.
+    False when q left the questions."""
     if hidden := pitfalls(kata):
         print(f"\nPitfalls interviewers probe on this layer:\n{hidden}")
     questions = follow_ups(kata)
     if not questions:
-        return
+        return True
     print("\nFollow-up questions an interviewer would ask. Answer aloud, then press Enter.")
     for i, (question, answer) in enumerate(questions, 1):
         print(f"\nQ{i}. {question}")
@@ -229,8 +230,9 @@ def debrief(kata: registry.Kata, keys: loop.Keys) -> None:
             key = keys.poll(0.5)
         print()
         if key == "q":
-            return
+            return False
         print(f"A{i}. {answer}")  # Enter, or the end of piped input
+    return True
 
 
 # The "how would you test it?" round after a mock: its own clock.
@@ -330,9 +332,9 @@ def run(kata_name: str | None, minutes: float | None, seed: int | None) -> int:
     print(scorecard(mock, ended))
     try:
         with keys.cbreak():
-            if offer_tests(kata, keys):
+            # "How would you test it?" is the last follow-up: not after q left the others.
+            if debrief(kata, keys) and offer_tests(kata, keys):
                 tests_round(kata, keys)
-            debrief(kata, keys)
     except KeyboardInterrupt:
         print()
     if mock.in_history():

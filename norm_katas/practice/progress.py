@@ -14,6 +14,12 @@ from norm_katas.engine import suggest
 from norm_katas.practice import history, schedule
 from norm_katas.practice.wording import sentence
 
+TESTS = "tests"  # the test-writing mode's gradings: scored as "tests", the mutants its stretch
+
+
+def score_label(event: history.Event) -> str:
+    return "tests" if event.mode == TESTS else "core"
+
 
 @dataclass
 class KataProgress:
@@ -28,8 +34,13 @@ class KataProgress:
         return sum(e.mode != "mock" for e in self.gradings) + len(self.mocks)
 
     @property
+    def layer_gradings(self) -> list[history.Event]:
+        """The gradings of the learner's layer: not those of their tests (mode "tests")."""
+        return [e for e in self.gradings if e.mode != TESTS]
+
+    @property
     def solved(self) -> bool:
-        return any(e.solved for e in self.gradings)
+        return any(e.solved for e in self.layer_gradings)
 
     @property
     def best_mock_seconds(self) -> float | None:
@@ -50,7 +61,7 @@ class KataProgress:
         """The best torch-parity score of a grading that solved the core."""
         scores = [
             (e.parity_passed, e.parity_total)
-            for e in self.gradings
+            for e in self.layer_gradings
             if e.solved and e.parity_total is not None and e.parity_passed is not None
         ]
         return max(scores, default=None)
@@ -103,7 +114,7 @@ def table(progress: list[KataProgress], plan: schedule.Plan | None = None) -> st
     for p in progress:
         last = p.last
         last_text = (
-            f"core {last.passed}/{last.total} ({last.mode}, {last.at[:10]})"
+            f"{score_label(last)} {last.passed}/{last.total} ({last.mode}, {last.at[:10]})"
             if last and last.total
             else "-"
         )
@@ -142,8 +153,11 @@ def attempts(kata: str | None = None, limit: int | None = None) -> str:
         return "No attempts yet" + (f" at {kata}." if kata else ".")
     lines = []
     for e in shown:
-        core = f"core {e.passed}/{e.total}" if e.total else "core -"
-        parity = f"parity {e.parity_passed}/{e.parity_total}" if e.parity_total else "parity -"
+        label, stretch = score_label(e), "mutants" if e.mode == TESTS else "parity"
+        core = f"{label} {e.passed}/{e.total}" if e.total else f"{label} -"
+        parity = (
+            f"{stretch} {e.parity_passed}/{e.parity_total}" if e.parity_total else f"{stretch} -"
+        )
         mistake = sentence(known[e.kata], e.headline) if e.headline and e.kata in known else ""
         if e.solved:  # the core passed: a headline left is torch parity's, the stretch
             result = "✓ solved" + (f"; torch parity (stretch): {mistake}" if mistake else "")

@@ -4,9 +4,10 @@ says it (progress's weak spots, the history's list, the reasons `today` gives)."
 from __future__ import annotations
 
 import ast
+import contextlib
 import functools
 
-from norm_katas.content import registry
+from norm_katas.content import candidates, registry
 
 
 @functools.cache
@@ -25,7 +26,16 @@ def sentences(kata: registry.Kata) -> dict[str, str]:
 
 
 def sentence(kata: registry.Kata, check: str) -> str:
-    """'the variance is the biased one ... [float16]' for 'test_biased_variance[float16]'."""
+    """'the variance is the biased one ... [float16]' for 'test_biased_variance[float16]'.
+    A grading of the test-writing mode names a mistake its tests missed (a catalogue file's
+    name), or a test of the learner's that failed on a correct layer ('false alarm: test_x')."""
+    if check.startswith("false alarm: "):
+        return f"your {check.removeprefix('false alarm: ')} fails on a correct layer"
+    if not check.startswith("test_"):
+        path = kata.catalogue / f"{check}.py"
+        with contextlib.suppress(OSError, SyntaxError):
+            said = candidates.words(path.read_text(encoding="utf-8"), candidates.MISTAKE)
+            return f"your tests miss: {said}"
     name, _, param = check.partition("[")
     text = sentences(kata).get(name, name.removeprefix("test_").replace("_", " "))
     return f"{text} [{param}" if param else text

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from norm_katas.authoring import notebook_writer
-from norm_katas.content import pristine, registry
+from norm_katas.content import candidates, pristine, registry
 from norm_katas.engine.report import FAIL, Check, Outcome, Report
 from norm_katas.practice import history, mock, progress, workspace
 
@@ -513,12 +513,17 @@ def save(path: Path, text: str) -> None:
     os.replace(aside, path)
 
 
-def answer_follow_ups(child: pexpect.spawn, kata: registry.Kata) -> None:
+def answer_follow_ups(child: pexpect.spawn, kata: registry.Kata, tests: str = "n") -> None:
+    """Each follow-up question answered with Enter; then the last one, "How would you test
+    it?" (the test-writing mode's round), answered with `tests`."""
     for i, _ in enumerate(mock.follow_ups(kata), 1):
         child.expect(f"Q{i}\\.")
         child.expect("Enter shows a model answer")
         child.sendline("")
         child.expect(f"A{i}\\.")
+    if kata.tests_pristine.exists():
+        child.expect(r"How would you test it\?.*\(y/N\)")
+        child.send(tests)
 
 
 CATALOGUE = registry.ROOT / "tests" / "catalogue"
@@ -723,6 +728,27 @@ def test_mock_interview_solved_end_to_end() -> None:
     assert [e.mode for e in events] == ["mock", "mock"] and events[-1].solved
     assert len({e.mock_id for e in events}) == 1 and events[-1].budget == 300
     assert "0:" in cli("progress").stdout.split("dropout", 1)[1].splitlines()[0]
+
+
+def test_mock_asks_how_you_would_test_it_on_a_clock_of_its_own() -> None:
+    kata = registry.get("dyt")
+    child = spawn_mock("--kata", "dyt", "--minutes", "5")
+    save(Path(child.match.group(1)), kata.solution.read_text())
+    child.expect("Scorecard")
+    answer_follow_ups(child, kata, tests="y")
+    child.expect(r"Your tests go in\s+(\S+\.py)")
+    mine = Path(child.match.group(1))
+    assert mine.read_text() == kata.tests_pristine.read_text()  # a fresh test stub
+    child.expect("The clock starts now")
+    save(mine, kata.tests_solution.read_text())
+    n = sum(c.kind == "mistake" for c in candidates.for_kata(kata))
+    child.expect(f"Your tests catch {n} of {n} interview mistakes; no false alarms")
+    child.expect(rf"Tests round: {n} of {n} interview mistakes caught, 0 false alarms; \d+:\d\d of")
+    child.expect("your tests catch every interview mistake")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+    assert [e.mode for e in history.events("dyt")][-1] == "tests"
 
 
 def test_mock_solved_by_the_core_offers_torch_parity() -> None:
