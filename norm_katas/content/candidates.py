@@ -110,11 +110,10 @@ def _cached(kata: registry.Kata, stamp: tuple) -> tuple[Candidate, ...]:
     found = [*correct, *wrong]
     ledger = mutation.ledger(kata.stem)
     left_out = {key for section in ledger.values() for key in section}
-    for mutant in mutation.generate(reference):
+    for mutant in mutation.generate(reference, docstring=False):  # plain() already
         if mutant.key not in left_out:
-            found.append(
-                Candidate(f"mutant:{mutant.key}", "mutant", plain(mutant.source), "a mutant")
-            )
+            source = mutant.source + "\n"
+            found.append(Candidate(f"mutant:{mutant.key}", "mutant", source, "a mutant"))
     return tuple(found)
 
 

@@ -178,26 +178,38 @@ def _statement_edits(node: ast.AST) -> Iterator[tuple[str, list[ast.stmt], int, 
                 yield "drop-with", body, i, stmt.body
 
 
-def generate(source: str) -> list[Mutant]:
-    """Every mutant of `source`, in source order."""
+def generate(source: str, docstring: bool = True) -> list[Mutant]:
+    """Every mutant of `source`, in source order; without the module's docstring in each
+    mutant's text where `docstring` is False (the keys are the same).
+
+    Each mutant is made in the one parsed tree: the node swapped for its replacement, the
+    module printed, the node put back (copying the whole tree for each one was most of the
+    time, and the test-writing mode makes them as a learner waits)."""
     lines = source.splitlines()
     tree = ast.parse(source)
     skip = _skipped(tree)
-    plans: list[tuple[int, str, str, str, Callable[[ast.Module], None]]] = []
+    plans: list[tuple[int, str, str, str, Callable[[], Callable[[], None]]]] = []
     nodes = list(ast.walk(tree))
+    slots: dict[int, tuple[ast.AST, str, int | None]] = {}  # a node's place in its parent
+    for parent in nodes:
+        for field, value in ast.iter_fields(parent):
+            if isinstance(value, list):
+                for j, item in enumerate(value):
+                    if isinstance(item, ast.AST):
+                        slots.setdefault(id(item), (parent, field, j))
+            elif isinstance(value, ast.AST):
+                slots.setdefault(id(value), (parent, field, None))
 
-    def parent_slot(root: ast.AST, target: ast.AST) -> tuple[ast.AST, str, int | None]:
-        for parent in ast.walk(root):
-            for field, value in ast.iter_fields(parent):
-                if value is target:
-                    return parent, field, None
-                if isinstance(value, list):
-                    for j, item in enumerate(value):
-                        if item is target:
-                            return parent, field, j
-        raise LookupError("node without a parent")
+    def swap(node: ast.AST, new: ast.AST) -> Callable[[], None]:
+        """Put `new` where `node` is; returns what puts `node` back."""
+        parent, field, j = slots[id(node)]
+        if j is None:
+            setattr(parent, field, new)
+            return lambda: setattr(parent, field, node)
+        getattr(parent, field)[j] = new
+        return lambda: getattr(parent, field).__setitem__(j, node)
 
-    for index, node in enumerate(nodes):
+    for node in nodes:
         if id(node) in skip or not (hasattr(node, "lineno") or isinstance(node, ast.Module)):
             continue
         for operator, old, new in _edits(node):
@@ -205,43 +217,37 @@ def generate(source: str) -> list[Mutant]:
             before, after = (ast.unparse(n).splitlines()[0] for n in shown)  # type: ignore[arg-type]
             if before == after:
                 continue
-
-            def apply(root: ast.Module, index: int = index, new: ast.AST = new) -> None:
-                target = list(ast.walk(root))[index]
-                parent, field, j = parent_slot(root, target)
-                replacement = copy.deepcopy(new)
-                if j is None:
-                    setattr(parent, field, replacement)
-                else:
-                    getattr(parent, field)[j] = replacement
-
-            plans.append((node.lineno, operator, before, after, apply))
+            plans.append((node.lineno, operator, before, after, lambda n=node, r=new: swap(n, r)))
         for operator, body, i, replacement in _statement_edits(node):
             stmt = body[i]
             if id(stmt) in skip:
                 continue
             before = ast.unparse(stmt).splitlines()[0]
             after = "pass" if operator == "drop-statement" else "its body"
-            field = next(f for f, v in ast.iter_fields(node) if v is body)
 
             def drop(
-                root: ast.Module, index: int = index, field: str = field, i: int = i,
+                body: list[ast.stmt] = body, i: int = i, stmt: ast.stmt = stmt,
                 replacement: list[ast.stmt] = replacement,
-            ) -> None:  # fmt: skip
-                parent = list(ast.walk(root))[index]
-                getattr(parent, field)[i : i + 1] = copy.deepcopy(replacement)
+            ) -> Callable[[], None]:  # fmt: skip
+                body[i : i + 1] = replacement
+                return lambda: body.__setitem__(slice(i, i + len(replacement)), [stmt])
 
             plans.append((stmt.lineno, operator, before, after, drop))
 
+    first = tree.body[0] if tree.body else None
+    if not docstring and isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
+        tree.body.remove(first)
     mutants: list[Mutant] = []
     seen: dict[tuple[str, str, str], int] = {}
     for line, operator, before, after, apply in sorted(plans, key=lambda p: p[0]):
-        root = copy.deepcopy(tree)
-        apply(root)
+        restore = apply()
+        try:
+            mutated = ast.unparse(tree)
+        finally:
+            restore()
         text = lines[line - 1].strip()
         change = f"{before} -> {after}"
         nth = seen[(text, operator, change)] = seen.get((text, operator, change), 0) + 1
-        mutated = ast.unparse(ast.fix_missing_locations(root))
         mutants.append(Mutant(line, text, operator, change, mutated, nth))
     return mutants
 
