@@ -72,7 +72,7 @@ DOOR = [
     Option(("--watch",), "regrade on every save; Enter regrades, q quits"),
     Option(
         ("--tests",),
-        "grade your tests of the layer (tests/test_<kata>.py) by the mistakes they catch",
+        "grade your tests of the layer (tests/test_<kata>.py): see docs/testing.md",
     ),
     Option(("-h", "--help"), "list these options and exit"),
 ]
