@@ -199,7 +199,7 @@ def _grade(ipython: Any, kata: registry.Kata, args: list[str], cell: str) -> Non
         except KeyboardInterrupt:
             cells.show_error("Grading interrupted: nothing was recorded. Run the cell again.")
             return
-        cells.show(render.proof(request, outcome.code, said), said)
+        cells.show(render.proof(request, outcome.code, said), render.in_cell(said, path))
         return
     if (graded := cells.grade_and_run(ipython, request, cell, cells.MODE)) is not None:
         outcome, said = graded

@@ -316,6 +316,24 @@ def test_kata_puts_the_stub_in_a_new_cell_or_prints_it_in_colab(
     assert magics.cell_text(KATA) in capsys.readouterr().out
 
 
+def test_a_tests_cell_grades_your_tests_of_the_layer(monkeypatch: pytest.MonkeyPatch) -> None:
+    # %kata NAME --tests: a new cell of the test stub; run as it is, it is not started yet;
+    # with tests of the learner's, the cell's report is the test-writing mode's.
+    shell = _Shell()
+    magics.kata_magic(shell, "dyt --tests", None)
+    stub = registry.get("dyt").tests_pristine.read_text(encoding="utf-8")
+    assert shell.text == f"%%kata dyt --tests\n{stub}"
+    shown: list[tuple[str, str]] = []
+    monkeypatch.setattr(cells, "show", lambda markup, text: shown.append((markup, text)))
+    magics.kata_magic(_Shell(), "dyt --tests", stub.rstrip("\n"))  # a front end's last newline
+    assert "Not started yet?" in shown[-1][1] and "your cell is the stub" in shown[-1][1], shown
+    weak = registry.ROOT / "tests" / "catalogue" / "dyt" / "tests" / "one_allclose.py"
+    magics.kata_magic(_Shell(), "dyt --tests", weak.read_text(encoding="utf-8"))
+    markup, text = shown[-1]
+    assert 'data-mode="tests"' in markup and "Your tests catch" in text, text
+    assert str(weak) not in text and "Stuck? Grade again with --hints for a hint." in text, text
+
+
 def test_a_kata_cell_without_a_name_says_the_name_goes_on_its_first_line(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

@@ -529,6 +529,36 @@ def answer_follow_ups(child: pexpect.spawn, kata: registry.Kata, tests: str = "n
 CATALOGUE = registry.ROOT / "tests" / "catalogue"
 
 
+def test_watch_mode_grades_your_tests_and_the_hint_key_gives_the_next_step(
+    tmp_path: Path,
+) -> None:
+    kata = registry.get("dyt")
+    mine = tmp_path / "tests" / "test_dyt.py"
+    mine.parent.mkdir()
+    mine.write_text(kata.tests_pristine.read_text())
+    child = spawn("grade", "dyt", "--tests", "--watch", "--impl", str(mine))
+    child.expect("Not started yet")  # the untouched test stub: nothing of yours to grade
+    child.expect("Watching .*test_dyt.py")
+    save(mine, (CATALOGUE / "dyt" / "tests" / "shapes_only.py").read_text())
+    child.expect(r"Your tests catch \d+ of \d+ interview mistakes; no false alarms")
+    child.expect("Stuck\\? Press h for a hint.")
+    child.expect("Watching")
+    child.send("h")
+    child.expect("Hint for the first mistake missed")
+    child.expect("Test that ")
+    child.expect("Stuck\\? Press h for the next step of the hint.")
+    child.expect("Watching")
+    child.send("h")
+    child.expect("Where it shows: ")
+    child.expect("Watching")
+    save(mine, kata.tests_solution.read_text())
+    child.expect("Solved: your tests catch every interview mistake with no false alarm.")
+    child.send("q")
+    child.expect("Left watch mode")
+    child.expect(pexpect.EOF)
+    assert [e.mode for e in history.events("dyt")][-2:] == ["tests", "tests"]
+
+
 def test_watch_mode_regrades_on_save_and_quits_on_q(tmp_path: Path) -> None:
     kata = registry.get("dropout")
     mine = tmp_path / "dropout.py"

@@ -105,19 +105,19 @@ def print_verdict(v: Verdict, request: Request, out: TextIO) -> int:
             else ""
         )
         say(f"Solved: your tests catch every interview mistake with no false alarm.{stretch}")
-    elif missed and request.hints:
-        steps = hints(kata.suite, missed[0].check)[: request.hints]
-        if steps:
+    elif missed:
+        steps = hints(kata.suite, missed[0].check)
+        if request.hints and steps:
             say(f"\nHint for the first mistake missed ({missed[0].words}):")
-            for step in steps:
+            for step in steps[: request.hints]:
                 say(f"  {step}")
-    elif missed and request.watch and request.hints < 2:
-        from norm_katas.engine.report.printer import HINT_KEY
+        if request.hints < len(steps) and not request.mock:
+            step = "a hint" if not request.hints else "the next step of the hint"
+            if request.watch:
+                from norm_katas.engine.report.printer import HINT_KEY
 
-        step = "a hint" if not request.hints else "the next step of the hint"
-        say(f"Stuck? Press {HINT_KEY} for {step}.")
-    elif missed and request.hints < 2:
-        more = suggest.option("--hints" if not request.hints else "--hints 2", request.door)
-        step = "a hint" if not request.hints else "the next step of the hint"
-        say(f"Stuck? Grade again with {more} for {step}.")
+                say(f"Stuck? Press {HINT_KEY} for {step}.")
+            else:
+                more = suggest.option("--hints" if not request.hints else "--hints 2", request.door)
+                say(f"Stuck? Grade again with {more} for {step}.")
     return exit_code(v)
