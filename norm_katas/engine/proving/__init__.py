@@ -78,6 +78,9 @@ def grade(
 # No line from a child for this long (a hang that no test's limit interrupts): it is stopped,
 # and the candidate it was on counts as failing.
 STALL_S = 120.0
+# Candidates a child takes before another child is worth its start (a fork, and pytest's
+# start and collection of the file: tens of milliseconds): a few layers run sooner in one.
+PER_CHILD = 24
 
 
 def workers() -> int:
@@ -125,6 +128,7 @@ def _run_phase(
     tmp: Path, cancel: Callable[[], bool] | None,
 ) -> bool:  # fmt: skip
     """Run the candidates `phase` in up to n children; False when `cancel` said stop."""
+    n = max(1, min(n, -(-len(phase) // PER_CHILD)))
     shards = [phase[i::n] for i in range(n)]
     pending = {w: shard for w, shard in enumerate(shards) if shard}
     running: dict[int, tuple[int, list[int], Path, float]] = {}
