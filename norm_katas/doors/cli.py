@@ -289,13 +289,23 @@ def cmd_child(argv: list[str]) -> int:
     return runner.child_main(request, Path(argv[1]))
 
 
+def cmd_prove_child(argv: list[str]) -> int:
+    """A child of the test-writing mode, as a fresh interpreter where fork is not available:
+    argv is its job's JSON file (engine.proving wrote it)."""
+    import json
+
+    from norm_katas.engine import proving
+
+    return proving.run_job(json.loads(Path(argv[0]).read_text(encoding="utf-8")))
+
+
 Command = Callable[[list[str]], int]
 COMMANDS: dict[str, Command] = {
     "grade": cmd_grade, "watch": cmd_watch, "list": cmd_list, "init": cmd_init,
     "mock": cmd_mock, "progress": cmd_progress, "today": cmd_today, "reset": cmd_reset,
     "solution": cmd_solution,
     "serve": cmd_serve,
-    "_child": cmd_child,
+    "_child": cmd_child, "_prove": cmd_prove_child,
 }  # fmt: skip
 
 

@@ -196,3 +196,26 @@ def test_the_layers_cannot_be_told_apart_by_name_or_text(
     )
     verdict, out, _code = prove(warm_grader, tmp_path, "layernorm", mine)
     assert not verdict["alarms"] and verdict["caught"] == 0, out
+
+
+def test_where_fork_is_unsafe_the_children_are_fresh_interpreters(
+    warm_grader: server.Client, tmp_path: Path
+) -> None:
+    # macOS and Windows: no fork with torch loaded. The same verdict, from `python -m norm_katas
+    # _prove` children (NORM_KATAS_SPAWN=1 asks for them on Linux too).
+    import os
+    import subprocess
+    import sys
+
+    weak = registry.get("dyt").catalogue / "tests" / "one_allclose.py"
+    forked, _, _ = prove(warm_grader, tmp_path, "dyt", weak)
+    report = tmp_path / "spawned.json"
+    done = subprocess.run(
+        [sys.executable, "-m", "norm_katas", "grade", "dyt", "--tests", "--impl", str(weak),
+         f"--report-json={report}"],
+        cwd=registry.ROOT, env={**os.environ, "NORM_KATAS_SPAWN": "1"}, capture_output=True,
+        text=True, timeout=300,
+    )  # fmt: skip
+    assert done.returncode == 1, done.stdout + done.stderr
+    spawned = json.loads(report.read_text())
+    assert spawned["mistakes"] == forked["mistakes"] and spawned["alarms"] == forked["alarms"]

@@ -15,6 +15,7 @@ import contextlib
 import json
 import os
 import signal
+import subprocess
 import sys
 import tempfile
 import time
@@ -167,10 +168,29 @@ def _start(
     request: Request, found: list[candidates.Candidate], indices: list[int], scratch: Path,
     log: Path, alarming: set[str],
 ) -> int:  # fmt: skip
+    """A child that runs the learner's tests on the candidates `indices`, writing to `log`:
+    forked from this process where that is safe, else a fresh interpreter (`python -m
+    norm_katas _prove JOB`), as a layer's grading is. Its pid; it leads its process group."""
     scratch.mkdir(parents=True, exist_ok=True)
     log.touch()
+    job = {
+        "tests_file": str(request.file), "stem": request.kata.stem, "scratch": str(scratch),
+        "log": str(log), "timeout": request.timeout, "alarming": sorted(alarming),
+        "sources": [found[i].source for i in indices],
+        "wrong": [found[i].kind != "correct" for i in indices],
+    }  # fmt: skip
     for stream in (sys.stdout, sys.stderr):
         stream.flush()
+    if not processes.fork_is_safe():
+        path = log.with_suffix(".job.json")
+        path.write_text(json.dumps(job), encoding="utf-8")
+        child_process = subprocess.Popen(
+            [sys.executable, "-m", "norm_katas", "_prove", str(path)], cwd=registry.ROOT,
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )  # fmt: skip
+        _SPAWNED.append(child_process)  # reaped by os.waitpid; kept so that Popen stays quiet
+        return child_process.pid
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DeprecationWarning)  # fork with torch's idle thread
         pid = os.fork()
@@ -181,25 +201,30 @@ def _start(
             devnull = os.open(os.devnull, os.O_RDWR)
             for fd in (0, 1, 2):
                 os.dup2(devnull, fd)
-            sources = [found[i].source for i in indices]
-            wrong = [found[i].kind != "correct" for i in indices]
-            code = child.run(
-                request.file,
-                sources,
-                wrong,
-                request.kata.stem,
-                scratch,
-                log,
-                request.timeout,
-                alarming,
-            )
-            with log.open("a", encoding="utf-8") as f:
-                f.write(json.dumps({"finished": True}) + "\n")
-        except BaseException as e:
-            with contextlib.suppress(Exception), log.open("a", encoding="utf-8") as f:
-                f.write(json.dumps({"grader_error": processes.where(e)}) + "\n")
+            code = run_job(job)
         finally:
             os._exit(code)
     with contextlib.suppress(OSError):
         os.setpgid(pid, pid)
     return pid
+
+
+_SPAWNED: list[subprocess.Popen] = []
+
+
+def run_job(job: dict) -> int:
+    """What a child does (forked, or `python -m norm_katas _prove`): the tests on its
+    candidates, then a last line saying that it finished, or what went wrong in the grader."""
+    log = Path(job["log"])
+    try:
+        code = child.run(
+            Path(job["tests_file"]), job["sources"], job["wrong"], job["stem"],
+            Path(job["scratch"]), log, float(job["timeout"]), set(job["alarming"]),
+        )  # fmt: skip
+        with log.open("a", encoding="utf-8") as f:
+            f.write(json.dumps({"finished": True}) + "\n")
+        return code
+    except BaseException as e:
+        with contextlib.suppress(Exception), log.open("a", encoding="utf-8") as f:
+            f.write(json.dumps({"grader_error": processes.where(e)}) + "\n")
+        return 3
