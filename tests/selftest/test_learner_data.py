@@ -103,6 +103,9 @@ def _learners_clone(tmp_path: Path) -> Path:
     for kata in registry.load():
         solution = kata.solution.read_text(encoding="utf-8")
         (clone / "katas" / kata.file).write_text(solution + LEARNER, encoding="utf-8")
+        if kata.tests_solution.exists():  # the learner's tests of the layer, half-written too
+            tests = kata.tests_solution.read_text(encoding="utf-8")
+            (clone / "katas" / kata.tests_file).write_text(tests + LEARNER, encoding="utf-8")
         mine = clone / registry.notebook(kata)
         nb = json.loads(mine.read_text(encoding="utf-8"))
         (cell,) = [c for c in nb["cells"] if c.get("id") == "kata"]
