@@ -167,7 +167,12 @@ def cmd_reset(argv: list[str]) -> int:
     if args.notebook:
         return _reset_notebooks(katas)
     if args.tests:
+        if args.all:  # the katas that have the test-writing mode
+            katas = [k for k in katas if k.tests_pristine.exists()]
         for kata in katas:
+            if not kata.tests_pristine.exists():
+                print(f"{kata.name} has no test-writing mode yet: no tests to reset.")
+                continue
             existed = kata.tests_stub.exists()
             backup = workspace.reset_tests(kata)
             mine = registry.shown(kata.tests_stub)

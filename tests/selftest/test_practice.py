@@ -369,6 +369,19 @@ def test_reset_backs_up_the_learner_file_first(repo_copy: Path, data_dir: Path) 
     assert "already the untouched stub" in cli("reset", "layernorm", cwd=repo_copy).stdout
 
 
+def test_reset_tests_backs_up_the_learners_tests_first(repo_copy: Path, data_dir: Path) -> None:
+    mine = repo_copy / "katas" / "tests" / "test_dyt.py"
+    mine.write_text("def test_mine(kata):\n    assert kata\n")
+    run = cli("reset", "--all", "--tests", cwd=repo_copy)
+    assert run.returncode == 0, run.stderr
+    (backup,) = (data_dir / "backups").glob("*-dyt/test_dyt.py")
+    assert backup.read_text() == "def test_mine(kata):\n    assert kata\n"
+    assert mine.read_text() == registry.get("dyt").tests_pristine.read_text()
+    assert "syncbatchnorm" not in run.stdout  # --all: the katas that have the mode
+    said = cli("reset", "syncbatchnorm", "--tests", cwd=repo_copy).stdout
+    assert "syncbatchnorm has no test-writing mode yet" in said
+
+
 def test_reset_notebook_backs_up_the_learner_notebook_first(
     repo_copy: Path, data_dir: Path, tmp_path: Path
 ) -> None:
