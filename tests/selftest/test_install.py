@@ -90,6 +90,28 @@ def test_grades_a_correct_file_with_the_content_it_ships(norm_katas: Installed) 
     assert solution.returncode == 0 and "class LayerNorm" in solution.stdout, solution.stderr
 
 
+def test_grades_tests_against_the_layers_it_ships(norm_katas: Installed) -> None:
+    """The test-writing mode, installed: the catalogue's layers built on the reference (they
+    import solutions/) load from the shipped content, and the verdict is the clone's."""
+    weak = registry.get("batchnorm").catalogue / "tests" / "rejects_a_correct_layer.py"
+    mine = norm_katas.home / "test_mine.py"
+    mine.write_text(weak.read_text())
+    done = norm_katas("grade", "batchnorm", "--tests", "--impl", mine.name)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "could not grade" not in done.stdout + done.stderr, done.stdout + done.stderr
+    caught = _markers(weak)
+    assert f"Your tests catch {len(caught)} of " in done.stdout, done.stdout
+
+
+def _markers(path: Path) -> list[str]:
+    import ast
+
+    for node in ast.parse(path.read_text()).body:
+        if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "") == "CATCHES":
+            return [n.strip() for n in node.value.value.split(",") if n.strip()]
+    return []
+
+
 def test_suggests_commands_the_learner_can_type(norm_katas: Installed) -> None:
     """Installed, the report and the practice commands name norm-katas, never nox's sessions."""
     wrong = registry.ROOT / "tests" / "catalogue" / "layernorm" / "eps_outside_sqrt.py"

@@ -112,7 +112,15 @@ class Bound:
         module = types.ModuleType(self.stem)
         module.__file__ = str(self.place)
         sys.modules[self.stem] = module  # dataclasses and pickling look the module up here
-        exec(compile(self.sources[index], str(self.place), "exec"), module.__dict__)
+        try:
+            exec(compile(self.sources[index], str(self.place), "exec"), module.__dict__)
+        except Exception as e:
+            # One of the grader's own layers did not load: no test of the learner's failed, and
+            # counting it as caught would falsify the verdict. The grading ends as the grader's.
+            self._write(
+                {"grader_error": f"a layer under test did not load: {type(e).__name__}: {e}"}
+            )
+            pytest.exit("a layer under test did not load", returncode=3)
         self._write({"loaded": index})
         return module
 
@@ -271,6 +279,10 @@ def run(
     candidate i is wrong, so its remaining tests are skipped once one fails."""
     sys.dont_write_bytecode = True  # the same path holds each candidate in turn
     sys.path[:] = [os.path.abspath(p) for p in sys.path]
+    # Catalogue layers built on the reference import it (`from solutions.<stem> import ...`):
+    # importable from the content's root, a clone's or an installed copy's (norm_katas/_content).
+    if str(registry.ROOT) not in sys.path:
+        sys.path.append(str(registry.ROOT))
     os.chdir(scratch)
     os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
     _one_thread()
