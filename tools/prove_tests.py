@@ -3,6 +3,7 @@ and, which it never shows, the mutants of the reference that pass every test (th
 the reference's code).
 
     python -m tools.prove_tests KATA [FILE]     (default FILE: solutions/tests/test_<stem>.py)
+    python -m tools.prove_tests KATA [FILE] --no-mutants   (the catalogue's layers only)
     python -m tools.prove_tests --all           (every kata's reference tests: nox -s mutants)
 
 A surviving mutant is a gap in the test file, or a mistake only a code rule sees: then it goes
@@ -30,6 +31,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("kata", nargs="?")
     parser.add_argument("file", nargs="?", default="solutions")
     parser.add_argument("--all", action="store_true", help="every kata's reference tests")
+    parser.add_argument(
+        "--no-mutants", dest="mutants", action="store_false",
+        help="the catalogue's layers only (quicker while writing a file)",
+    )  # fmt: skip
     args = parser.parse_args(argv)
     if args.all == bool(args.kata):
         parser.error("name a kata, or pass --all")
@@ -39,14 +44,18 @@ def main(argv: list[str] | None = None) -> int:
         else [registry.get(args.kata)]
     )
     runner.warm_up(katas)
-    failed = [kata.name for kata in katas if not prove_one(kata, args.file, quiet=args.all)]
+    failed = [
+        kata.name
+        for kata in katas
+        if not prove_one(kata, args.file, quiet=args.all, mutants=args.mutants)
+    ]
     if args.all:
         print(f"reference tests of {len(katas)} katas: " + (f"FAILED {failed}" if failed else "ok"))
     return 1 if failed else 0
 
 
-def prove_one(kata: registry.Kata, file: str, quiet: bool) -> bool:
-    request = Request.create(kata, file, tests=True)
+def prove_one(kata: registry.Kata, file: str, quiet: bool, mutants: bool = True) -> bool:
+    request = Request.create(kata, file, tests=True, mutants=mutants)
     start = time.monotonic()
     verdict = prove(request)
     assert verdict is not None

@@ -9,10 +9,12 @@ The learner reads them only in words: the catalogue's own description of a mista
 correct file is written.
 
 Which catalogue files count as interview mistakes: a wrong file whose named check (EXPECT) is
-one of the suite's interview core, and not a code rule. The code rules (no built-in layer, no
-Python loop, new tensors on the input's device, the kernel does the work) are the grader's to
-watch as the code runs; tests of behaviour (values, gradients, state_dict, dtypes, train and
-eval, errors) are not asked to see them. Importing this module imports neither torch nor pytest.
+one of the suite's interview core, and not a code rule, nor a file that says (RULE) that it
+breaks a code rule with right values (a Triton layer that hands wide rows to torch). The code
+rules (no built-in layer, no Python loop, new tensors on the input's device, the kernel does the
+work, no races between a kernel's programs) are the grader's to watch as the code runs; tests of
+behaviour (values, gradients, state_dict, dtypes, train and eval, errors) are not asked to see
+them. Importing this module imports neither torch nor pytest.
 """
 
 from __future__ import annotations
@@ -31,6 +33,11 @@ CODE_RULES = frozenset({
     "test_kernel_does_the_work", "test_kernels_do_the_work", "test_constant_memory",
     "test_saves_only_what_backward_needs", "test_is_an_autograd_function",
     "test_backward_by_hand",  # backward computed by autograd gives the same gradients
+    # Triton: what the engine watches as the kernels run, which their values do not show in
+    # its interpreter (one program at a time): races between programs, how often x is read,
+    # what forward saves for backward.
+    "test_race_free", "test_reduction_race_free", "test_reads_x_at_most_twice",
+    "test_saves_output_for_backward", "test_saves_mean_and_rstd",
 })  # fmt: skip
 MISTAKE, CORRECT = "Mistake:", ("Correct, written differently:", "Correct:")
 
@@ -101,7 +108,7 @@ def _cached(kata: registry.Kata, stamp: tuple) -> tuple[Candidate, ...]:
         if entry.correct:
             said = words(text, CORRECT) or "another correct layer"
             found.append(Candidate(entry.path.stem, "correct", plain(text), said))
-        elif tiers.get(entry.expect) == "core" and entry.expect not in CODE_RULES:
+        elif tiers.get(entry.expect) == "core" and not (entry.expect in CODE_RULES or entry.rule):
             said = words(text, MISTAKE) or entry.path.stem.replace("_", " ")
             found.append(Candidate(entry.path.stem, "mistake", plain(text), said, entry.expect))
     order = {name: i for i, name in enumerate(tiers)}

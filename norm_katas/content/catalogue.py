@@ -6,7 +6,9 @@ hold files that must get a clean failing report.
 A file says what it proves in module-level strings (docs/writing-a-kata.md, the catalogue
 rules): `EXPECT` the check that must fail and be the headline ("pass" for an ok_ file, "broken"
 for a broken one), `ALSO` the broad checks it fails as well, `SAYS` words the report must show,
-`COMPILED` what its mistake shows compiled on a GPU.
+`COMPILED` what its mistake shows compiled on a GPU, `RULE` the code rule it breaks where its
+values are right (a learner's tests of behaviour cannot see it: the test-writing mode leaves it
+out).
 """
 
 from __future__ import annotations
@@ -19,15 +21,15 @@ from pathlib import Path
 from norm_katas.content import registry
 
 FOLDER = registry.ROOT / "tests" / "catalogue"
-NAMES = ("EXPECT", "ALSO", "SAYS", "COMPILED")
-MARKER = re.compile(r"""\b(EXPECT|ALSO|SAYS|COMPILED)\s*=\s*["']([^"']+)["']""")
+NAMES = ("EXPECT", "ALSO", "SAYS", "COMPILED", "RULE")
+MARKER = re.compile(r"""\b(EXPECT|ALSO|SAYS|COMPILED|RULE)\s*=\s*["']([^"']+)["']""")
 PASS = "pass"  # an ok_ file's EXPECT
 
 
 def markers(path: Path) -> dict[str, str]:
-    """The file's markers, by name (EXPECT, ALSO, SAYS, COMPILED): module-level strings (a long
-    one in parentheses, over several lines), or, in a file that must not run as written (a
-    broken file's syntax error), on a comment line."""
+    """The file's markers, by name (EXPECT, ALSO, SAYS, COMPILED, RULE): module-level strings
+    (a long one in parentheses, over several lines), or, in a file that must not run as written
+    (a broken file's syntax error), on a comment line."""
     text = path.read_text(encoding="utf-8")
     found = dict(MARKER.findall(text))
     try:
@@ -56,6 +58,7 @@ class Entry:
     also: tuple[str, ...] = ()  # broad checks it must fail as well
     says: str | None = None
     compiled: str | None = None
+    rule: str | None = None  # the code rule it breaks where its values are right
 
     @property
     def correct(self) -> bool:
@@ -65,7 +68,10 @@ class Entry:
     def read(cls, path: Path) -> Entry:
         found = markers(path)
         also = tuple(n.strip() for n in found.get("ALSO", "").split(",") if n.strip())
-        return cls(path, found.get("EXPECT", ""), also, found.get("SAYS"), found.get("COMPILED"))
+        return cls(
+            path, found.get("EXPECT", ""), also, found.get("SAYS"), found.get("COMPILED"),
+            found.get("RULE"),
+        )  # fmt: skip
 
 
 def files(kata: registry.Kata) -> list[Path]:

@@ -65,6 +65,8 @@ Each job lives in a module of its own, from the bottom up:
 - startup: start and prepare, which import, patch and prove, once per process.
 - guarded: the function's run fenced and watched (torch work, allocations, launches).
 - oversight: Oversight and Call, what a suite declares and calls.
+- watched: a learner's own test (the test-writing mode) watched by address, its outcome left
+  unjudged where it met an engine fault.
 - suites: what the Triton suites share (the engine fixture, VIEWS, the device notes, what
   --perf times, the checks on strided rows).
 
@@ -89,6 +91,7 @@ from norm_katas.checks.triton_engine.suites import (
     rms_norm_reference,
     weight_unseen,
 )
+from norm_katas.checks.triton_engine.watched import OutsideItsTensors, watched
 
 __all__ = [
     "HALF",
@@ -96,6 +99,7 @@ __all__ = [
     "SPLITS_AND_FILLS",
     "VIEWS",
     "Call",
+    "OutsideItsTensors",
     "Oversight",
     "PerfSetting",
     "blame_strides",
@@ -108,6 +112,7 @@ __all__ = [
     "prepare",
     "rms_norm_reference",
     "start",
+    "watched",
     "weight_unseen",
 ]
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import contextlib
 import importlib
 import json
 import os
@@ -36,6 +37,7 @@ from norm_katas.runtime.outcomes import TimedOut
 # hidden suites with their catalogue and mutants, and the repository's tools.
 FORBIDDEN = ("norm_katas", "solutions", "tests", "tools", "conftest")
 CAUGHT = "caught already by an earlier test"  # the skip reason of a caught candidate's tests
+NOT_JUDGED = "not judged"  # the skip reason of a test that met a fault of Triton's engine
 
 
 class Forbidden(ImportError):
@@ -90,6 +92,9 @@ class Bound:
         self.place = scratch / "layer" / f"{stem}.py"
         self.place.parent.mkdir(parents=True, exist_ok=True)
         self.out = log.open("a", encoding="utf-8", buffering=1)
+        # The Triton engine (checks.triton_engine) for a Triton kata, started; else None.
+        self.triton: Any = None
+        self.outside: type[BaseException] = AssertionError
 
     def module(self) -> types.ModuleType:
         """A module that pytest registers as the plugin holding the `kata` fixture."""
@@ -156,13 +161,40 @@ class Bound:
         if self.caught(item):
             pytest.skip(CAUGHT)
 
-    @pytest.hookimpl(hookwrapper=True)
+    @pytest.hookimpl(wrapper=True)
     def pytest_runtest_call(self, item: pytest.Item) -> Iterator[None]:
         # As every hidden check runs: memory the layer allocates and never writes reads the
         # same on every run (a buffer made with torch.empty is caught every time, not by
-        # chance), and torch's own loggers say nothing.
-        with conditions.torch_log_muted(), conditions.uninitialized_memory_filled():
-            yield
+        # chance), and torch's own loggers say nothing. A Triton kata's launches are watched
+        # (triton_engine.watched): an access outside the kernel's tensors fails the test, and
+        # a test that met an engine fault is not judged.
+        error: BaseException | None = None
+        with (
+            conditions.torch_log_muted(),
+            conditions.uninitialized_memory_filled(),
+            self.watch() as seen,
+        ):
+            try:
+                result = yield
+            except BaseException as e:  # pytest's outcomes (fail, skip) are BaseExceptions
+                error = e
+        stopping = (TimedOut, KeyboardInterrupt, SystemExit, pytest.exit.Exception)
+        if seen is not None and seen.unjudged and not isinstance(error, stopping):
+            pytest.skip(f"{NOT_JUDGED}: {seen.unjudged}")
+        if error is not None:
+            raise error
+        if seen is not None and seen.outside:
+            raise self.outside(seen.outside)
+        return result
+
+    @contextlib.contextmanager
+    def watch(self) -> Iterator[Any]:
+        """The Triton engine's watch over a test's launches (a Seen), or None for other katas."""
+        if self.triton is None:
+            yield None
+            return
+        with self.triton.watched() as seen:
+            yield seen
 
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo) -> Iterator:
@@ -192,9 +224,10 @@ class Bound:
         elif report.skipped and report.when in ("setup", "call"):
             reason = _message(report, call)
             if CAUGHT not in reason:
-                self._write(
-                    {"candidate": index, "test": name, "item": item.name, "outcome": "skipped"}
-                )
+                record = {"candidate": index, "test": name, "item": item.name, "outcome": "skipped"}
+                if reason.startswith(NOT_JUDGED):
+                    record["unjudged"] = reason.removeprefix(f"{NOT_JUDGED}: ")
+                self._write(record)
 
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:
         if report.failed:
@@ -271,6 +304,28 @@ def _seeding_without_accelerators() -> None:
     torch.manual_seed = torch.random.manual_seed = manual_seed
 
 
+def start_engine(stem: str, bound: Bound | None = None) -> str | None:
+    """For a Triton kata, Triton's engine started and proven before any layer loads (the
+    kernels run in its interpreter, @triton.jit reading the mode as they are defined), once per
+    process: a child forked from a parent that started it finds it started. Why it cannot be,
+    or None."""
+    kata = next((k for k in registry.load() if k.stem == stem), None)
+    if kata is None or not any(r.startswith("triton") for r in kata.requires):
+        return None
+    import torch
+
+    from norm_katas.checks import triton_engine
+    from norm_katas.runtime.outcomes import CannotGrade
+
+    try:
+        triton_engine.start(torch.device("cpu"))
+    except CannotGrade as e:
+        return f"Triton's engine cannot run the layers here: {e}"
+    if bound is not None:
+        bound.triton, bound.outside = triton_engine, triton_engine.OutsideItsTensors
+    return None
+
+
 def run(
     tests_file: Path, sources: list[str], first_only: list[bool], stem: str, scratch: Path,
     log: Path, timeout: float, alarming: set[str] | None = None,
@@ -287,8 +342,12 @@ def run(
     os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
     _one_thread()
     _seeding_without_accelerators()
-    guard_imports(tests_file)
     bound = Bound(sources, stem, scratch, log)
+    if problem := start_engine(stem, bound):
+        bound._write({"grader_error": problem})
+        bound.out.close()
+        return 3
+    guard_imports(tests_file)
     bound.stop_at_first = first_only
     bound.alarming = alarming or set()
     timer = CheckTimer()

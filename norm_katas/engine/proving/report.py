@@ -83,6 +83,13 @@ def print_verdict(v: Verdict, request: Request, out: TextIO) -> int:
                 say(f"      {mine[0].message}")
     else:
         say("False alarms: none, every test passes on every correct layer ✓")
+    if v.unjudged:
+        tests = list(v.unjudged)
+        named = ", ".join(tests[:3]) + (f" and {len(tests) - 3} more" if len(tests) > 3 else "")
+        say(
+            f"\nNot judged on some layers: {named}. {next(iter(v.unjudged.values()))} "
+            "Their outcome there counts neither as a catch nor as a false alarm."
+        )
     say(f"\nInterview mistakes caught: {v.caught} of {len(v.mistakes)}")
     for mistake in v.mistakes:
         mark = "✓" if mistake.caught_by else "✗"

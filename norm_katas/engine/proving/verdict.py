@@ -55,6 +55,9 @@ class Verdict:
     load_error: str | None = None  # the file did not load: pytest's collection error
     stopped: str | None = None  # why the wrong layers were not run (a hang on a correct one)
     grader_errors: list[str] = field(default_factory=list)
+    # Tests the engine could not judge on some layer (Triton's interpreter gets an operation
+    # they ran wrong), by test: why. Neither a catch nor a false alarm.
+    unjudged: dict[str, str] = field(default_factory=dict)
     # For the authors' tool only (tools/prove_tests.py), never shown to a learner: the mutants
     # that passed every test, by key (their keys quote the reference's code).
     survivors: list[str] = field(default_factory=list, repr=False)
@@ -92,6 +95,7 @@ class Run:
         self.bound: list[str] = []
         self.load_error: str | None = None
         self.grader_errors: list[str] = []
+        self.unjudged: dict[str, str] = {}  # test -> why the engine could not judge it
         self.logs: list[Path] = []  # the children's lines, one file each
         # A test that ran out of time or ended the process on a correct layer: the others are
         # not run, as it would do the same there.
@@ -120,6 +124,8 @@ class Run:
                 self.ran.add(current)
             elif "candidate" in record:
                 index = indices[record["candidate"]]
+                if "unjudged" in record:
+                    self.unjudged.setdefault(record["test"], record["unjudged"])
                 if record["outcome"] == "failed":
                     message = record.get("message", "")
                     self.failures.setdefault(index, []).append((record["test"], message))
@@ -166,6 +172,7 @@ class Run:
         if self.load_error or self.grader_errors:
             return verdict
         verdict.stopped = self.fatal
+        verdict.unjudged = dict(self.unjudged)
         verdict.layers = len(self.ran)
         alarming = self.alarming()
         for index, candidate in enumerate(self.found):

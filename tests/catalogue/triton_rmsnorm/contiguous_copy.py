@@ -8,6 +8,7 @@ from solutions.triton_rmsnorm import _rms_norm_fwd
 
 EXPECT = "test_row_stride"
 SAYS = ".contiguous() or .clone() copies them"
+RULE = "test_kernel_does_the_work"
 
 
 def rms_norm(x, weight, eps=1e-6):

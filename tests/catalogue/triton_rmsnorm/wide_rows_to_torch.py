@@ -7,6 +7,7 @@ from solutions.triton_rmsnorm import rms_norm as rms_norm_kernel
 
 EXPECT = "test_wide_rows"
 SAYS = "outside the kernel, rms_norm ran aten.pow"
+RULE = "test_kernel_does_the_work"
 
 
 def rms_norm(x, weight, eps=1e-6):
