@@ -100,7 +100,7 @@ def prove(
 ) -> Verdict | None:
     """Run the learner's tests (request.file) against every candidate of request.kata; the
     verdict, or None when `cancel` said stop."""
-    _warm()
+    _warm(request)
     found = candidates.for_kata(request.kata)
     if not request.mutants:
         found = [c for c in found if c.kind != "mutant"]
@@ -119,12 +119,17 @@ def prove(
     return run.verdict(request)
 
 
-def _warm() -> None:
+def _warm(request: Request) -> None:
     """Here, once, what each child would otherwise import on its first use: the first
-    torch.testing.assert_close imports torch.distributed.tensor (most of a second)."""
+    torch.testing.assert_close imports torch.distributed.tensor (most of a second); and, in a
+    process of the grader's own, a Triton kata's engine (a child starts its own otherwise)."""
     import torch
 
+    from norm_katas.engine.runner import warm
+
     torch.testing.assert_close(torch.zeros(1), torch.zeros(1))
+    if warm.WARMED[0] and child.needs_engine(request.kata):
+        child.start_engine(request.kata.stem)  # a failure: each child reports it as the grader's
 
 
 def _run_phase(

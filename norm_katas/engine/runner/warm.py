@@ -25,6 +25,12 @@ GRADING_MODULES = (
 )  # fmt: skip
 
 
+# Whether warm_up ran in this process: it is then the grader's own (a command, watch mode, a
+# mock, the grading server), never the learner's (a notebook's kernel preloads instead), and may
+# set up what its children share (the test-writing mode's Triton engine, engine.proving).
+WARMED = [False]
+
+
 def warm_up(
     katas: list[registry.Kata], *, long_lived: bool = False, device: str | None = None
 ) -> None:
@@ -97,6 +103,7 @@ def warm_up(
     # is back on from here if the command turned it off while it started (cli.main).
     gc.freeze()
     gc.enable()
+    WARMED[0] = True
 
 
 def _reraise_interrupt(error: BaseException) -> None:
