@@ -8,6 +8,8 @@ they catch.
   allclose on one input, a test that rejects a correct layer. Each says what it catches
   (CATCHES: the mistakes, by catalogue file) and which of its tests raise a false alarm
   (FALSE_ALARMS); the report must name exactly the others as missed.
+- A Triton kata's layers run in the interpreter, each launch watched: an access outside its
+  tensors fails the test, and a test that met an engine fault is not judged there.
 - The untouched stub is "Not started yet?"; a file that does not load, imports the grader,
   hangs, crashes, has no test that takes the layer, or writes files gets its own clear verdict.
 """
@@ -219,3 +221,30 @@ def test_where_fork_is_unsafe_the_children_are_fresh_interpreters(
     assert done.returncode == 1, done.stdout + done.stderr
     spawned = json.loads(report.read_text())
     assert spawned["mistakes"] == forked["mistakes"] and spawned["alarms"] == forked["alarms"]
+
+
+def test_a_triton_kata_s_launches_are_watched_and_an_engine_fault_is_not_judged(
+    warm_grader: server.Client, tmp_path: Path
+) -> None:
+    # A test that only calls a Triton layer at a width that is no multiple of its block: the
+    # kernels that read or write past their tensors fail it, as they would crash or read garbage
+    # on a GPU. A test that meets bfloat16 arithmetic, which Triton's interpreter gets wrong, is
+    # not judged where it did: its failure there is no false alarm.
+    mine = tmp_path / "test_mine.py"
+    mine.write_text(
+        "import torch\n\ndef test_runs(kata):\n"
+        "    kata.rms_norm(torch.randn(3, 20), torch.ones(20))\n\n"
+        "def test_bfloat16(kata):\n"
+        "    x = torch.randn(3, 16, dtype=torch.bfloat16)\n"
+        "    assert kata.rms_norm(x, torch.ones(16, dtype=torch.bfloat16)).isnan().all()\n"
+    )
+    verdict, out, _code = prove(warm_grader, tmp_path, "triton-rmsnorm", mine)
+    caught = {m["key"] for m in verdict["mistakes"] if m["caught_by"] == "test_runs"}
+    outside = {"missing_load_mask", "missing_mask", "unmasked_weight_load", "weight_offset_by_row"}
+    assert caught == outside, out
+    assert {a["test"] for a in verdict["alarms"]} <= {"test_bfloat16"}, out
+    if "test_bfloat16" in verdict["unjudged"]:  # every Triton interpreter from 3.0 to 3.9
+        assert "Not judged on some layers: test_bfloat16" in out, out
+        assert "gets bfloat16" in verdict["unjudged"]["test_bfloat16"], out
+    else:  # an engine that computes bfloat16 right judges it everywhere
+        assert any(a["test"] == "test_bfloat16" for a in verdict["alarms"]), out
