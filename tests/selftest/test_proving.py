@@ -248,3 +248,84 @@ def test_a_triton_kata_s_launches_are_watched_and_an_engine_fault_is_not_judged(
         assert "gets bfloat16" in verdict["unjudged"]["test_bfloat16"], out
     else:  # an engine that computes bfloat16 right judges it everywhere
         assert any(a["test"] == "test_bfloat16" for a in verdict["alarms"]), out
+
+
+def test_ranks_run_a_function_on_each_rank_of_a_process_group(tmp_path: Path) -> None:
+    # The `ranks` fixture of a test of SyncBatchNorm: fn(rank, world_size) on forked ranks of a
+    # gloo group; a closure works, tensors come back detached, by rank.
+    import torch
+    import torch.distributed as dist
+
+    from norm_katas.engine.proving.ranks import Ranks
+
+    x = torch.arange(6.0, requires_grad=True)
+
+    def step(rank: int, size: int) -> tuple[torch.Tensor, int]:
+        part = x.chunk(size)[rank] * 2
+        total = part.sum().detach()
+        dist.all_reduce(total)
+        return part, dist.get_world_size()
+
+    outs = Ranks(tmp_path, 10.0)(step, world_size=3)
+    assert [o[1] for o in outs] == [3, 3, 3]
+    assert torch.equal(torch.cat([o[0] for o in outs]), torch.arange(6.0) * 2)
+    assert not any(o[0].requires_grad for o in outs)
+    assert not list(tmp_path.iterdir())  # the store's file is gone
+
+
+def test_a_rank_that_raises_or_waits_forever_fails_the_call(tmp_path: Path) -> None:
+    import time
+
+    import torch
+    import torch.distributed as dist
+
+    from norm_katas.engine.proving.ranks import RankFailed, Ranks, RanksHung
+
+    def raises(rank: int, size: int) -> None:
+        if rank == 1:
+            raise ValueError("one value per channel")
+        dist.barrier()  # rank 0 waits for rank 1, which is gone: its error is the cause
+
+    here = Path(__file__)
+    with pytest.raises(RankFailed, match=r"rank 1 raised ValueError \(line \d+ of the test file"):
+        Ranks(tmp_path, 10.0, here)(raises)
+
+    def only_rank_0(rank: int, size: int) -> None:
+        if rank == 0:
+            dist.all_reduce(torch.ones(1))
+
+    start = time.monotonic()
+    with pytest.raises(RanksHung, match=r"rank 0 .* collective that not every rank joined"):
+        Ranks(tmp_path, 10.0)(only_rank_0)
+
+    def all_wait(rank: int, size: int) -> None:  # each waits for the other to send
+        dist.recv(torch.ones(1), src=1 - rank)
+
+    with pytest.raises(RanksHung, match="ranks 0, 1 never finished"):
+        Ranks(tmp_path, 10.0)(all_wait)
+    assert time.monotonic() - start < 30
+
+
+def test_a_test_of_syncbatchnorm_runs_each_layer_on_ranks(
+    warm_grader: server.Client, tmp_path: Path
+) -> None:
+    # Two ranks with batches of 2 and 4 samples against BatchNorm on the global batch: the
+    # local-statistics layers fail it, and so does the one whose rank 0 alone joins a
+    # collective (a deadlock, told in seconds); no correct layer does.
+    mine = tmp_path / "test_mine.py"
+    mine.write_text(
+        "import torch\nimport torch.nn.functional as F\n\n"
+        "def test_global_batch(kata, ranks):\n"
+        "    torch.manual_seed(0)\n"
+        "    x = torch.randn(6, 3, 4)\n"
+        "    parts = (x[:2], x[2:])\n\n"
+        "    def step(rank, world_size):\n"
+        "        return kata.SyncBatchNorm(3)(parts[rank])\n\n"
+        "    outs = ranks(step, world_size=2)\n"
+        "    want = F.batch_norm(x, None, None, training=True)\n"
+        "    torch.testing.assert_close(torch.cat(outs), want)\n"
+    )
+    verdict, out, _code = prove(warm_grader, tmp_path, "syncbatchnorm", mine)
+    caught = {m["key"] for m in verdict["mistakes"] if m["caught_by"]}
+    assert not verdict["alarms"], out
+    assert {"local_statistics_only", "mean_of_rank_means", "sync_on_rank0_only"} <= caught, out

@@ -96,6 +96,7 @@ class Bound:
         # The Triton engine (checks.triton_engine) for a Triton kata, started; else None.
         self.triton: Any = None
         self.cpu_limit = 10.0  # each test's CPU time on each layer, and each rank's (`ranks`)
+        self.tests_file: Path | None = None  # the learner's: where a rank's error is told
         self.outside: type[BaseException] = AssertionError
 
     def module(self) -> types.ModuleType:
@@ -111,7 +112,7 @@ class Bound:
         def ranks() -> Ranks:
             """ranks(fn, world_size=2): fn(rank, world_size) run on each rank of a process
             group (gloo), each a process forked from the test's; what each returned, by rank."""
-            return Ranks(bound.scratch, bound.cpu_limit)
+            return Ranks(bound.scratch, bound.cpu_limit, bound.tests_file)
 
         plugin = types.ModuleType("norm_katas_layer_under_test")
         plugin.kata = kata  # type: ignore[attr-defined]
@@ -364,7 +365,7 @@ def run(
     guard_imports(tests_file)
     bound.stop_at_first = first_only
     bound.alarming = alarming or set()
-    bound.cpu_limit = timeout
+    bound.cpu_limit, bound.tests_file = timeout, tests_file
     timer = CheckTimer()
     timer.grading = True
     # A configuration of its own (none of the repository's or the learner's folder's), and a

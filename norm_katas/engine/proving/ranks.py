@@ -6,7 +6,7 @@ of a torch.distributed process group, as a test of SyncBatchNorm must.
 runs step(rank, world_size) on each rank, every one a process forked from the test's own: step
 may be any function, a closure over the test's tensors or a lambda, since nothing of it is
 pickled. Each rank joins the default process group (gloo, on the loopback interface, its
-store a file in the scratch folder) before step runs, and leaves it after. What the ranks
+store a file in the scratch folder) before step runs. What the ranks
 return comes back in rank order, tensors detached (a rank's autograd graph stays there).
 
 A rank that raises fails the call with its error (RankFailed). Ranks that stop making progress
@@ -36,6 +36,11 @@ from norm_katas.runtime.limits import process_cpu
 IDLE_S = 2.0
 # Where a process's CPU time cannot be read (not Linux): waited for this long at most.
 WALL_S = 60.0
+HUNG = "one that only some ranks call, or that they call in another order"
+# After a rank's error, how long the others get to send theirs (a peer's may be the cause).
+GRACE_S = 0.5
+# What a rank's collective raises when a peer's process ended: a consequence, not a cause.
+CONSEQUENCES = ("Connection reset", "Connection closed", "Broken pipe", "Read error", "peer")
 
 
 class RankFailed(AssertionError):
@@ -49,8 +54,9 @@ class RanksHung(AssertionError):
 class Ranks:
     """The fixture's value: call it with the function and the number of ranks."""
 
-    def __init__(self, scratch: Path, cpu_limit: float) -> None:
+    def __init__(self, scratch: Path, cpu_limit: float, tests_file: Path | None = None) -> None:
         self.scratch, self.cpu_limit, self.calls = scratch, cpu_limit, 0
+        self.tests_file = str(tests_file) if tests_file is not None else None
 
     def __call__(self, fn: Any, world_size: int = 2) -> list[Any]:
         """fn(rank, world_size) on each of world_size ranks; what each returned, by rank."""
@@ -65,7 +71,7 @@ class Ranks:
                 pid = os.fork()
                 if pid == 0:  # the rank: never returns
                     os.close(read)
-                    _rank_main(fn, rank, world_size, store, write, self.cpu_limit)
+                    _rank_main(fn, rank, world_size, store, write, self.cpu_limit, self.tests_file)
                 os.close(write)
                 started.append((pid, read))
             return _gather(started)
@@ -81,8 +87,11 @@ class Ranks:
                 store.unlink()
 
 
-def _rank_main(fn: Any, rank: int, size: int, store: Path, out: int, cpu_limit: float) -> None:
-    """One rank: join the group, run fn, send back ("ok", value) or ("error", text)."""
+def _rank_main(
+    fn: Any, rank: int, size: int, store: Path, out: int, cpu_limit: float, tests: str | None
+) -> None:
+    """One rank: join the group, run fn, send back ("ok", value) or ("error", text), the
+    text naming the line of the test file where the error passed last."""
     code = 0
     try:
         signal.signal(signal.SIGINT, signal.SIG_DFL)
@@ -97,18 +106,14 @@ def _rank_main(fn: Any, rank: int, size: int, store: Path, out: int, cpu_limit: 
             "gloo", store=dist.FileStore(str(store), size), rank=rank, world_size=size,
             timeout=datetime.timedelta(seconds=60),
         )  # fmt: skip
-        try:
-            value = fn(rank, size)
-        finally:
-            with contextlib.suppress(Exception):
-                dist.destroy_process_group()
+        value = fn(rank, size)  # the group goes with the process (os._exit below)
         from torch.utils._pytree import tree_map
 
         value = tree_map(lambda v: v.detach() if isinstance(v, torch.Tensor) else v, value)
         data = pickle.dumps(("ok", value))
     except BaseException as e:  # the learner's code: any exception, an assert, a pytest.fail
-        where = traceback.extract_tb(e.__traceback__)
-        line = f" (line {where[-1].lineno})" if where else ""
+        mine = [f for f in traceback.extract_tb(e.__traceback__) if f.filename == tests]
+        line = f" (line {mine[-1].lineno} of the test file)" if mine else ""
         text = str(e).strip().splitlines()
         data = pickle.dumps(("error", f"{type(e).__name__}{line}: {text[0] if text else ''}"))
         code = 1
@@ -133,6 +138,7 @@ def _gather(started: list[tuple[int, int]]) -> list[Any]:
     cpu = {pid: process_cpu(pid) for pid, _ in started}
     progress, since = time.monotonic(), time.monotonic()
     answers: dict[int, tuple[str, Any]] = {}
+    failed: float | None = None  # when the first rank's error came
     while open_:
         ready, _, _ = select.select(list(open_), [], [], 0.05)
         for read in ready:
@@ -142,9 +148,11 @@ def _gather(started: list[tuple[int, int]]) -> list[Any]:
                 continue
             pid = open_.pop(read)
             answers[pid] = _answer(pid, bytes(data[read]))
-        if any(kind == "error" for kind, _ in answers.values()):
-            break  # the others may wait for it forever: its error is the cause
         now = time.monotonic()
+        if failed is None and any(kind == "error" for kind, _ in answers.values()):
+            failed = now
+        if failed is not None and now - failed > GRACE_S:
+            break  # the others wait for the failed rank forever: its error is the cause
         for pid in open_.values():
             used = process_cpu(pid)
             if used is None:
@@ -156,14 +164,26 @@ def _gather(started: list[tuple[int, int]]) -> list[Any]:
             waiting = sorted(i for i, (pid, _) in enumerate(started) if pid in open_.values())
             raise RanksHung(
                 f"rank{'s' if len(waiting) > 1 else ''} {', '.join(map(str, waiting))} never "
-                "finished: waiting in a collective that not every rank joined (one that only "
-                "some ranks call, or called in another order)"
+                f"finished: waiting in a collective that not every rank joined ({HUNG})"
             )
-    for rank, (pid, _) in enumerate(started):
-        kind, value = answers.get(pid, ("error", "stopped after another rank's error"))
-        if kind == "error" and value != "stopped after another rank's error":
-            raise RankFailed(f"rank {rank} raised {value}")
+    errors = [(rank, answers[pid][1]) for rank, (pid, _) in enumerate(started)
+              if answers.get(pid, ("ok",))[0] == "error"]  # fmt: skip
+    if errors:
+        # A rank whose peer ended first fails in gloo's transport: the peer's error is the cause.
+        errors.sort(key=lambda error: _consequence(error[1]))
+        rank, text = errors[0]
+        if not _consequence(text):
+            raise RankFailed(f"rank {rank} raised {text}")
+        waiting = [r for r, _ in errors]
+        raise RanksHung(
+            f"rank{'s' if len(waiting) > 1 else ''} {', '.join(map(str, waiting))} waited in a "
+            f"collective that not every rank joined: the other ranks had returned ({HUNG})"
+        )
     return [answers[pid][1] for pid, _ in started]
+
+
+def _consequence(text: str) -> bool:
+    return text.startswith("RuntimeError") and any(word in text for word in CONSEQUENCES)
 
 
 def _answer(pid: int, data: bytes) -> tuple[str, Any]:
