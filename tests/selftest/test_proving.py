@@ -3,11 +3,14 @@ they catch.
 
 - Each kata's reference test file (solutions/tests/) catches every interview mistake of the
   catalogue and raises no false alarm. (That it catches every counted mutant too is proven by
-  `nox -s mutants`, which runs tools.prove_tests: the mutants are hundreds of layers a kata.)
+  `nox -s mutants`, which runs tools.prove_tests: the mutants are hundreds of layers a kata.
+  For a Triton kata, whose every layer runs in the interpreter, that proof is the only one.)
 - The catalogue of weak test files (tests/catalogue/<stem>/tests/): shapes only, one
   allclose on one input, a test that rejects a correct layer. Each says what it catches
   (CATCHES: the mistakes, by catalogue file) and which of its tests raise a false alarm
   (FALSE_ALARMS); the report must name exactly the others as missed.
+- A Triton kata's layers run in the interpreter, each launch watched: an access outside its
+  tensors fails the test, and a test that met an engine fault is not judged there.
 - The untouched stub is "Not started yet?"; a file that does not load, imports the grader,
   hangs, crashes, has no test that takes the layer, or writes files gets its own clear verdict.
 """
@@ -24,6 +27,9 @@ from norm_katas.engine import server
 from norm_katas.engine.request import Request
 
 KATAS = [k for k in registry.load() if k.tests_pristine.exists()]
+# The reference test files proven here: not a Triton kata's, whose layers all run in Triton's
+# interpreter (tens of seconds a kata); nox -s mutants proves every kata's, mutants and all.
+QUICK = [k for k in KATAS if not any(r.startswith("triton") for r in k.requires)]
 WEAK = [
     (kata.name, path)
     for kata in KATAS
@@ -57,7 +63,7 @@ def mistakes(kata: str) -> set[str]:
     return {c.key for c in candidates.for_kata(registry.get(kata)) if c.kind == "mistake"}
 
 
-@pytest.mark.parametrize("kata", [k.name for k in KATAS])
+@pytest.mark.parametrize("kata", [k.name for k in QUICK])
 def test_the_reference_tests_catch_every_interview_mistake(
     kata: str, warm_grader: server.Client, tmp_path: Path
 ) -> None:
@@ -219,3 +225,111 @@ def test_where_fork_is_unsafe_the_children_are_fresh_interpreters(
     assert done.returncode == 1, done.stdout + done.stderr
     spawned = json.loads(report.read_text())
     assert spawned["mistakes"] == forked["mistakes"] and spawned["alarms"] == forked["alarms"]
+
+
+def test_a_triton_kata_s_launches_are_watched_and_an_engine_fault_is_not_judged(
+    warm_grader: server.Client, tmp_path: Path
+) -> None:
+    # A test that only calls a Triton layer at a width that is no multiple of its block: the
+    # kernels that read or write past their tensors fail it, as they would crash or read garbage
+    # on a GPU. A test that meets bfloat16 arithmetic, which Triton's interpreter gets wrong, is
+    # not judged where it did: its failure there is no false alarm.
+    mine = tmp_path / "test_mine.py"
+    mine.write_text(
+        "import torch\n\ndef test_runs(kata):\n"
+        "    kata.rms_norm(torch.randn(3, 20), torch.ones(20))\n\n"
+        "def test_bfloat16(kata):\n"
+        "    x = torch.randn(3, 16, dtype=torch.bfloat16)\n"
+        "    assert kata.rms_norm(x, torch.ones(16, dtype=torch.bfloat16)).isnan().all()\n"
+    )
+    verdict, out, _code = prove(warm_grader, tmp_path, "triton-rmsnorm", mine)
+    caught = {m["key"] for m in verdict["mistakes"] if m["caught_by"] == "test_runs"}
+    outside = {"missing_load_mask", "missing_mask", "unmasked_weight_load", "weight_offset_by_row"}
+    assert caught == outside, out
+    assert {a["test"] for a in verdict["alarms"]} <= {"test_bfloat16"}, out
+    if "test_bfloat16" in verdict["unjudged"]:  # every Triton interpreter from 3.0 to 3.9
+        assert "Not judged on some layers: test_bfloat16" in out, out
+        assert "gets bfloat16" in verdict["unjudged"]["test_bfloat16"], out
+    else:  # an engine that computes bfloat16 right judges it everywhere
+        assert any(a["test"] == "test_bfloat16" for a in verdict["alarms"]), out
+
+
+def test_ranks_run_a_function_on_each_rank_of_a_process_group(tmp_path: Path) -> None:
+    # The `ranks` fixture of a test of SyncBatchNorm: fn(rank, world_size) on forked ranks of a
+    # gloo group; a closure works, tensors come back detached, by rank.
+    import torch
+    import torch.distributed as dist
+
+    from norm_katas.engine.proving.ranks import Ranks
+
+    x = torch.arange(6.0, requires_grad=True)
+
+    def step(rank: int, size: int) -> tuple[torch.Tensor, int]:
+        part = x.chunk(size)[rank] * 2
+        total = part.sum().detach()
+        dist.all_reduce(total)
+        return part, dist.get_world_size()
+
+    outs = Ranks(tmp_path, 10.0)(step, world_size=3)
+    assert [o[1] for o in outs] == [3, 3, 3]
+    assert torch.equal(torch.cat([o[0] for o in outs]), torch.arange(6.0) * 2)
+    assert not any(o[0].requires_grad for o in outs)
+    assert not list(tmp_path.iterdir())  # the store's file is gone
+
+
+def test_a_rank_that_raises_or_waits_forever_fails_the_call(tmp_path: Path) -> None:
+    import time
+
+    import torch
+    import torch.distributed as dist
+
+    from norm_katas.engine.proving.ranks import RankFailed, Ranks, RanksHung
+
+    def raises(rank: int, size: int) -> None:
+        if rank == 1:
+            raise ValueError("one value per channel")
+        dist.barrier()  # rank 0 waits for rank 1, which is gone: its error is the cause
+
+    here = Path(__file__)
+    with pytest.raises(RankFailed, match=r"rank 1 raised ValueError \(line \d+ of the test file"):
+        Ranks(tmp_path, 10.0, here)(raises)
+
+    def only_rank_0(rank: int, size: int) -> None:
+        if rank == 0:
+            dist.all_reduce(torch.ones(1))
+
+    start = time.monotonic()
+    with pytest.raises(RanksHung, match=r"rank 0 .* collective that not every rank joined"):
+        Ranks(tmp_path, 10.0)(only_rank_0)
+
+    def all_wait(rank: int, size: int) -> None:  # each waits for the other to send
+        dist.recv(torch.ones(1), src=1 - rank)
+
+    with pytest.raises(RanksHung, match="ranks 0, 1 never finished"):
+        Ranks(tmp_path, 10.0)(all_wait)
+    assert time.monotonic() - start < 30
+
+
+def test_a_test_of_syncbatchnorm_runs_each_layer_on_ranks(
+    warm_grader: server.Client, tmp_path: Path
+) -> None:
+    # Two ranks with batches of 2 and 4 samples against BatchNorm on the global batch: the
+    # local-statistics layers fail it, and so does the one whose rank 0 alone joins a
+    # collective (a deadlock, told in seconds); no correct layer does.
+    mine = tmp_path / "test_mine.py"
+    mine.write_text(
+        "import torch\nimport torch.nn.functional as F\n\n"
+        "def test_global_batch(kata, ranks):\n"
+        "    torch.manual_seed(0)\n"
+        "    x = torch.randn(6, 3, 4)\n"
+        "    parts = (x[:2], x[2:])\n\n"
+        "    def step(rank, world_size):\n"
+        "        return kata.SyncBatchNorm(3)(parts[rank])\n\n"
+        "    outs = ranks(step, world_size=2)\n"
+        "    want = F.batch_norm(x, None, None, training=True)\n"
+        "    torch.testing.assert_close(torch.cat(outs), want)\n"
+    )
+    verdict, out, _code = prove(warm_grader, tmp_path, "syncbatchnorm", mine)
+    caught = {m["key"] for m in verdict["mistakes"] if m["caught_by"]}
+    assert not verdict["alarms"], out
+    assert {"local_statistics_only", "mean_of_rank_means", "sync_on_rank0_only"} <= caught, out

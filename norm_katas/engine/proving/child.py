@@ -29,6 +29,7 @@ import pytest
 
 from norm_katas.content import registry
 from norm_katas.engine import conditions
+from norm_katas.engine.proving.ranks import Ranks
 from norm_katas.engine.runner.child import PYTEST_NO_PLUGINS, _one_thread
 from norm_katas.engine.timer import CheckTimer
 from norm_katas.runtime.outcomes import TimedOut
@@ -94,6 +95,8 @@ class Bound:
         self.out = log.open("a", encoding="utf-8", buffering=1)
         # The Triton engine (checks.triton_engine) for a Triton kata, started; else None.
         self.triton: Any = None
+        self.cpu_limit = 10.0  # each test's CPU time on each layer, and each rank's (`ranks`)
+        self.tests_file: Path | None = None  # the learner's: where a rank's error is told
         self.outside: type[BaseException] = AssertionError
 
     def module(self) -> types.ModuleType:
@@ -105,8 +108,15 @@ class Bound:
             """The layer under test: the kata's module, with its classes and functions."""
             return bound.load(request.param)
 
+        @pytest.fixture
+        def ranks() -> Ranks:
+            """ranks(fn, world_size=2): fn(rank, world_size) run on each rank of a process
+            group (gloo), each a process forked from the test's; what each returned, by rank."""
+            return Ranks(bound.scratch, bound.cpu_limit, bound.tests_file)
+
         plugin = types.ModuleType("norm_katas_layer_under_test")
         plugin.kata = kata  # type: ignore[attr-defined]
+        plugin.ranks = ranks  # type: ignore[attr-defined]
         return plugin
 
     def _ids(self) -> list[str]:
@@ -355,6 +365,7 @@ def run(
     guard_imports(tests_file)
     bound.stop_at_first = first_only
     bound.alarming = alarming or set()
+    bound.cpu_limit, bound.tests_file = timeout, tests_file
     timer = CheckTimer()
     timer.grading = True
     # A configuration of its own (none of the repository's or the learner's folder's), and a

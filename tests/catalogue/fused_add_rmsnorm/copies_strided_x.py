@@ -8,6 +8,7 @@ from solutions.fused_add_rmsnorm import _fused_add_rms_norm_fwd
 
 EXPECT = "test_row_stride"
 SAYS = ".contiguous() or .clone() copies them"
+RULE = "test_kernel_does_the_work"
 
 
 def fused_add_rms_norm(x, residual, weight, eps=1e-6):
