@@ -1,4 +1,4 @@
-"""Wrong: the row split across programs of ok_row_split_atomic.py, whose partial sums of
+"""Mistake: the row split across programs of ok_row_split_atomic.py, whose partial sums of
 squares are added with tl.atomic_add into a buffer from torch.empty, never zeroed: the sums
 start from whatever the memory held (NaN during a check). Every load has other=0.0, so the
 report must not blame masked lanes."""

@@ -1,4 +1,4 @@
-"""Wrong: backward writes dx over dy whenever dy is contiguous (as Unsloth's LayerNorm kernel
+"""Mistake: backward writes dx over dy whenever dy is contiguous (as Unsloth's LayerNorm kernel
 does, to save memory). The values are right, but the caller's dy is gone: y.backward(dy)
 leaves dy holding dx, and autograd may hand the same tensor to other layers. Only the parity
 check, which hands dy through autograd and looks at it after, sees it.

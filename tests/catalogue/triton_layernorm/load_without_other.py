@@ -1,4 +1,4 @@
-"""Wrong: forward loads x with a mask but no other=, so the lanes past N are undefined, and
+"""Mistake: forward loads x with a mask but no other=, so the lanes past N are undefined, and
 the row's sum takes them in: on a GPU whatever the memory held, NaN in the grader's interpreter.
 Every access stays in bounds; only the values show it.
 

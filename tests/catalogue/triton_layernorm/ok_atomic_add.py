@@ -1,6 +1,6 @@
-"""Right: every program adds its row into one float32 row with tl.atomic_add (not deterministic:
-the order of the adds varies from run to run), then the second kernel casts it.
-"""
+"""Correct, written differently: every program adds its row into one float32 row with tl.atomic_add
+(not deterministic: the order of the adds varies from run to run), then the second kernel casts
+it."""
 
 import torch
 import triton

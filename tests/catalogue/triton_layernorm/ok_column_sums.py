@@ -1,4 +1,4 @@
-"""Right, written differently: rows walked in fixed blocks of columns, and dweight and dbias
+"""Correct, written differently: rows walked in fixed blocks of columns, and dweight and dbias
 summed down the columns, as PyTorch's own CUDA kernels do. Forward and the dx kernel loop
 over a row in blocks of up to 1024 columns (several blocks for wide rows), as Triton's
 tutorial's forward does; a third kernel owns a block of columns and walks all the rows in

@@ -1,6 +1,6 @@
-"""Right: Triton's tutorial's reduction: each program adds its row into one of GROUP partial rows
-under a spin lock (tl.atomic_cas, tl.atomic_xchg), then a second kernel sums the partial rows.
-"""
+"""Correct, written differently: Triton's tutorial's reduction: each program adds its row into one
+of GROUP partial rows under a spin lock (tl.atomic_cas, tl.atomic_xchg), then a second kernel
+sums the partial rows."""
 
 import torch
 import triton

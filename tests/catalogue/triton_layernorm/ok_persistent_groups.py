@@ -1,4 +1,4 @@
-"""Right, written differently: persistent grids. Forward and backward launch at most PROGRAMS
+"""Correct, written differently: persistent grids. Forward and backward launch at most PROGRAMS
 programs, each taking rows pid, pid + P, pid + 2P, ... (P the grid's size) in a loop whose
 variable is widened to int64 for the row offsets; in backward each program adds its rows into
 a partial row of its own, so that there are P partial rows, not the reference's M / 4 or the

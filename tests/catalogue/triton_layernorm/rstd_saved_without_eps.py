@@ -1,4 +1,4 @@
-"""Wrong: forward computes y with eps, but saves rstd = 1/sqrt(var) without it, so backward,
+"""Mistake: forward computes y with eps, but saves rstd = 1/sqrt(var) without it, so backward,
 which reads the saved rstd, is off wherever eps is not negligible (by a factor of sqrt(3) for
 rows of variance 0.25 with eps = 0.5). y is right: only the saved statistic shows it.
 
