@@ -85,6 +85,40 @@ def plain(source: str) -> str:
     return ast.unparse(tree) + "\n"
 
 
+def completed(source: str, reference: str) -> str:
+    """A catalogue file with the reference's public functions and classes that it leaves out
+    (a Triton mistake that defines the function but not the module class), appended with the
+    reference's imports: defined in the file's own module, they call its functions, so its
+    mistake shows through them too. Without them a test of the class would "catch" the file by
+    an AttributeError, whatever its mistake."""
+    tree, theirs = ast.parse(source), ast.parse(reference)
+    bound = {name for node in tree.body for name in _bound(node)}
+    missing = [
+        node
+        for node in theirs.body
+        if isinstance(node, ast.FunctionDef | ast.ClassDef)
+        and not node.name.startswith("_")
+        and node.name not in bound
+    ]
+    if not missing:
+        return source
+    imports = [node for node in theirs.body if isinstance(node, ast.Import | ast.ImportFrom)]
+    tree.body += [*imports, *missing]
+    return ast.unparse(tree) + "\n"
+
+
+def _bound(node: ast.stmt) -> list[str]:
+    """The names a top-level statement binds."""
+    if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+        return [node.name]
+    if isinstance(node, ast.Import | ast.ImportFrom):
+        return [(a.asname or a.name).split(".")[0] for a in node.names]
+    if isinstance(node, ast.Assign | ast.AnnAssign):
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        return [n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)]
+    return []
+
+
 def words(path_text: str, prefix: str | tuple[str, ...]) -> str:
     """A catalogue file's description: its docstring's first sentence, without the prefix (the
     sentences after it are for the catalogue's authors)."""
@@ -105,12 +139,13 @@ def _cached(kata: registry.Kata, stamp: tuple) -> tuple[Candidate, ...]:
     found = [Candidate("reference", "correct", plain(reference), "the reference solution")]
     for entry in catalogue.entries(kata):
         text = entry.path.read_text(encoding="utf-8")
+        layer = plain(completed(text, reference))
         if entry.correct:
             said = words(text, CORRECT) or "another correct layer"
-            found.append(Candidate(entry.path.stem, "correct", plain(text), said))
+            found.append(Candidate(entry.path.stem, "correct", layer, said))
         elif tiers.get(entry.expect) == "core" and not (entry.expect in CODE_RULES or entry.rule):
             said = words(text, MISTAKE) or entry.path.stem.replace("_", " ")
-            found.append(Candidate(entry.path.stem, "mistake", plain(text), said, entry.expect))
+            found.append(Candidate(entry.path.stem, "mistake", layer, said, entry.expect))
     order = {name: i for i, name in enumerate(tiers)}
     correct = [c for c in found if c.kind == "correct"]
     wrong = sorted((c for c in found if c.kind == "mistake"), key=lambda c: order[c.check or ""])

@@ -333,3 +333,26 @@ def test_a_test_of_syncbatchnorm_runs_each_layer_on_ranks(
     caught = {m["key"] for m in verdict["mistakes"] if m["caught_by"]}
     assert not verdict["alarms"], out
     assert {"local_statistics_only", "mean_of_rank_means", "sync_on_rank0_only"} <= caught, out
+
+
+@pytest.mark.parametrize("kata", [k.name for k in KATAS])
+def test_every_layer_has_every_name_the_kata_asks_for(kata: str) -> None:
+    # A catalogue mistake that defines only the function (no module class) gets the
+    # reference's class, calling its own function: a test of the class must catch it by its
+    # mistake, never by an AttributeError.
+    import ast
+
+    from norm_katas.content import candidates
+
+    entry = registry.get(kata)
+    public = {
+        node.name
+        for node in ast.parse(entry.solution.read_text(encoding="utf-8")).body
+        if isinstance(node, ast.FunctionDef | ast.ClassDef) and not node.name.startswith("_")
+    }
+    for candidate in candidates.for_kata(entry):
+        if candidate.kind == "mutant":
+            continue
+        tree = ast.parse(candidate.source)
+        bound = {name for node in tree.body for name in candidates._bound(node)}
+        assert public <= bound, f"{candidate.key} lacks {sorted(public - bound)}"
