@@ -8,6 +8,7 @@ import torch.distributed.nn.functional as dist_fn
 from solutions.syncbatchnorm import SyncBatchNorm as Reference
 
 EXPECT = "test_communicates_statistics_only"
+RULE = "test_communicates_statistics_only"
 
 
 class SyncBatchNorm(Reference):
