@@ -356,3 +356,13 @@ def test_every_layer_has_every_name_the_kata_asks_for(kata: str) -> None:
         tree = ast.parse(candidate.source)
         bound = {name for node in tree.body for name in candidates._bound(node)}
         assert public <= bound, f"{candidate.key} lacks {sorted(public - bound)}"
+
+
+def test_ranks_that_synchronise_nothing_return_cleanly(tmp_path: Path) -> None:
+    # A step with no collective (eval mode) returns at once on some ranks while others still
+    # join the group: every rank joins before any runs it, and none leaves before all are done.
+    from norm_katas.engine.proving.ranks import Ranks
+
+    ranks = Ranks(tmp_path, 10.0)
+    for _ in range(5):
+        assert ranks(lambda rank, size: rank, world_size=4) == [0, 1, 2, 3]

@@ -80,11 +80,10 @@ def grade(
 # and the candidate it was on counts as failing.
 STALL_S = 120.0
 # Candidates a child takes before another child is worth its start (a fork, and pytest's
-# start and collection of the file: tens of milliseconds): a few layers run sooner in one.
-PER_CHILD = 24
-# A Triton kata's layers run in the interpreter, a test taking a good part of a second: the
-# correct layers (every test on each) are worth every core from a handful on.
-PER_CHILD_INTERPRETED = 4
+# start and collection of the file: tens of milliseconds). Few: a correct layer runs every
+# test, and a test may take a good part of a second (a Triton kernel in the interpreter,
+# SyncBatchNorm on ranks), so the correct layers, run first, are worth every core.
+PER_CHILD = 4
 
 
 def workers() -> int:
@@ -137,8 +136,7 @@ def _run_phase(
     tmp: Path, cancel: Callable[[], bool] | None,
 ) -> bool:  # fmt: skip
     """Run the candidates `phase` in up to n children; False when `cancel` said stop."""
-    per_child = PER_CHILD_INTERPRETED if child.needs_engine(request.kata) else PER_CHILD
-    n = max(1, min(n, -(-len(phase) // per_child)))
+    n = max(1, min(n, -(-len(phase) // PER_CHILD)))
     shards = [phase[i::n] for i in range(n)]
     pending = {w: shard for w, shard in enumerate(shards) if shard}
     running: dict[int, tuple[int, list[int], Path, float]] = {}

@@ -33,7 +33,7 @@ from typing import Any
 from norm_katas.runtime.limits import process_cpu
 
 # No rank has used any CPU for this long, and none is done: they wait for each other.
-IDLE_S = 2.0
+IDLE_S = 1.0
 # Where a process's CPU time cannot be read (not Linux): waited for this long at most.
 WALL_S = 60.0
 HUNG = "one that only some ranks call, or that they call in another order"
@@ -106,7 +106,7 @@ def _rank_main(
             "gloo", store=dist.FileStore(str(store), size), rank=rank, world_size=size,
             timeout=datetime.timedelta(seconds=60),
         )  # fmt: skip
-        value = fn(rank, size)  # the group goes with the process (os._exit below)
+        value = fn(rank, size)
         from torch.utils._pytree import tree_map
 
         value = tree_map(lambda v: v.detach() if isinstance(v, torch.Tensor) else v, value)
@@ -120,6 +120,11 @@ def _rank_main(
     try:
         with os.fdopen(out, "wb") as pipe:
             pipe.write(data)
+        if code == 0:
+            # Answered; wait until every rank is done before exiting: a rank that returned at
+            # once (nothing to synchronise) and exited would break a slower peer's joining of
+            # the group, or its last collective, no one's mistake. The parent stops it after.
+            dist.barrier()
     finally:
         os._exit(code)
 
