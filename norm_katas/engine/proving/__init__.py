@@ -80,10 +80,12 @@ def grade(
 # and the candidate it was on counts as failing.
 STALL_S = 120.0
 # Candidates a child takes before another child is worth its start (a fork, and pytest's
-# start and collection of the file: tens of milliseconds). Few: a correct layer runs every
-# test, and a test may take a good part of a second (a Triton kernel in the interpreter,
-# SyncBatchNorm on ranks), so the correct layers, run first, are worth every core.
-PER_CHILD = 4
+# start and collection of the file: tens of milliseconds): a few cheap layers run sooner in one.
+PER_CHILD = 24
+# Where layers are slow (a test taking a good part of a second: a Triton kernel in the
+# interpreter, SyncBatchNorm on ranks), four a child, so that a few of them use every core.
+PER_CHILD_SLOW = 4
+SLOW_LAYER_S = 0.25  # a correct layer that took this long, every test run on it, is slow
 
 
 def workers() -> int:
@@ -110,11 +112,15 @@ def prove(
     correct = [i for i, c in enumerate(found) if c.kind == "correct"]
     wrong = [i for i, c in enumerate(found) if c.kind != "correct"]
     with tempfile.TemporaryDirectory(prefix="norm-katas-tests-", ignore_cleanup_errors=True) as t:
+        slow = child.needs_engine(request.kata)  # interpreted: slow, before any is timed
         for phase in (correct, wrong):
-            if not _run_phase(request, found, run, phase, n, Path(t), cancel):
+            began = time.monotonic()
+            per_child = PER_CHILD_SLOW if slow else PER_CHILD
+            if not _run_phase(request, found, run, phase, n, per_child, Path(t), cancel):
                 return None
             if run.load_error or run.grader_errors or run.fatal:
                 break
+            slow = slow or time.monotonic() - began > SLOW_LAYER_S * max(1, len(phase))
     return run.verdict(request)
 
 
@@ -133,10 +139,11 @@ def _warm(request: Request) -> None:
 
 def _run_phase(
     request: Request, found: list[candidates.Candidate], run: Run, phase: list[int], n: int,
-    tmp: Path, cancel: Callable[[], bool] | None,
+    per_child: int, tmp: Path, cancel: Callable[[], bool] | None,
 ) -> bool:  # fmt: skip
-    """Run the candidates `phase` in up to n children; False when `cancel` said stop."""
-    n = max(1, min(n, -(-len(phase) // PER_CHILD)))
+    """Run the candidates `phase` in up to n children, per_child candidates before another
+    child starts; False when `cancel` said stop."""
+    n = max(1, min(n, -(-len(phase) // per_child)))
     shards = [phase[i::n] for i in range(n)]
     pending = {w: shard for w, shard in enumerate(shards) if shard}
     running: dict[int, tuple[int, list[int], Path, float]] = {}
