@@ -128,7 +128,10 @@ class Bound:
         module.__file__ = str(self.place)
         sys.modules[self.stem] = module  # dataclasses and pickling look the module up here
         try:
-            exec(compile(self.sources[index], str(self.place), "exec"), module.__dict__)
+            # dont_inherit: not this module's `from __future__ import annotations`, which would
+            # turn the layer's annotations into strings (Triton 3.0 then misses tl.constexpr).
+            code = compile(self.sources[index], str(self.place), "exec", dont_inherit=True)
+            exec(code, module.__dict__)
         except Exception as e:
             # One of the grader's own layers did not load: no test of the learner's failed, and
             # counting it as caught would falsify the verdict. The grading ends as the grader's.
