@@ -891,3 +891,38 @@ def test_history_waits_when_another_process_turns_on_its_log() -> None:
     conn = Busy()
     history.wal(conn)  # type: ignore[arg-type]
     assert conn.tries == 3
+
+
+def test_plain_pytest_runs_your_tests_against_your_own_layer(tmp_path: Path) -> None:
+    # tests/conftest.py beside the learner's tests (katas/tests/ in a clone, as committed; init
+    # writes it in a workspace): `python -m pytest tests/test_<kata>.py` gives each test the
+    # learner's own layer as `kata`. The grader's mode leaves it out (--noconftest).
+    import subprocess
+    import sys
+
+    from norm_katas.practice import workspace
+
+    committed = subprocess.run(
+        ["git", "show", "HEAD:katas/tests/conftest.py"], cwd=registry.ROOT, capture_output=True,
+        text=True,
+    )  # fmt: skip  # the committed copy: a learner's edits to theirs are theirs
+    if committed.returncode == 0:
+        assert committed.stdout == workspace.CONFTEST, "write workspace.CONFTEST to katas/tests"
+    written, _ = workspace.init(tmp_path)
+    assert tmp_path / "tests" / "conftest.py" in written
+    kata = registry.get("layernorm")
+    (tmp_path / "tests" / kata.tests_file.split("/")[-1]).write_text(
+        kata.tests_solution.read_text(encoding="utf-8"), encoding="utf-8"
+    )
+
+    def pytest_with(layer: Path) -> subprocess.CompletedProcess:
+        (tmp_path / kata.file).write_text(layer.read_text(encoding="utf-8"), encoding="utf-8")
+        return subprocess.run(
+            [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", kata.tests_file],
+            cwd=tmp_path, capture_output=True, text=True, timeout=300,
+        )  # fmt: skip
+
+    done = pytest_with(kata.solution)
+    assert done.returncode == 0, done.stdout + done.stderr
+    done = pytest_with(kata.catalogue / "eps_outside_sqrt.py")  # a mistake on its own
+    assert done.returncode == 1 and "failed" in done.stdout, done.stdout + done.stderr
