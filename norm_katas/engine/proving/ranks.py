@@ -6,8 +6,9 @@ of a torch.distributed process group, as a test of SyncBatchNorm must.
 runs step(rank, world_size) on each rank, every one a process forked from the test's own: step
 may be any function, a closure over the test's tensors or a lambda, since nothing of it is
 pickled. Each rank joins the default process group (gloo, on the loopback interface, its
-store a file in the scratch folder) before step runs. What the ranks
-return comes back in rank order, tensors detached (a rank's autograd graph stays there).
+store a file in the scratch folder) before step runs, and leaves only once every rank is done.
+What the ranks return comes back in rank order, tensors detached (a rank's autograd graph
+stays there).
 
 A rank that raises fails the call with its error (RankFailed). Ranks that stop making progress
 (a collective some rank never joins: the others wait for it forever) are stopped, and the call
@@ -32,7 +33,7 @@ from typing import Any
 
 from norm_katas.runtime.limits import process_cpu
 
-# No rank has used any CPU for this long, and none is done: they wait for each other.
+# No rank still running has used any CPU for this long: they wait for each other.
 IDLE_S = 1.0
 # Where a process's CPU time cannot be read (not Linux): waited for this long at most.
 WALL_S = 60.0
