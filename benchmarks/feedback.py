@@ -131,7 +131,7 @@ def main(argv: list[str]) -> int:
             mine.write_text(reference, encoding="utf-8")
             watch = ["grade", each.name, "--tests", "--watch", "--impl", str(mine)]
             seconds = save_to_verdict(watch, mine, reference, args.runs, data, TESTS_VERDICT)
-            goal = "" if any(r.startswith("triton") for r in each.requires) else "≤ 10 s"
+            goal = "" if each.triton else "≤ 10 s"
             rows.append((f"save → verdict, --tests watch mode, {each.name}", seconds, goal))
         mine = Path(tmp) / kata.file
         shutil.copyfile(wrong, mine)

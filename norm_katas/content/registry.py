@@ -85,6 +85,11 @@ class Kata:
     requires: tuple[str, ...] = field(default=())
 
     @property
+    def triton(self) -> bool:
+        """Whether its layers are Triton kernels (checks.triton_engine runs them)."""
+        return any(req.startswith("triton") for req in self.requires)
+
+    @property
     def stem(self) -> str:
         """The name as a Python identifier: "prepost-norm" -> "prepost_norm"."""
         return self.name.replace("-", "_")

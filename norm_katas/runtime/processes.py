@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
+import socket
 import sys
 import traceback
 from typing import NoReturn
@@ -66,3 +67,12 @@ def kill_group(pid: int) -> None:
             continue
     with contextlib.suppress(ChildProcessError):
         os.waitpid(pid, 0)
+
+
+def loopback_interface() -> str | None:
+    """The loopback interface's name ("lo", "lo0"), for GLOO_SOCKET_IFNAME: left to itself,
+    gloo takes the address the hostname resolves to, often one the network can reach."""
+    with contextlib.suppress(OSError):
+        names = [name for _, name in socket.if_nameindex()]
+        return next((n for n in ("lo", "lo0") if n in names), None)
+    return None

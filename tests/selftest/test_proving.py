@@ -31,10 +31,7 @@ KATAS = [k for k in registry.load() if k.tests_pristine.exists()]
 # The reference test files proven here: not those whose layers all run slowly (a Triton
 # kata's in Triton's interpreter, SyncBatchNorm's on ranks: ten seconds and more a kata);
 # nox -s mutants proves every kata's, mutants and all.
-QUICK = [
-    k for k in KATAS
-    if not any(r.startswith("triton") for r in k.requires) and k.name != "syncbatchnorm"
-]  # fmt: skip
+QUICK = [k for k in KATAS if not k.triton and k.name != "syncbatchnorm"]
 WEAK = [
     (kata.name, path)
     for kata in KATAS

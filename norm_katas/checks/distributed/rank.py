@@ -40,6 +40,7 @@ import torch
 from norm_katas.checks import tensors_in
 from norm_katas.runtime.limits import Watch, register_dump
 from norm_katas.runtime.loader import LoadError, learner_frame, load_file
+from norm_katas.runtime.processes import loopback_interface
 from norm_katas.runtime.tracing import is_learner_code
 
 # A rank waits at a collective for a peer that is neither there nor done until that peer has
@@ -311,13 +312,6 @@ def _quiet(log: str) -> None:
     sys.stdout = sys.stderr = open(log, "a", buffering=1)  # noqa: SIM115
 
 
-def _loopback() -> str | None:
-    with contextlib.suppress(OSError):
-        names = [name for _, name in socket.if_nameindex()]
-        return next((n for n in ("lo", "lo0") if n in names), None)
-    return None
-
-
 def _store(conn: Any, rank: int, size: int, timeout: datetime.timedelta) -> Any:
     """The ranks' TCPStore, its server listening on 127.0.0.1 only.
 
@@ -433,7 +427,7 @@ def _setup(
 
     timeout = datetime.timedelta(seconds=PG_TIMEOUT_S)
     store = _store(conn, rank, size, timeout)
-    if (name := _loopback()) is not None:
+    if (name := loopback_interface()) is not None:
         # Each process group's own sockets on the loopback interface too: left to itself, gloo
         # (and nccl) takes the address the hostname resolves to, often a LAN address. Not
         # setdefault: a value from the user's environment would open the ranks to the network.

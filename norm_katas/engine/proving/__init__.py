@@ -112,7 +112,7 @@ def prove(
     correct = [i for i, c in enumerate(found) if c.kind == "correct"]
     wrong = [i for i, c in enumerate(found) if c.kind != "correct"]
     with tempfile.TemporaryDirectory(prefix="norm-katas-tests-", ignore_cleanup_errors=True) as t:
-        slow = child.needs_engine(request.kata)  # interpreted: slow, before any is timed
+        slow = request.kata.triton  # interpreted: slow, before any is timed
         for phase in (correct, wrong):
             began = time.monotonic()
             per_child = PER_CHILD_SLOW if slow else PER_CHILD
@@ -133,7 +133,7 @@ def _warm(request: Request) -> None:
     from norm_katas.engine.runner import warm
 
     torch.testing.assert_close(torch.zeros(1), torch.zeros(1))
-    if warm.WARMED[0] and child.needs_engine(request.kata):
+    if warm.WARMED[0] and request.kata.triton:
         child.start_engine(request.kata.stem)  # a failure: each child reports it as the grader's
 
 

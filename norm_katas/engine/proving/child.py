@@ -317,18 +317,13 @@ def _seeding_without_accelerators() -> None:
     torch.manual_seed = torch.random.manual_seed = manual_seed
 
 
-def needs_engine(kata: registry.Kata) -> bool:
-    """Whether the kata's layers are Triton kernels (checks.triton_engine runs them)."""
-    return any(r.startswith("triton") for r in kata.requires)
-
-
 def start_engine(stem: str, bound: Bound | None = None) -> str | None:
     """For a Triton kata, Triton's engine started and proven before any layer loads (the
     kernels run in its interpreter, @triton.jit reading the mode as they are defined), once per
     process: a child forked from a parent that started it finds it started. Why it cannot be,
     or None."""
     kata = next((k for k in registry.load() if k.stem == stem), None)
-    if kata is None or not needs_engine(kata):
+    if kata is None or not kata.triton:
         return None
     import torch
 

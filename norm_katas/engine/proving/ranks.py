@@ -25,13 +25,13 @@ import pickle
 import resource
 import select
 import signal
-import socket
 import time
 import traceback
 from pathlib import Path
 from typing import Any
 
 from norm_katas.runtime.limits import process_cpu
+from norm_katas.runtime.processes import loopback_interface
 
 # No rank still running has used any CPU for this long: they wait for each other.
 IDLE_S = 1.0
@@ -101,7 +101,7 @@ def _rank_main(
         import torch
         import torch.distributed as dist
 
-        if (name := _loopback()) is not None:  # gloo's sockets on loopback, never a LAN address
+        if (name := loopback_interface()) is not None:  # gloo on loopback, never a LAN address
             os.environ["GLOO_SOCKET_IFNAME"] = name
         dist.init_process_group(
             "gloo", store=dist.FileStore(str(store), size), rank=rank, world_size=size,
@@ -128,13 +128,6 @@ def _rank_main(
             dist.barrier()
     finally:
         os._exit(code)
-
-
-def _loopback() -> str | None:
-    with contextlib.suppress(OSError):
-        names = [name for _, name in socket.if_nameindex()]
-        return next((n for n in ("lo", "lo0") if n in names), None)
-    return None
 
 
 def _gather(started: list[tuple[int, int]]) -> list[Any]:

@@ -91,7 +91,7 @@ def warm_up(
     if long_lived:
         _import_what_children_use(katas)
         prepare_pytest()
-        if device is not None and any(_needs_triton(kata) for kata in katas):
+        if device is not None and any(kata.triton for kata in katas):
             from norm_katas.checks import triton_engine
 
             triton_engine.prepare(torch.device(device))
@@ -119,10 +119,6 @@ def _reraise_interrupt(error: BaseException) -> None:
         cause = cause.__cause__ or cause.__context__
 
 
-def _needs_triton(kata: registry.Kata) -> bool:
-    return any(req.startswith("triton") for req in kata.requires)
-
-
 def _import_what_children_use(katas: list[registry.Kata]) -> None:
     """Import here, once, what every grading's child would import on first use, so that each
     child finds it in sys.modules (a few percent of a short grading: nox -s mutants and the
@@ -137,7 +133,7 @@ def _import_what_children_use(katas: list[registry.Kata]) -> None:
     # a gradient given (a quarter of a second): every check of gradients. torch._dynamo would
     # bring it too, but costs four times as much and no grading needs it (defer_dynamo).
     names.append("torch.fx.experimental.symbolic_shapes")
-    if any(_needs_triton(kata) for kata in katas):
+    if any(kata.triton for kata in katas):
         # Triton's first kernel launch imports its gluon package (a tenth of a second),
         # whichever mode the kernel runs in.
         names.append("triton.experimental.gluon.nvidia.hopper")
