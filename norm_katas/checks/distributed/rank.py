@@ -25,7 +25,6 @@ import importlib
 import inspect
 import json
 import os
-import pickle
 import signal
 import socket
 import sys
@@ -38,6 +37,7 @@ from typing import Any
 import torch
 
 from norm_katas.checks import tensors_in
+from norm_katas.runtime import transfer
 from norm_katas.runtime.limits import Watch, register_dump
 from norm_katas.runtime.loader import LoadError, learner_frame, load_file
 from norm_katas.runtime.processes import loopback_interface
@@ -353,9 +353,9 @@ def send(conn: Any, message: Any) -> None:
     the pipe of a rank that died would kill it there, and the learner would read a checklist
     cut short, with no word why. So SIGPIPE is ignored for the write.
     """
-    # Plain pickle: torch's reductions for multiprocessing would share tensors through file
-    # descriptors and start a helper thread; these tensors are small, copies are simpler.
-    data = pickle.dumps(message)
+    # Copies, not torch's reductions for multiprocessing, which would share tensors through
+    # file descriptors and start a helper thread; and plain tensors as bytes (transfer.py).
+    data = transfer.dumps(message)
     with _sigpipe_ignored(), contextlib.suppress(BrokenPipeError, ConnectionResetError):
         conn.send_bytes(data)
 
@@ -374,7 +374,7 @@ def _sigpipe_ignored() -> Any:
 
 
 def recv(conn: Any) -> Any:
-    return pickle.loads(conn.recv_bytes())
+    return transfer.loads(conn.recv_bytes())
 
 
 def rank_main(
