@@ -305,6 +305,14 @@ def test_n_power_iterations(kata, device):
             f"SpectralNorm(W, n_power_iterations=1) give u = {shown(u1)}. Run the power step "
             "n_power_iterations times per training forward."
         )
+    if not values_close(out, expected) and not values_close(expected, w / (u1 @ w @ v1)):
+        # σ is not uᵀ W v of the new vectors even with one step: another check's mistake.
+        fail_for(
+            "test_divides_by_sigma",
+            f"{given}: the outputs differ, and your SpectralNorm(W, n_power_iterations=1)'s "
+            "output is not W / (uᵀ W v) of its own u and v after the step either, which this "
+            "check compares them through.",
+        )
     expect_close(
         out, expected.detach(), given=f"{given}, against three forwards with one step each"
     )
@@ -809,19 +817,22 @@ def test_conv_transpose_default_dim(kata):
 
     dim = 1 if the module is a ConvTranspose1d, 2d or 3d, else 0, when dim is None.
     """
-    # The weights are (2, 4, 3, 3) and (4, 2, 3, 3): torch's u has 4 values for both.
+    # Weights (2, 4, *k) and (4, 2, *k): torch's u has 4 values for every one of them.
     for name, layer in (
+        ("nn.ConvTranspose1d(2, 4, 3)", nn.ConvTranspose1d(2, 4, 3)),
         ("nn.ConvTranspose2d(2, 4, 3)", nn.ConvTranspose2d(2, 4, 3)),
+        ("nn.ConvTranspose3d(2, 4, 3)", nn.ConvTranspose3d(2, 4, 3)),
         ("nn.Conv2d(2, 4, 3)", nn.Conv2d(2, 4, 3)),
     ):
         given = f"spectral_norm({name})"
         sn = parametrization(normalized_layer(kata, layer, given=given), "weight", given=given)
         shapes = tuple(tuple(t.shape) for t in vectors(sn, given=given))
-        if shapes != ((4,), (18,)):
+        want = ((4,), (layer.weight.numel() // 4,))
+        if shapes != want:
             fail(
-                f"{given}: u and v have shapes {shapes[0]} and {shapes[1]}, torch's (4,) and "
-                "(18,): dim defaults to 1 for a ConvTranspose, whose weight is (in, out, kh, "
-                "kw), and to 0 for any other module."
+                f"{given}: u and v have shapes {shapes[0]} and {shapes[1]}, torch's {want[0]} "
+                f"and {want[1]}: dim defaults to 1 for a ConvTranspose1d, 2d or 3d, whose "
+                "weight is (in, out, ...), and to 0 for any other module."
             )
 
 

@@ -1,0 +1,60 @@
+"""Mistake: the clones for sigma are taken before the power step, so a training forward divides
+by u^T W v of the previous step's u and v, one step behind the vectors it just stored."""
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+from torch.nn.utils import parametrize
+
+EXPECT = "test_divides_by_sigma"
+ALSO = (
+    "test_n_power_iterations, "
+    "test_no_iterations_in_eval, "
+    "test_gradient_through_sigma_only, "
+    "test_forward_matches_torch, "
+    "test_gradients_match"
+)
+
+
+class SpectralNorm(nn.Module):
+    def __init__(self, weight, n_power_iterations=1, dim=0, eps=1e-12):
+        super().__init__()
+        if n_power_iterations < 1:
+            raise ValueError("need at least one power iteration")
+        self.n_power_iterations, self.dim, self.eps = n_power_iterations, dim, eps
+        if weight.ndim > 1:
+            W = self._mat(weight)
+            self.register_buffer(
+                "_u", F.normalize(W.new_empty(W.shape[0]).normal_(), dim=0, eps=eps)
+            )
+            self.register_buffer(
+                "_v", F.normalize(W.new_empty(W.shape[1]).normal_(), dim=0, eps=eps)
+            )
+            self._power(W, 15)
+
+    def _mat(self, weight):
+        return weight.movedim(self.dim, 0).flatten(1)
+
+    @torch.no_grad()
+    def _power(self, W, n):
+        for _ in range(n):
+            F.normalize(torch.mv(W, self._v), dim=0, eps=self.eps, out=self._u)
+            F.normalize(torch.mv(W.mT, self._u), dim=0, eps=self.eps, out=self._v)
+
+    def forward(self, weight):
+        if weight.ndim == 1:
+            return F.normalize(weight, dim=0, eps=self.eps)
+        W = self._mat(weight)
+        u, v = self._u.clone(), self._v.clone()
+        if self.training:
+            self._power(W, self.n_power_iterations)
+        return weight / torch.dot(u, torch.mv(W, v))
+
+
+def spectral_norm(module, name="weight", n_power_iterations=1, eps=1e-12, dim=None):
+    if dim is None:
+        transposed = (nn.ConvTranspose1d, nn.ConvTranspose2d, nn.ConvTranspose3d)
+        dim = 1 if isinstance(module, transposed) else 0
+    sn = SpectralNorm(getattr(module, name), n_power_iterations, dim, eps)
+    parametrize.register_parametrization(module, name, sn)
+    return module
