@@ -169,6 +169,14 @@ def test_p_one_gives_zeros(kata, device):
     given = f"Dropout(1.0) in training on x {shape_of(x)}"
     out = _shaped_like(_run_on_copy(kata.Dropout(1.0).to(device), x), x, given=given)
     expect_close(out, torch.zeros_like(x), given=given, rtol=0, atol=0)
+    if not out.requires_grad:
+        other = _run_on_copy(kata.Dropout(0.5).to(device), x)
+        if isinstance(other, torch.Tensor) and not other.requires_grad:  # not p = 1's alone
+            fail_for(
+                "test_gradients_match",
+                f"{given}: the output does not require grad although x does, nor does "
+                "Dropout(0.5)'s: keep the output in autograd's graph.",
+            )
     _backward(out, torch.randn_like(x), given=given)
     expect_grads_close({"input": x.grad}, {"input": torch.zeros_like(x)}, given=given)
 
@@ -403,19 +411,37 @@ def test_inplace(kata, device):
     With inplace set, multiply x by the mask in place and hand back x itself, the same tensor
     object.
     """
-    p = 0.5
+    p = 0.25
     mine = kata.Dropout(p, inplace=True).to(device)
-    x = nonzero_values(8, 16, device=device)
+    x = nonzero_values(32, 64, device=device)
     before = x.clone()
     given = f"{dropout_call(p, True)} in training on x {shape_of(x)}"
     out = expect_like(mine(x), x, given=given)
-    # All 128 elements kept at p = 0.5: probability 2^-128.
+    # All 2048 elements kept at p = 0.25: probability 0.75^2048, below 10^-255.
     if torch.equal(x, before):
         fail(f"{given}: x still holds its original values; write the result into x.")
-    _kept_of(x, before, given=f"{given}, x after the call")
+    kept = _kept_of(x, before, given=f"{given}, x after the call")
     if out.data_ptr() != x.data_ptr():
         fail(f"{given}: forward returned a new tensor; with inplace=True return x itself.")
     expect_close(out, x, given=given, what="returned tensor", rtol=0, atol=0)
+    # The other checks run out of place: the in-place path's own drop rate and scale are
+    # their properties, met here.
+    got, xs = x.double().cpu(), before.double().cpu()
+    rtol, atol = TOLERANCE[x.dtype]
+    if not torch.allclose(got[kept], xs[kept] / (1 - p), rtol=rtol, atol=atol):
+        scale = (got[kept] / xs[kept]).median().item()
+        fail_for(
+            "test_kept_values_scaled",
+            f"{given}: the kept elements of x are x · {scale:.6g}, expected x / (1 - p) = "
+            f"x · {1 / (1 - p):.6g}: scale the survivors on the in-place path too.",
+        )
+    # Kept with probability 0.75: 1536 ± 20 of 2048; fewer than half is 26σ away.
+    if (count := int(kept.sum())) < kept.numel() // 2:
+        fail_for(
+            "test_keep_fraction",
+            f"{given}: {count} of {kept.numel()} elements were kept, where about "
+            f"{1 - p:.0%} are: on the in-place path too, keep each with probability 1 - p.",
+        )
 
 
 @pytest.mark.parity

@@ -229,7 +229,8 @@ class Report:
         def rank(c: Check) -> tuple[bool, bool, int, bool, int]:
             at = order[id(c)]
             owner = at if c.belongs in ("", c.function) else first.get(c.belongs, at)
-            return (c.tier != CORE, c.broad, owner, owner != at, at)
+            # A failure that belongs to a broad check (a safety net) ranks as one.
+            return (c.tier != CORE, self.checks[owner].broad, owner, owner != at, at)
 
         return sorted(self.failed, key=rank)
 
