@@ -50,6 +50,7 @@ from norm_katas.checks import (
     Suite,
     dtype_name,
     fail,
+    fail_for,
     shape_of,
     triton_engine,
 )
@@ -123,7 +124,9 @@ def test_masked_last_block(kata, device):
     Lane i of the block is real only when i < N, and row r only when r < M (M rows in all):
     every load and every store uses that mask, and spare lanes load as 0.
     """
-    for shape in ((4, 100), (1, 1000)):
+    # 7 rows too: a program that takes several rows (a persistent grid of up to 6, 2-row tiles)
+    # meets rows past M in its last round.
+    for shape in ((4, 100), (1, 1000), (7, 100)):
         x, residual, weight = make(shape, device=device)
         given = f"{described(x)} (N = {shape[-1]}, not a power of two)"
         call = run(kata, x, residual, weight, given=given)  # fails on any access outside
@@ -404,6 +407,13 @@ def test_residual_rounded_before_norm(kata, device):
     # the unrounded sum's mean square up to 1.2 ulp away in rows 4 to 7 (in rows 0 to 3 the
     # mean square's errors average out); both more than 0.6 ulp away on about 100 elements.
     off = (y.double().cpu() - want.cpu()).abs() / ulp(want.cpu(), torch.float16)
+    if off.max() > 4 and not _right_in_float32(kata, x.float(), residual.float(), weight.float()):
+        # Rounding moves y by an ulp or two: this far off is the formula's mistake.
+        fail_for(
+            "test_formula",
+            f"{given}: y is up to {off.max().item():.0f} ulp off, far more than rounding moves "
+            "it, and so it is for the same values in float32: see the formula check.",
+        )
     if off.max() > 0.6:
         first = [int(i) for i in (off > 0.6).nonzero()[0]]
         fail(
@@ -545,6 +555,13 @@ def expect_both(call: Call, x, residual, weight, *, given, eps=1e-6):
             )
     FUSED.expect_values(call, want, given=given, got=res, what="residual")
     FUSED.expect_values(call, expected(x, residual, weight, eps), given=given, got=y, rtol=rtol)
+
+
+def _right_in_float32(kata, x, residual, weight) -> bool:
+    """Whether the function gets these float32 values right: the premise of a float16 check."""
+    return triton_engine.passes(
+        lambda: expect_both(run(kata, x, residual, weight, given=""), x, residual, weight, given="")
+    )
 
 
 def right_when_contiguous(kata, x, residual, weight) -> bool:

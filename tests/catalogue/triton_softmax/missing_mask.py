@@ -14,6 +14,7 @@ EXPECT = "test_masked_tail"
 COMPILED = "test_masked_tail"
 ALSO = (
     "test_reads_x_at_most_twice, "
+    "test_max_subtracted, "
     "test_negative_rows, "
     "test_sum_rescaled_when_the_max_grows, "
     "test_wide_rows, "
