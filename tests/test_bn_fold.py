@@ -68,12 +68,14 @@ KEPT = {
 }  # fmt: skip
 # Conv2d(in, out, kernel, **options): a plain conv, a strided and dilated grouped one, a
 # depthwise one (groups = in_channels), whose weight is (C, 1, kH, kW), and one with as many
-# output channels as input channels, where a scale along dim 1 fits the weight too.
+# output channels as input channels, where a scale along dim 1 fits the weight too; and one
+# that pads by reflection, a setting a conv built anew loses unless it is passed on.
 CONVS = (
     (4, 6, 3, {"padding": 1}),
     (4, 6, 3, {"stride": 2, "dilation": 2, "groups": 2}),
     (4, 4, 3, {"padding": 1, "groups": 4}),
     (4, 4, 1, {}),
+    (4, 6, 3, {"padding": 1, "padding_mode": "reflect"}),
 )
 
 
@@ -124,7 +126,7 @@ def test_returns_layer_like_the_original(kata):
     kernel_size, stride, padding, dilation, groups and padding_mode (in_features and
     out_features for a Linear), and only its weight and bias changed.
     """
-    for kind, case in (("conv", 0), ("conv", 1), ("conv", 2), ("linear", 0)):
+    for kind, case in (("conv", 0), ("conv", 1), ("conv", 2), ("conv", 4), ("linear", 0)):
         original, bn, given = pair(kind, case)
         fused = getattr(kata, FUSE[type(original)])(original, bn)
         if (problem := not_a_layer(fused, original)) is not None:
@@ -331,6 +333,17 @@ def test_eps_inside_sqrt(kata):
             f"{given}, against your fold with eps=0.0 and running_var + 0.5 (the same "
             "√(σ² + ε) where ε goes inside the root)"
         )
+        small, small_bn = copy.deepcopy(original), copy.deepcopy(bn)
+        small_bn.eps = 1e-5
+        unmoved = fuse(kata, small, small_bn, given=given.replace("eps=0.5", "eps=1e-05"))
+        weight = tensor_of(fused, "weight", given=given)
+        # Where the fold scales the weight at all (else the scale checks' mistake).
+        scaled = not values_close(weight, original.weight.detach())
+        if scaled and values_close(weight, unmoved.weight.detach()):
+            fail(
+                f"{given}: the fused weight is the same as with eps=1e-05: the fold does not "
+                "use the BatchNorm's eps. Take ε from bn.eps, not a constant."
+            )
         for name in ("weight", "bias"):
             expect_close(
                 tensor_of(fused, name, given=given),
@@ -693,6 +706,13 @@ def fuse(kata, original, bn, *, given):
     fused = getattr(kata, FUSE[type(original)])(original, bn)
     if (problem := not_a_layer(fused, original)) is not None:
         fail_for("test_returns_layer_like_the_original", f"{given}: {problem}")
+    weight = getattr(fused, "weight", None)
+    if isinstance(weight, torch.Tensor) and weight.shape != original.weight.shape:
+        fail_for(  # a scale that broadcast the weight to another shape: not this check's
+            "test_scale_along_output_channels",
+            f"{given}: the fused weight has shape {tuple(weight.shape)}, the original's "
+            f"{tuple(original.weight.shape)}.",
+        )
     return fused
 
 
