@@ -212,7 +212,7 @@ def test_whole_sample_dropped(kata, device):
     for shape in ((64, 16), (32, 3, 8), (16, 2, 4, 4)):
         x = nonzero_values(*shape, device=device)
         given = f"DropPath(0.5) in training on x {shape_of(x)}"
-        kept_samples(kata.DropPath(0.5).to(device)(x.clone()), x, 0.5, given=given)
+        kept_samples(kata.DropPath(0.5).to(device)(x.clone()), x, 0.5, given=given, own=True)
 
 
 def test_draws_per_sample_not_per_batch(kata, device):
@@ -543,14 +543,18 @@ def shaped_like(out, x, *, given):
     return expect_like(out, x, given=given)
 
 
-def kept_samples(out, x, p, *, given, scale=True, rtol=None, atol=None):
+def kept_samples(out, x, p, *, given, scale=True, own=False, rtol=None, atol=None):
     """Each sample of out is all zeros or x / (1 - p) (x when not scaling); returns the (N,) kept
-    mask on the CPU. The checks hand the layer a copy of x, so that x is as it was here, whether
-    or not the layer writes into its input (test_input_unmodified's to tell)."""
+    mask on the CPU. own: x times the learner's own factor, any one for every kept sample, for
+    the checks of the drop pattern (the scale is test_survivors_scaled's). The checks hand the
+    layer a copy of x, so that x is as it was here, whether or not the layer writes into its
+    input (test_input_unmodified's to tell)."""
     out = shaped_like(out, x, given=given)
     got = out.detach().double().cpu().reshape(x.shape[0], -1)
     xs = x.detach().double().cpu().reshape(x.shape[0], -1)
     factor = 1 / (1 - p) if scale and p < 1 else 1.0
+    if own and (nonzero := got != 0).any():
+        factor = (got[nonzero] / xs[nonzero]).median().item()
     default_rtol, default_atol = TOLERANCE[x.dtype]
     rtol = default_rtol if rtol is None else rtol
     atol = default_atol if atol is None else atol
@@ -560,15 +564,22 @@ def kept_samples(out, x, p, *, given, scale=True, rtol=None, atol=None):
     if bad.any():
         n = int(bad.nonzero()[0])
         zeros = int((got[n] == 0).sum())
+        ratio = got[n] / xs[n]
+        expect = "x / (1 - p)" if scale and not own else "x · one factor" if own else "x itself"
+        many = f"{int(bad.sum())} of {x.shape[0]} samples are like that."
+        if zeros == 0 and torch.isclose(ratio, ratio[:1].expand_as(ratio), rtol, atol).all():
+            fail(
+                f"{given}: sample {n} is kept whole, but as x · {ratio[0].item():.6g}, where "
+                f"{expect} = x · {factor:.6g} is expected. {many}"
+            )
         if 0 < zeros < got.shape[1]:
             why = f"{zeros} of its {got.shape[1]} values are 0 and the rest are not"
         else:
             i = int((~torch.isclose(got[n], xs[n] * factor, rtol=rtol, atol=atol)).nonzero()[0])
             why = f"value {i} is {got[n, i].item():.6g} for x = {xs[n, i].item():.6g}"
-        expect = "x / (1 - p)" if scale else "x itself"
         fail(
             f"{given}: sample {n} is neither dropped whole (all zeros) nor kept whole "
-            f"({expect}): {why}. {int(bad.sum())} of {x.shape[0]} samples are like that."
+            f"({expect}): {why}. {many}"
         )
     return kept
 
