@@ -173,10 +173,12 @@ def test_correction(kata, device):
         read("var()"), unbiased, 1, "your var(correction=1) there, {base}: the default "
         "correction is 1", x, 1, given=given, what="var()",
     )  # fmt: skip
+    # N from the learner's own count (4 rows, unless it counts otherwise: test_one_batch's).
+    n = learners_count(feed(welford(kata, 3, device), [x]), default=4)
     expect_multiple(
-        read("var(correction=0)", correction=0), unbiased, 3 / 4, "3 / 4 of your "
-        "var(correction=1) there, M2 / 4 where it is M2 / 3: {base} · 3 / 4 = {want}", x, 0,
-        given=given, what="var(correction=0)",
+        read("var(correction=0)", correction=0), unbiased, (n - 1) / n, f"{n - 1} / {n} of "
+        f"your var(correction=1) there, M2 / {n} where it is M2 / {n - 1}: {{base}} · "
+        f"{n - 1} / {n} = {{want}}", x, 0, given=given, what="var(correction=0)",
     )  # fmt: skip
 
 
@@ -941,6 +943,16 @@ def count_of(w, given):
     fail(f"{given}: count is {count!r}, a {type(count).__name__}, expected an int: the rows seen.")
 
 
+def learners_count(w, *, default):
+    """w.count where it is a number above 1, else default: the divisors the learner's own count
+    gives, for a check that is not about the count."""
+    try:
+        count = count_value(w, "")
+    except pytest.fail.Exception:
+        return default
+    return count if isinstance(count, int | float) and count > 1 else default
+
+
 def mean_of(w, given):
     """w.mean, which must be a tensor: an attribute, or a property."""
     mean = member(w, "mean", given=given)
@@ -1039,9 +1051,10 @@ def expect_same_stats(build, twin, *, given, dtype=None, rtol=None, atol=None, v
 
 def expect_merge(kata, device, x, y, *, given, judge):
     """a.merge(b), a fed x and b fed y, must give what Chan's formula gives from the two sides as
-    the learner's code left them (count, mean, M2 = var(correction=0) · count, each side read
-    on an accumulator of its own): so that only the merge is judged, not the updates. `judge`:
-    which of count, mean and var the check is named for."""
+    the learner's code left them (count, mean, M2 = var() · (count − 1), each side read on an
+    accumulator of its own): so that only the merge is judged, not the updates, nor how var
+    divides M2 for another correction (test_correction's). `judge`: which of count, mean and
+    var the check is named for; the variance is var(), the default correction."""
     sides = []
     for rows in (x, y):
         side = feed(welford(kata, 4, device), [rows])
@@ -1049,7 +1062,7 @@ def expect_merge(kata, device, x, y, *, given, judge):
         m2 = torch.zeros_like(mean)  # read only where the variance is judged
         if "var" in judge:
             side = feed(welford(kata, 4, device), [rows])  # read for the first time
-            m2 = expect_tensor(side.var(correction=0), "var(correction=0)").double() * n
+            m2 = expect_tensor(side.var(correction=1), "var(correction=1)").double() * (n - 1)
         sides.append((n, mean, m2))
     (n_a, mean_a, m2_a), (n_b, mean_b, m2_b) = sides
     n = n_a + n_b
@@ -1067,12 +1080,12 @@ def expect_merge(kata, device, x, y, *, given, judge):
     have = stats_of(merged, given, judge)
     given = (
         f"{given}, against Chan's merge of your a and b as they were (count, mean, and "
-        "M2 = var(correction=0) · count of each)"
+        "M2 = var(correction=1) · (count − 1) of each)"
     )
     if "count" in have and have["count"] != n:
         fail(f"{given}: count is {have['count']}, expected {n}, n_a + n_b.")
     dtype = torch.get_default_dtype()
-    for call in (*VARIANCES, "mean"):
+    for call in ("var(correction=1)", "mean"):
         if call in have:
             expect_close(have[call], chan[call].to(dtype), given=given, what=call)
 
