@@ -43,6 +43,9 @@ The contract (interview core)
   The grader detects those at run time, and compares with autograd through the built-in
   ``F.layer_norm``, including ``torch.autograd.gradcheck`` in float64 (skipped for a forward
   that computes a float64 input in float32).
+* ``forward`` takes the variance of the centred values, mean((x − μ)²) over each row: it
+  stays exact in float32 when the mean is large against the spread, where the shortcut
+  E[x²] − E[x]² loses every digit (checked at a mean of 1000).
 * ``forward`` saves only what ``backward`` needs with ``ctx.save_for_backward``: x̂ (or x with
   its mean) and the per-row 1/σ, plus the weight; not the input's autograd graph, and not two
   copies of a tensor the size of x.

@@ -161,6 +161,18 @@ def test_forward_matches_torch(kata, device):
     LAYER_NORM.forward_matches_torch(kata, device, ((4, 8), (2, 3, 16)), ((4, 8),))
 
 
+def test_numerically_stable(kata, device):
+    """stable in float32 when the input has a large mean (no E[x²] − E[x]² shortcut)
+
+    E[x²] − E[x]² subtracts two huge, nearly equal numbers and loses every significant digit
+    in float32 when the mean is large against the spread: at a mean of 1000, the variance of
+    values spread by 1 comes out off by some hundredths, or negative.
+
+    Centre first, then average the squares, over each row: var = mean((x − μ)²).
+    """
+    LAYER_NORM.numerically_stable(kata, device, (4, 256))
+
+
 def test_grad_bias(kata, device):
     """grad_bias sums grad_out over every row: all dims but the last
 

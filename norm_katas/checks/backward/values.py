@@ -19,6 +19,7 @@ from norm_katas.checks.backward.harness import Harness
 from norm_katas.checks.comparisons import (
     expect_close,
     expect_grads_close,
+    expect_stable_under_shift,
     expect_tensor,
     shape_of,
 )
@@ -45,6 +46,19 @@ class ValueChecks(Harness):
             y, _ = call_forward(function, *self.tensors(x, w, b), 0.05)
             want = self.builtin(x, w, b, 0.05)
             expect_close(expect_tensor(y, "forward"), want, given=self.describe(x, 0.05))
+
+    def numerically_stable(self, kata: Any, device: torch.device, shape: tuple) -> None:
+        """forward in float32 on x of mean 1000 and spread 1, against its own output for the
+        same values about 0: E[x²] − E[x]² loses its digits there, a variance of the centred
+        values does not (see expect_stable_under_shift)."""
+        function = getattr(kata, self.function)
+        x, w, b = self.inputs(*shape, dtype=torch.float32, device=device, spread=1.0, centre=1000)
+
+        def run(v: torch.Tensor) -> Any:
+            return call_forward(function, *self.tensors(v, w, b), 1e-5)[0]
+
+        given = f"{self.describe(x)}, x = 1000 + randn"
+        expect_stable_under_shift(run, x, 1000, given=given)
 
     def gradient_of(self, kata: Any, device: torch.device, name: str, shape: tuple) -> None:
         """The gradient of one input ("input", "weight" or "bias") alone."""
