@@ -21,15 +21,13 @@ class TermChecks(Harness):
         """grad_out · weight with neither a mean nor a component along x̂ over any statistic's
         elements: both correction terms vanish, and grad_x is that gradient times rstd. A
         backward that leaves the weight out of the gradient reaching x̂ shows here, and not as
-        a wrong mean or variance term."""
+        a wrong mean or variance term; nor over the other dims' elements, so that neither does
+        a mean or variance term taken over the wrong dims (theirs to name)."""
         x, w, b = self.inputs(*shape, device=device)
         dims = self.statistic_dims(x)
+        others = [d for d in range(x.dim()) if d not in dims]
         x_hat = self.builtin(x, None, None, eps)
-        v = torch.randn_like(x)
-        v = v - v.mean(dims, keepdim=True)
-        v = v - x_hat * (v * x_hat).mean(dims, keepdim=True) / x_hat.square().mean(
-            dims, keepdim=True
-        )
+        v = _orthogonal(torch.randn_like(x), x_hat, [dims, others])
         grad_out = v / self.along_features(w, x)
         said = f"with grad_out · weight of mean 0 and orthogonal to x̂ {self.constant}"
         self.expect_grad_x(kata, x, w, b, eps, grad_out, given=f"{self.describe(x, eps)} {said}")
@@ -61,3 +59,20 @@ class TermChecks(Harness):
         grad_out = x_hat * factor / self.along_features(w, x)
         said = f"with grad_out · weight equal to x̂ times a factor constant {self.constant}"
         self.expect_grad_x(kata, x, w, b, eps, grad_out, given=f"{self.describe(x, eps)} {said}")
+
+
+def _orthogonal(v: torch.Tensor, x_hat: torch.Tensor, partitions: list[list[int]]) -> torch.Tensor:
+    """v projected (least squares, in float64) onto the tensors whose sum and whose dot product
+    with x̂ are 0 over each group of elements that a reduction over `dims` sums, for each dims
+    of `partitions` (an empty dims: no constraint)."""
+    rows = []
+    for dims in (d for d in partitions if d):
+        group = torch.zeros(x_hat.shape, dtype=torch.long)
+        kept = [n if i not in dims else 1 for i, n in enumerate(x_hat.shape)]
+        group += torch.arange(int(torch.tensor(kept).prod())).view(kept)
+        one_hot = torch.nn.functional.one_hot(group.reshape(-1)).T.double()
+        rows += [one_hot, one_hot * x_hat.reshape(-1).double().cpu()]
+    a = torch.cat(rows)
+    flat = v.reshape(-1).double().cpu()
+    flat = flat - a.T @ (torch.linalg.pinv(a @ a.T) @ (a @ flat))
+    return flat.reshape(v.shape).to(v)
