@@ -29,7 +29,9 @@ The contract (interview core)
   ``self.training``.
 * Training: each sample is kept or dropped *as a whole*, independently, with a fresh draw from
   torch's random generator on every call; survivors are scaled by 1/(1 − p) when
-  ``scale_by_keep``. ``drop_prob = 1`` gives zeros, never NaN.
+  ``scale_by_keep``. ``drop_prob = 1`` gives zeros, never NaN, in the output and in the
+  gradient: x times a zero mask, so that the output stays in autograd's graph (a new
+  ``torch.zeros_like(x)`` has no gradient at all).
 * Eval (or ``training=False``) and ``drop_prob = 0``: the identity.
 * The output has x's shape, dtype and device; x itself is left as it was.
 
