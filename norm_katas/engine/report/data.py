@@ -229,8 +229,9 @@ class Report:
         def rank(c: Check) -> tuple[bool, bool, int, bool, int]:
             at = order[id(c)]
             owner = at if c.belongs in ("", c.function) else first.get(c.belongs, at)
-            # A failure that belongs to a broad check (a safety net) ranks as one.
-            return (c.tier != CORE, self.checks[owner].broad, owner, owner != at, at)
+            # A broad check's failure, or one that belongs to a broad check, ranks as broad.
+            broad = c.broad or self.checks[owner].broad
+            return (c.tier != CORE, broad, owner, owner != at, at)
 
         return sorted(self.failed, key=rank)
 
