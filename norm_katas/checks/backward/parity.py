@@ -50,9 +50,7 @@ class ParityChecks(Harness):
             def from_grad_out(g: torch.Tensor, i: int = i) -> Any:
                 return self.run(kata, x, w, b, 1e-5, g, given=given)[1][i]
 
-            # Only a gradient that depends on x at all: one that does not (grad_bias returned in
-            # grad_weight's place) is the core checks' mistake, not a float32 rounding.
-            if name != "bias" and _moves_with(from_x, x):
+            if name != "bias":
                 expect_float64_arithmetic(from_x, x, given=f"{given}: {label}")
             expect_float64_arithmetic(
                 from_grad_out, grad_out, given=f"{given}: {label}", nudged="grad_out"
@@ -182,11 +180,3 @@ class ParityChecks(Harness):
                     f"{FLOAT64_RTOL:g} of autograd's and moves smoothly; rounding to float32 "
                     "anywhere (a .float() on one reduction, a saved statistic) does this."
                 )
-
-
-def _moves_with(run: Any, x: torch.Tensor) -> bool:
-    """Whether run(x) changes at all when x changes by far more than a nudge."""
-    first, second = run(x.clone()), run(x * 1.5 + 0.25)
-    if not (isinstance(first, torch.Tensor) and isinstance(second, torch.Tensor)):
-        return True  # not a tensor: expect_float64_arithmetic says so
-    return first.shape != second.shape or not torch.equal(first.detach(), second.detach())
