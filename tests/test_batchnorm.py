@@ -92,7 +92,8 @@ def test_parameters(kata):
     them; the constructor arguments stay available as attributes.
 
     weight: an nn.Parameter of C ones, bias: one of C zeros; num_features, eps, momentum, affine
-    and track_running_stats kept as attributes of those names.
+    and track_running_stats kept as attributes of those names, defaulting to torch's (eps=1e-5,
+    momentum=0.1, affine and track_running_stats on).
 
     [initial] The scale starts at one and the shift at zero, as torch's, so that an untrained
     layer passes the normalized input through unchanged; training moves them from there.
@@ -100,8 +101,10 @@ def test_parameters(kata):
     [initial] weight₀ = 1 and bias₀ = 0 in every one of the C channels, the same in every run, never
     random.
     """
+    defaults = {"eps": 1e-5, "momentum": 0.1, "affine": True, "track_running_stats": True}
     for cls in ("BatchNorm1d", "BatchNorm2d"):
         expect_same_parameters(getattr(kata, cls)(5), getattr(nn, cls)(5), given=f"{cls}(5)")
+        expect_arguments_kept(getattr(kata, cls)(5), f"{cls}(5)", defaults)  # torch's defaults
         kwargs = {"eps": 1e-3, "momentum": None, "affine": True, "track_running_stats": False}
         mine = getattr(kata, cls)(7, **kwargs)
         expect_arguments_kept(mine, describe_call(cls, 7, **kwargs), {"num_features": 7, **kwargs})
@@ -425,6 +428,38 @@ def test_running_stats_no_autograd_history(kata, device):
     expect_stats_without_history(
         mine.to(device, torch.float64), (4, 3, 3, 3), device=device, given=given
     )
+
+
+def test_eps_inside_sqrt(kata, device):
+    """eps is added to the variance inside the square root: √(running_var + ε)
+
+    ε keeps the division finite where a channel's variance is 0; it goes under the root, as in
+    torch: (x − μ) / (√σ² + ε) and a missing ε differ from it most where ε is large against
+    the variance, as here, ε = 0.5 on variances from 0.5 to 3.
+
+    In eval, y = (x − running_mean) / √(running_var + ε) · weight + bias: with ε = 0.5 the same
+    as with ε = 0 and running_var + 0.5, which is what this compares, your layer with your layer.
+    """
+    for cls, x_shape in SHAPES:
+        mine, ref = paired(kata, cls, 4, stats=True, eps=0.5)
+        shifted = getattr(nn, cls)(4, eps=0.0)
+        shifted.load_state_dict(ref.state_dict())
+        with torch.no_grad():
+            shifted.running_var.add_(0.5)
+        twin = getattr(kata, cls)(4, eps=0.0)
+        place_torch_state(twin, shifted, given=describe_call(cls, 4, eps=0.0))
+        moved = getattr(kata, cls)(4, eps=0.5)  # running_var + 0.5, and eps=0.5 still
+        place_torch_state(moved, shifted, given=describe_call(cls, 4, eps=0.5))
+        mine, twin, moved = (m.to(device, torch.float64).eval() for m in (mine, twin, moved))
+        x = torch.randn(x_shape, dtype=torch.float64, device=device) * 2 + 1
+        out = mine(x.clone())
+        if values_close(out, moved(x.clone()).detach()):
+            continue  # eval ignores running_var: test_eval_uses_running_stats's mistake
+        given = (
+            f"{cls}(4, eps=0.5) in eval mode on x {shape_of(x)}, against your {cls}(4, eps=0.0) "
+            "with running_var + 0.5 (the same √(running_var + ε) where ε goes inside the root)"
+        )
+        expect_close(out, twin(x.clone()).detach(), given=given, judge_dtype=False)
 
 
 def test_eval_uses_running_stats(kata, device):

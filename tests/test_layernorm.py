@@ -22,6 +22,7 @@ from norm_katas.checks import (
     Suite,
     describe_call,
     expect_affine_state_dropped,
+    expect_arguments_kept,
     expect_close,
     expect_eps_in_the_root,
     expect_float64_arithmetic,
@@ -58,7 +59,7 @@ def test_parameters(kata):
     Learnable tensors must be nn.Parameter so that the optimizer, state_dict and .to() see them.
 
     weight: an nn.Parameter of ones, bias: one of zeros, both of shape normalized_shape; an int
-    normalized_shape becomes the tuple (n,).
+    normalized_shape becomes the tuple (n,), and eps defaults to 1e-5, as torch's.
 
     [initial] The scale starts at one and the shift at zero, as torch's, so that an untrained
     layer passes the normalized input through unchanged; training moves them from there.
@@ -68,10 +69,14 @@ def test_parameters(kata):
     """
     for args in ((8,), ((3, 4),)):
         expect_same_parameters(kata.LayerNorm(*args), nn.LayerNorm(*args), given=f"LayerNorm{args}")
-    if tuple(kata.LayerNorm(8).normalized_shape) != (8,):
-        fail(
-            "LayerNorm(8).normalized_shape should be (8,): turn an int into a 1-tuple, like torch."
-        )
+    for arg, want in ((8, (8,)), ([3, 4], (3, 4))):
+        have = getattr(kata.LayerNorm(arg), "normalized_shape", "missing")
+        if type(have) is not tuple or have != want:
+            fail(
+                f"LayerNorm({arg!r}).normalized_shape should be the tuple {want}, got {have!r}: "
+                "turn an int into a 1-tuple and a list into a tuple, like torch."
+            )
+    expect_arguments_kept(kata.LayerNorm(8), "LayerNorm(8)", {"eps": 1e-5})  # torch's default
 
 
 def test_state_dict_round_trip(kata):

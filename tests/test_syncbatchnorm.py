@@ -104,7 +104,8 @@ def test_parameters(kata):
     them; the constructor arguments, process_group included, stay available as attributes.
 
     weight: an nn.Parameter of C ones, bias: one of C zeros, both registered as None when affine
-    is off; the process_group argument kept as an attribute of that name.
+    is off; the process_group argument kept as an attribute of that name, and the others with
+    torch's defaults (eps=1e-5, momentum=0.1, affine and track_running_stats on).
 
     [initial] The scale starts at one and the shift at zero, as torch's, so that an untrained
     layer passes the normalized input through unchanged; training moves them from there.
@@ -112,6 +113,8 @@ def test_parameters(kata):
     [initial] weight₀ = 1 and bias₀ = 0 at every one of the C channels, not random values.
     """
     expect_same_parameters(kata.SyncBatchNorm(5), nn.SyncBatchNorm(5), given="SyncBatchNorm(5)")
+    defaults = {"eps": 1e-5, "momentum": 0.1, "affine": True, "track_running_stats": True}
+    expect_arguments_kept(kata.SyncBatchNorm(5), "SyncBatchNorm(5)", defaults)  # torch's
     kwargs = {"eps": 1e-3, "momentum": None, "affine": True, "track_running_stats": False}
     want = {"num_features": 7, **kwargs, "process_group": None}
     expect_arguments_kept(
@@ -947,6 +950,9 @@ def test_eps_inside_sqrt(kata, device):
         for training in (True, False):
             mine.train(training)
             ref.train(training)
+            if not training:  # eval on torch's running statistics: their update is not judged here
+                state = {k: v.detach().cpu().clone() for k, v in ref.state_dict().items()}
+                placed(mine, state, kwargs, given=layer)
             x = torch.randn(6, 3, 4, dtype=torch.float64, device=device)
             x[:, 0] = 2.0
             given = f"{layer} without a process group, {'training' if training else 'eval'}"
