@@ -54,7 +54,9 @@ Torch parity (stretch)
 * A float64 block and float64 wrappers compute in float64: no ``x.float()`` and no norm that
   computes in float32 inside.
 * The three dropouts sit where torch's are: after attention (``dropout1``), after the ReLU
-  (``dropout``) and after ``linear2`` (``dropout2``).
+  (``dropout``) and after ``linear2`` (``dropout2``), each called as the module
+  (``self.dropout1(h)``), not as ``F.dropout``: a module is what ``model.eval()``, hooks and a
+  swapped-in layer act on.
 * ``forward(x, src_mask=None, src_key_padding_mask=None, is_causal=False)`` passes the masks
   to the attention, as torch does.
 

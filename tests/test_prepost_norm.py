@@ -661,7 +661,15 @@ def test_dropout_placement(kata, device):
             f"{block_name(norm_first, 0.5)} in train mode with fixed dropout masks, "
             f"on x {shape_of(x)}"
         )
-        expect_close(mine(x), ref(x).detach(), given=given)
+        out = mine(x)
+        if not any(m.calls for m in (mine.dropout1, mine.dropout, mine.dropout2)):
+            fail(
+                f"{given}: forward called none of the modules dropout1, dropout and dropout2, "
+                "which this check replaces with fixed masks to see where they sit. Call the "
+                "modules, as torch's block does (self.dropout1(h)), not F.dropout: a module is "
+                "what model.eval(), hooks and a swapped-in layer act on."
+            )
+        expect_close(out, ref(x).detach(), given=given)
 
 
 @pytest.mark.parity
