@@ -128,7 +128,9 @@ def test_masked_last_block(kata, device):
     Lane i of the block is real only when i < N: every load (of x and of the weight) and the store
     use that mask, and spare lanes load as 0.
     """
-    for shape in ((4, 100), (1, 1000)):
+    # 7 rows too: a program that takes several rows (a persistent grid of up to 6, 2-row tiles)
+    # meets rows past M in its last round.
+    for shape in ((4, 100), (1, 1000), (7, 100)):
         x, weight = make(shape, device=device)
         given = f"{described(x)} (N = {shape[-1]}, not a power of two)"
         call = run(kata, x, weight, given=given)  # fails on any access outside the tensors
@@ -300,8 +302,9 @@ RMS_NORM = Oversight(
     views=triton_engine.VIEWS | triton_engine.SPLITS_AND_FILLS,
     in_bounds="test_masked_last_block",
     does_the_work="test_kernel_does_the_work",
-    stray_advice="Mask every tl.load and tl.store, the weight's too (mask = cols < N), and move "
-    "each pointer only within its own tensor: x and y by their row strides, the weight not at all.",
+    stray_advice="Mask every tl.load and tl.store, the weight's too (mask = cols < N, and rows < M "
+    "as well where a program takes several rows), and move each pointer only within its own "
+    "tensor: x and y by their row strides, the weight not at all.",
     overrun_advice="Mask the store (tl.store(..., mask=cols < N)), offset each tensor's rows by "
     "its own stride, and launch one program per row, no more.",
     copy_advice="Let the kernel read x where it is, in its own dtype: pass the row stride "

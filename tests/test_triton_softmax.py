@@ -574,11 +574,12 @@ SOFTMAX = Oversight(
     in_bounds="test_masked_tail",
     does_the_work="test_kernels_do_the_work",
     kernels="the kernels",
-    stray_advice="Mask every tl.load and tl.store (mask = cols < N, cols the block's columns), "
-    "and move each pointer only within its own tensor: each tensor's rows by its own stride (x's "
-    "rows may lie further apart than y's, dy's and dx's).",
-    overrun_advice="Mask every store, offset each tensor's rows by its own stride, and launch "
-    "no more programs than there are rows.",
+    stray_advice="Mask every tl.load and tl.store (mask = cols < N, cols the block's columns, "
+    "and rows < M as well where a program takes several rows), and move each pointer only "
+    "within its own tensor: each tensor's rows by its own stride (x's rows may lie further "
+    "apart than y's, dy's and dx's).",
+    overrun_advice="Mask every store (and rows < M where a program takes several rows), offset "
+    "each tensor's rows by its own stride, and launch no more programs than there are rows.",
     copy_advice="Let the kernels read x and dy where they are, in their own dtype: pass the row "
     "strides (and dy's column stride: autograd may hand a transposed or expanded dy) and cast "
     "after tl.load.",
