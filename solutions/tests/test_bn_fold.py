@@ -21,12 +21,13 @@ import torch.nn.functional as F
 from torch import nn
 
 # (in_channels, out_channels, kernel_size, options): a plain conv, a strided, dilated and
-# grouped one, a depthwise one (groups = in_channels) and a 1x1 one.
+# grouped one, a depthwise one (groups = in_channels), a 1x1 one and one padded by reflection.
 CONVS = [
     (4, 6, 3, {"padding": 1}),
     (4, 6, 3, {"stride": 2, "dilation": 2, "groups": 2, "padding": 2}),
     (4, 4, 3, {"padding": 1, "groups": 4}),
     (4, 4, 1, {}),
+    (4, 6, 3, {"padding": 1, "padding_mode": "reflect"}),
 ]
 TOL = {"rtol": 1e-9, "atol": 1e-9}
 
@@ -178,13 +179,13 @@ def test_each_sample_alone(kata):
 
 def test_same_class_and_settings(kata):
     """The fold returns a new module of the original's class, built with the same sizes,
-    stride, padding, dilation and groups."""
+    stride, padding, dilation, groups and padding mode."""
     torch.manual_seed(60)
     conv_settings = (
         "in_channels", "out_channels", "kernel_size", "stride", "padding", "dilation",
         "groups", "padding_mode",
     )  # fmt: skip
-    for layer, bn in (conv_and_bn(1), conv_and_bn(2), linear_and_bn(3, 5)):
+    for layer, bn in (conv_and_bn(1), conv_and_bn(2), conv_and_bn(4), linear_and_bn(3, 5)):
         fused = fold(kata, layer, bn)
         assert type(fused) is type(layer)
         assert fused is not layer

@@ -183,6 +183,15 @@ def test_max_grows_along_a_wide_row(kata):
     expect_close(y, softmax_f64(x))
 
 
+def test_peak_in_the_first_block_of_a_wide_row(kata):
+    """A row of 70001 whose first element is 100: the max subtracted is the whole row's, a
+    running max that a later, lower block never lowers (exp(100 − 4) overflows float32)."""
+    torch.manual_seed(0)
+    x = torch.randn(1, WIDE)
+    x[:, 0] = 100.0
+    expect_close(kata.softmax(x), softmax_f64(x))
+
+
 def test_wide_row_forward_and_backward(kata):
     """A row of 70001 whose max is its first element: every column is computed, forward and
     backward, in as many blocks as the row needs."""

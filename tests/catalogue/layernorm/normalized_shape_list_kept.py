@@ -1,6 +1,5 @@
 """Mistake: keeps normalized_shape as the list it was given (only an int is wrapped), so
-ln.normalized_shape is a list where torch has a tuple; the shape check compares against a tuple
-of it."""
+ln.normalized_shape is a list where torch's is a tuple."""
 
 import torch
 from torch import nn

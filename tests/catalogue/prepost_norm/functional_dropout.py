@@ -1,5 +1,5 @@
-"""Correct, written differently: F.dropout with the modules' p and self.training, torch.add for
-the residuals, the attention output unpacked as a tuple."""
+"""Mistake: calls F.dropout with each module's p, not the dropout modules themselves, so hooks
+and a swapped-in dropout layer never act on them (the values are torch's)."""
 
 import torch
 import torch.nn.functional as F

@@ -1,8 +1,6 @@
-"""Mistake: the online loop takes each block's own max as the new max (m_new = max of the block),
-forgetting tl.maximum with the running max. The rescale by exp(m - m_new) keeps s consistent,
-but the final m is the LAST block's max, not the row's: exp(x - m) overflows when an earlier
-block holds values more than ~88 above the last block's (e.g. a causal-masked row whose last
-block is all -inf gives NaN). Right when the last block holds the max or values are moderate."""
+"""Mistake: the online loop takes each block's own max as the new max, forgetting tl.maximum with
+the running max: the m subtracted at the end is the last block's, and exp(x - m) overflows when
+an earlier block holds values more than about 88 above it."""
 
 import torch
 import triton
