@@ -92,8 +92,8 @@ def test_parameters(kata):
     them; the constructor arguments stay available as attributes.
 
     weight: an nn.Parameter of C ones, bias: one of C zeros; num_features, eps, momentum, affine
-    and track_running_stats kept as attributes of those names, defaulting to torch's (eps=1e-5,
-    momentum=0.1, affine and track_running_stats on).
+    and track_running_stats kept as attributes of those names, with torch's defaults: eps 1e-5,
+    momentum 0.1, affine and track_running_stats on.
 
     [initial] The scale starts at one and the shift at zero, as torch's, so that an untrained
     layer passes the normalized input through unchanged; training moves them from there.

@@ -105,7 +105,7 @@ def test_parameters(kata):
 
     weight: an nn.Parameter of C ones, bias: one of C zeros, both registered as None when affine
     is off; the process_group argument kept as an attribute of that name, and the others with
-    torch's defaults (eps=1e-5, momentum=0.1, affine and track_running_stats on).
+    torch's defaults: eps 1e-5, momentum 0.1, affine and track_running_stats on.
 
     [initial] The scale starts at one and the shift at zero, as torch's, so that an untrained
     layer passes the normalized input through unchanged; training moves them from there.

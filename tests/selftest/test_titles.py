@@ -115,6 +115,12 @@ PROOFS: dict[tuple[str, str, str], list[str]] = {
     ("instancenorm", "test_vectorized", "samples"): ["sample_loop"],
     ("instancenorm", "test_no_warning_when_channels_match", "warning"): ["warns_on_every_forward"],
     ("instancenorm", "test_numerically_stable", "E[x²] − E[x]² shortcut"): ["one_pass_variance"],
+    ("layernorm_backward", "test_numerically_stable", "E[x²] − E[x]² shortcut"): [
+        "one_pass_variance"
+    ],
+    ("batchnorm_backward", "test_numerically_stable", "E[x²] − E[x]² shortcut"): [
+        "one_pass_variance"
+    ],
     ("layernorm", "test_from_scratch", "the built-in layer norm"): [
         "calls_builtin",
         "group_norm_trick",

@@ -7,7 +7,8 @@ from torch import nn
 
 CATCHES = (
     "gamma_beta_names, plain_tensor_running_stats, running_mean_from_empty, "
-    "stats_not_persistent, centers_in_place, momentum_backwards, warm_start_first_batch"
+    "stats_not_persistent, centers_in_place, momentum_backwards, warm_start_first_batch, "
+    "momentum_default_from_keras"
 )
 FALSE_ALARMS = "test_running_mean_updated_in_place"
 

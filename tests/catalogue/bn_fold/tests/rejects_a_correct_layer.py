@@ -7,7 +7,7 @@ from torch import nn
 
 CATCHES = (
     "linear_scale_along_inputs, forgets_stride_and_groups, batch_statistics, var_as_std, "
-    "forgets_running_mean"
+    "forgets_running_mean, linear_scale_shaped_for_conv"
 )
 FALSE_ALARMS = "test_linear_bn_without_affine"
 

@@ -4,7 +4,10 @@ value: the learner's first attempt, run once on default-built modules."""
 import torch
 from torch import nn
 
-CATCHES = "linear_scale_along_inputs, forgets_stride_and_groups, returns_sequential"
+CATCHES = (
+    "linear_scale_along_inputs, forgets_stride_and_groups, returns_sequential, "
+    "linear_scale_shaped_for_conv"
+)
 FALSE_ALARMS = ""
 
 

@@ -3,7 +3,7 @@ output, on one input."""
 
 import torch
 
-CATCHES = "drops_in_place, per_element_mask, scales_by_drop_prob"
+CATCHES = "drops_in_place, per_element_mask, scales_by_drop_prob, never_scales"
 FALSE_ALARMS = ""
 
 

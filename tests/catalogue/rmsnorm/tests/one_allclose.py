@@ -5,7 +5,7 @@ from torch import nn
 
 CATCHES = (
     "random_weight_init, mean_over_every_dim, l2_norm_not_rms, sample_variance_divisor, "
-    "divides_by_std, layernorm_centring, gemma_one_plus_weight"
+    "divides_by_std, layernorm_centring, gemma_one_plus_weight, weight_starts_at_zero"
 )
 FALSE_ALARMS = ""
 

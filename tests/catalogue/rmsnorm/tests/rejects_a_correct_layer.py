@@ -7,7 +7,7 @@ from torch import nn
 
 CATCHES = (
     "random_weight_init, returns_float32, mean_over_every_dim, no_eps, l2_norm_not_rms, "
-    "sample_variance_divisor, divides_by_std, gemma_one_plus_weight"
+    "sample_variance_divisor, divides_by_std, gemma_one_plus_weight, weight_starts_at_zero"
 )
 FALSE_ALARMS = "test_float16_exactly_torch"
 

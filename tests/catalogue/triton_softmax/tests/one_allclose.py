@@ -2,7 +2,7 @@
 
 import torch
 
-CATCHES = "exp2_without_log2e"
+CATCHES = "exp2_without_log2e, rescale_inverted"
 FALSE_ALARMS = ""
 
 

@@ -3,7 +3,7 @@ torch.var. Streams, merges, empty batches, the edge cases' NaN and dtypes go unt
 
 import torch
 
-CATCHES = "var_biased_by_default, mean_updated_before_delta"
+CATCHES = "var_biased_by_default, mean_updated_before_delta, counts_elements_not_rows"
 FALSE_ALARMS = ""
 
 
