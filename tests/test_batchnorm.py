@@ -86,7 +86,7 @@ def one_step(kata, device, cls, channels, x_shape, spread, centre, **kwargs):
 
 
 def test_parameters(kata):
-    """weight and bias are parameters of shape (C,), initialised to ones and zeros
+    """weight and bias are parameters of shape (C,), ones and zeros; the defaults are torch's
 
     Learnable tensors must be nn.Parameter so that the optimizer, state_dict and .to() see
     them; the constructor arguments stay available as attributes.

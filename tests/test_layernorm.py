@@ -54,7 +54,7 @@ SUITE = Suite()
 
 
 def test_parameters(kata):
-    """weight and bias are parameters named, shaped and initialised like torch's
+    """weight, bias and the default eps are torch's: parameters named, shaped and initialised alike
 
     Learnable tensors must be nn.Parameter so that the optimizer, state_dict and .to() see them.
 

@@ -98,7 +98,7 @@ SUITE = Suite(device_note=WORLD.device_note)
 
 
 def test_parameters(kata):
-    """weight and bias are parameters of shape (C,), ones and zeros; the arguments are kept
+    """weight and bias are parameters of (C,) ones and zeros; the arguments and defaults are torch's
 
     Learnable tensors must be nn.Parameter so that the optimizer, DDP, state_dict and .to() see
     them; the constructor arguments, process_group included, stay available as attributes.
