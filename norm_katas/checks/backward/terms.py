@@ -5,6 +5,7 @@ variance (or RMSNorm's root mean square), and each must give zero there."""
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import torch
@@ -67,9 +68,8 @@ def _orthogonal(v: torch.Tensor, x_hat: torch.Tensor, partitions: list[list[int]
     of `partitions` (an empty dims: no constraint)."""
     rows = []
     for dims in (d for d in partitions if d):
-        group = torch.zeros(x_hat.shape, dtype=torch.long)
-        kept = [n if i not in dims else 1 for i, n in enumerate(x_hat.shape)]
-        group += torch.arange(int(torch.tensor(kept).prod())).view(kept)
+        kept = [1 if i in dims else n for i, n in enumerate(x_hat.shape)]
+        group = torch.arange(math.prod(kept)).view(kept).expand(x_hat.shape)
         one_hot = torch.nn.functional.one_hot(group.reshape(-1)).T.double()
         rows += [one_hot, one_hot * x_hat.reshape(-1).double().cpu()]
     a = torch.cat(rows)
