@@ -263,11 +263,11 @@ def tests_round(kata: registry.Kata, keys: loop.Keys) -> None:
     until its tests catch every interview mistake with no false alarm, time is up, or q."""
     path = workspace.scratch_tests_copy(kata)
     budget = TESTS_MINUTES * 60
+    watched = loop.WatchedFile(path)  # before the path is shown: a save right after it counts
     print(f"\nYour tests go in\n\n    {path}\n")
     print("Each test takes the layer as `kata`; saving grades them against correct and wrong")
     print("layers; Enter grades now; q stops. The clock starts now.")
     request = Request.create(kata, str(path), tests=True, mock=True)
-    watched = loop.WatchedFile(path)
     cancel = loop.stops_grading(watched, keys)
     started = time.monotonic()
     last: list[Any] = [None]
@@ -308,12 +308,13 @@ def run(kata_name: str | None, minutes: float | None, seed: int | None) -> int:
         print("\nStopped (Ctrl-C) before the mock began: no clock ran, nothing was recorded.")
         return 130
     path = workspace.scratch_copy(kata)
+    mock = Mock(kata, path, budget)  # watched before the path is shown: a save right after counts
     print(f"Mock interview: {kata.title} ({kata.difficulty}), {clock(budget)} on the clock.")
     print(f"\nYour task: implement the classes in\n\n    {path}\n")
     print("Its docstring states the task and the contract. Saving the file grades it; Enter")
     print("grades now; q (or Ctrl-C) stops. Solved when the interview core passes.")
     print("The clock starts now.\n")
-    mock = Mock(kata, path, budget)
+    mock.started = time.monotonic()
     keys = loop.Keys()
     mock.cancel = loop.stops_grading(mock.watched, keys)
     try:

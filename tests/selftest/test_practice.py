@@ -748,6 +748,34 @@ def test_a_mock_stopped_before_it_began_says_so(
     assert history.events("dropout") == []
 
 
+def test_a_save_the_moment_the_mock_shows_its_file_is_graded(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The mock watches each file before it prints the path: an editor that saves before the
+    mock's next line is still graded (CI once lost that race in the tests round)."""
+    kata = registry.get("dyt")
+    seen: list[bool] = []
+
+    def shown(*args: object, **kwargs: object) -> None:
+        if found := re.search(r"(\S+\.py)", " ".join(map(str, args))):
+            save(Path(found.group(1)), "# saved at once\n")
+
+    def watching(watched: object, *args: object) -> str:
+        seen.append(watched.saved())  # type: ignore[attr-defined]
+        raise KeyboardInterrupt  # q: nothing else runs
+
+    monkeypatch.setattr(mock, "print", shown, raising=False)
+    monkeypatch.setattr(mock.runner, "warm_up", lambda *args, **kwargs: None)
+    monkeypatch.setattr(mock, "watch", lambda m, keys: watching(m.watched))
+    monkeypatch.setattr(mock, "debrief", lambda kata, keys: False)
+    monkeypatch.setattr(mock.loop, "run", watching)
+    monkeypatch.setattr(mock, "scorecard", lambda m, ended: "")
+    mock.run("dyt", 5, None)  # the task file
+    with pytest.raises(KeyboardInterrupt):
+        mock.tests_round(kata, mock.loop.Keys())  # the tests round's file
+    assert seen == [True, True]
+
+
 def test_mock_interview_solved_end_to_end() -> None:
     kata = registry.get("dropout")
     child = spawn_mock("--kata", "dropout", "--minutes", "5")
