@@ -315,11 +315,13 @@ def test_reduction_race_free(kata, device):
     one is named for it, and adds 260 rows: rows share a partial row only past the number of
     partial rows, 256 in Triton's tutorial for N up to 1024 (interpreted, only some programs
     of each launch run: two of them P apart for every P up to 16, and for 32, 64, 96, 128 and
-    256). Compiled on a GPU this cannot be watched; only wrong values show, on 17 and 260 rows.
+    256), and the first program to take each lock finds it held, as it can on a GPU. Compiled
+    on a GPU this cannot be watched; only wrong values show, on 17 and 260 rows.
 
     Either each program owns its partial row (a (P, N) buffer, row p for program p) and a
     second kernel sums the P rows, or the read-modify-write is atomic (tl.atomic_add) or
-    made under a lock (tl.atomic_cas to take it, tl.atomic_xchg to release).
+    made under a lock (tl.atomic_cas to take it, asked again until it succeeds; tl.atomic_xchg
+    to release).
     """
     if triton_engine.INTERPRETED:  # some programs of each launch: races only, not values
         x, weight, bias, dy = make((RACE_ROWS, 64), device=device, scale=2.0, shift=1.0)

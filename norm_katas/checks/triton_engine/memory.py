@@ -227,7 +227,11 @@ class AuditedMemory:
         Audit.record(Races.ATOMIC, ptrs, everywhere)
         old = self._real.atomic_cas(ptrs, cmp, values, *rest)
         if Audit.races is not None:
-            Audit.races.compared(ptrs, cmp, values, old)
+
+            def undo(where, cmp, values):
+                self._real.atomic_cas(where, cmp, values, *rest)
+
+            old = Audit.races.compared(ptrs, cmp, values, old, undo)
         return old
 
 

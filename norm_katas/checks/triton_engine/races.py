@@ -31,18 +31,28 @@ class Races:
     holding the same lock. A lock is what Triton's LayerNorm tutorial uses: an element a
     program sets with a successful tl.atomic_cas (a spin lock) and clears with an atomic
     exchange; the accesses between are protected by it. Atomics among themselves never race.
+
+    With contend (a call whose values are not checked): the first program to take each lock
+    finds it held, as on a GPU while another program holds it: its tl.atomic_cas answers the
+    value a holder wrote and changes nothing. A spin lock asks again and takes it; a program
+    that goes on without it races, and one that never asks again loses its update.
     """
 
     LOAD, STORE, ATOMIC = 0, 1, 2
     SPINS = 1000  # failed atomic_cas in a row on one element: in the interpreter, a deadlock
 
-    def __init__(self) -> None:
+    def __init__(self, contend: bool = False) -> None:
+        self.contend = contend
         self.found: list[str] = []  # what each race or deadlock was, for the learner
         self.kernel = "the kernel"
-        self.chunks: list[tuple[np.ndarray, int, int, int]] = []  # addresses, program, kind, lock
+        # addresses, program, kind, and the elements the program held as locks then
+        self.chunks: list[tuple[np.ndarray, int, int, tuple[int, ...]]] = []
         self.programs: dict[tuple, int] = {}
         self.held: dict[int, list[int]] = {}  # program -> the lock elements it holds
         self.spins: dict[tuple[int, int], int] = {}
+        self.refused: dict[int, int] = {}  # lock element -> the program told it was held
+        self.taken: set[tuple[int, int]] = set()  # (program, lock element) taken at least once
+        self.freed: set[int] = set()  # lock elements some program released after taking them
         # The running launch's regions (memory.Audit.launch sets them), to name an element.
         self.regions: list[Region] = []
 
@@ -50,6 +60,7 @@ class Races:
         self.finish()
         self.kernel = kernel
         self.chunks, self.programs, self.held, self.spins = [], {}, {}, {}
+        self.refused, self.taken, self.freed = {}, set(), set()
 
     def _current(self) -> int:
         return self.programs.setdefault(program(), len(self.programs))
@@ -59,18 +70,32 @@ class Races:
         active = np.broadcast_to(np.asarray(mask, dtype=bool), ptrs.shape)
         program = self._current()
         locks = self.held.get(program)
-        self.chunks.append((ptrs[active].ravel(), program, kind, locks[-1] if locks else 0))
+        self.chunks.append((ptrs[active].ravel(), program, kind, tuple(locks or ())))
 
-    def compared(self, ptrs, cmp, values, old) -> None:
-        """After an atomic_cas: a success that changed the element takes a lock on it."""
+    def compared(self, ptrs, cmp, values, old, undo) -> np.ndarray:
+        """After an atomic_cas: a success that changed the element takes a lock on it, unless
+        it is refused (contend: the first take of each lock); returns what the kernel reads.
+        undo(ptrs, cmp, values) is the interpreter's atomic_cas, to put a refused element back."""
         program = self._current()
-        ptrs, cmp, values, old = (np.ravel(np.asarray(a)) for a in (ptrs, cmp, values, old))
-        for address, c, v, o in zip(
-            ptrs.tolist(), *np.broadcast_arrays(cmp, values, old), strict=False
+        shape = np.shape(old)
+        ptrs, cmp, values, old = np.broadcast_arrays(
+            *(np.ravel(np.asarray(a)) for a in (ptrs, cmp, values, old))
+        )
+        refused = []
+        for i, (address, c, v, o) in enumerate(
+            zip(ptrs.tolist(), cmp.tolist(), values.tolist(), old.tolist(), strict=True)
         ):
-            if o == c and v != c:
-                self.held.setdefault(program, []).append(int(address))
-                self.spins.pop((program, int(address)), None)
+            address = int(address)
+            taking = o == c and v != c
+            first = self.contend and address not in self.refused and not self.held.get(program)
+            if taking and first:
+                self.refused[address] = program  # as if another program held it
+                refused.append(i)
+                continue
+            if taking:
+                self.held.setdefault(program, []).append(address)
+                self.taken.add((program, address))
+                self.spins.pop((program, address), None)
             elif o != c:
                 spun = self.spins.get((program, int(address)), 0) + 1
                 self.spins[(program, int(address))] = spun
@@ -82,6 +107,13 @@ class Races:
                         "programs one after another), which on a GPU is a deadlock"
                     )
                     raise RuntimeError("deadlock (see the grader's report)")
+        if not refused:
+            return old.reshape(shape)
+        chosen = np.array(refused)
+        undo(ptrs[chosen], values[chosen], cmp[chosen])  # the element as it was: free
+        answer = old.copy()
+        answer[chosen] = values[chosen]  # what the holder wrote there
+        return answer.reshape(shape)
 
     def released(self, ptrs, mask) -> None:
         """After an atomic read-modify-write: on a lock the program holds, it lets go of it."""
@@ -94,6 +126,7 @@ class Races:
         for address in ptrs[active].ravel().tolist():
             if address in locks:
                 locks.remove(address)
+                self.freed.add(address)
 
     def _name(self, program: int) -> str:
         index = next(k for k, v in self.programs.items() if v == program)
@@ -113,20 +146,49 @@ class Races:
 
         return int(min(addresses, key=key))
 
+    def _element(self, address: int) -> str:
+        """Which element of which tensor an address is, for the learner."""
+        region = next((r for r in self.regions if r.start <= address < r.end), None)
+        if region is None:
+            return "an element"
+        itemsize = max((region.end - region.start) // max(region.elements, 1), 1)
+        return (
+            f"element {(address - region.start) // itemsize} of {region.name} (passed as "
+            f"{', '.join(region.params)})"
+        )
+
     def finish(self) -> None:
         """The launch is over: find its first race, if any."""
         chunks, self.chunks = self.chunks, []
-        if not chunks or self.found:
+        refused, self.refused = self.refused, {}
+        if self.found:
+            return
+        for address, program in refused.items():
+            if address in self.freed and (program, address) not in self.taken:
+                self.found.append(
+                    f"in {self.kernel}, program {self._name(program)} found the lock at "
+                    f"{self._element(address)} held (the grader made its first tl.atomic_cas "
+                    "fail, as it does on a GPU while another program holds the lock) and never "
+                    "took it: it went on without the lock, or gave up its update. A spin lock "
+                    "asks again until its tl.atomic_cas succeeds"
+                )
+                return
+        if not chunks:
             return
         sizes = [len(a) for a, *_ in chunks]
         addresses = np.concatenate([a for a, *_ in chunks])
         if not len(addresses):
             return
 
-        def spread(i: int) -> np.ndarray:
-            return np.repeat(np.array([c[i] for c in chunks], dtype=np.int64), sizes)
+        # A lock is an element taken and then released: one only set (a flag, a count taken
+        # with tl.atomic_cas inside the lock) protects nothing. The outermost lock held counts.
+        locks = [next((a for a in held if a in self.freed), 0) for *_, held in chunks]
 
-        program, kind, lock = spread(1), spread(2), spread(3)
+        def spread(values: list[int]) -> np.ndarray:
+            return np.repeat(np.array(values, dtype=np.int64), sizes)
+
+        program, kind = spread([c[1] for c in chunks]), spread([c[2] for c in chunks])
+        lock = spread(locks)
         unique, where = np.unique(addresses, return_inverse=True)
         n = len(unique)
 
@@ -154,18 +216,9 @@ class Races:
             f"program {self._name(p)} {' and '.join(sorted(verbs[p], reverse=True))} it"
             for p in two
         )
-        region = next((r for r in self.regions if r.start <= address < r.end), None)
-        if region is None:
-            what = "an element"
-        else:
-            itemsize = max((region.end - region.start) // max(region.elements, 1), 1)
-            what = (
-                f"element {(address - region.start) // itemsize} of {region.name} (passed as "
-                f"{', '.join(region.params)})"
-            )
         self.found.append(
-            f"in {self.kernel}, {what} is shared by {len(verbs)} programs with no atomic and "
-            f"no lock: {said}. On a GPU they run at the same time, so one program's update can "
-            "be lost; the interpreter runs them one after another, which is why the values "
-            "here may still come out right"
+            f"in {self.kernel}, {self._element(address)} is shared by {len(verbs)} programs "
+            f"with no atomic and no lock: {said}. On a GPU they run at the same time, so one "
+            "program's update can be lost; the interpreter runs them one after another, which "
+            "is why the values here may still come out right"
         )
