@@ -273,8 +273,8 @@ def test_race_free(kata, device):
 
     Either one program owns each row (the whole row in one block, or a loop over its blocks),
     or the programs that share a row add their partial sums into a zeroed buffer atomically
-    (tl.atomic_add) or under a lock (tl.atomic_cas to take it, tl.atomic_xchg to release), and
-    a second kernel scales the row by the total.
+    (tl.atomic_add) or under a lock (tl.atomic_cas to take it, asked again until it succeeds;
+    tl.atomic_xchg to release), and a second kernel scales the row by the total.
     """
     # Rows as wide as the contract goes: a kernel that splits rows at all splits these.
     x, residual, weight = make((2, 16384), device=device)

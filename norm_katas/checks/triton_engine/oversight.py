@@ -151,8 +151,7 @@ class Oversight:
             fences.append((storage, copy, fill))
         watch = Watch([copies[i] for i in self.activations], fence, self.views)
         launches = [0, 0]
-        # Sampled programs: values unchecked, so a lock's first take may be refused (Races).
-        races = Races(contend=programs is not None) if mode.INTERPRETED and self.race_free else None
+        races = Races() if mode.INTERPRETED and self.race_free else None
         if mode.INTERPRETED:
             named = zip(copies, (name for name, _ in self.inputs), strict=True)
             Audit.known = {storage_of(t): region_of(t, n) for t, n in named}

@@ -32,17 +32,16 @@ class Races:
     program sets with a successful tl.atomic_cas (a spin lock) and clears with an atomic
     exchange; the accesses between are protected by it. Atomics among themselves never race.
 
-    With contend (a call whose values are not checked): the first program to take each lock
-    finds it held, as on a GPU while another program holds it: its tl.atomic_cas answers the
-    value a holder wrote and changes nothing. A spin lock asks again and takes it; a program
-    that goes on without it races, and one that never asks again loses its update.
+    A lock that another program has taken and released before is, on a GPU, one this program
+    may find held: its first take of it is refused (its tl.atomic_cas answers the value the
+    holder wrote, and changes nothing). A spin lock asks again and takes it; a program that
+    goes on without it races, and one that never asks again loses its update.
     """
 
     LOAD, STORE, ATOMIC = 0, 1, 2
     SPINS = 1000  # failed atomic_cas in a row on one element: in the interpreter, a deadlock
 
-    def __init__(self, contend: bool = False) -> None:
-        self.contend = contend
+    def __init__(self) -> None:
         self.found: list[str] = []  # what each race or deadlock was, for the learner
         self.kernel = "the kernel"
         # addresses, program, kind, and the elements the program held as locks then
@@ -50,9 +49,9 @@ class Races:
         self.programs: dict[tuple, int] = {}
         self.held: dict[int, list[int]] = {}  # program -> the lock elements it holds
         self.spins: dict[tuple[int, int], int] = {}
-        self.refused: dict[int, int] = {}  # lock element -> the program told it was held
+        self.refused: set[tuple[int, int]] = set()  # (program, lock element) told it is held
         self.taken: set[tuple[int, int]] = set()  # (program, lock element) taken at least once
-        self.freed: set[int] = set()  # lock elements some program released after taking them
+        self.freed: dict[int, int] = {}  # lock element -> the last program that released it
         # The running launch's regions (memory.Audit.launch sets them), to name an element.
         self.regions: list[Region] = []
 
@@ -60,7 +59,7 @@ class Races:
         self.finish()
         self.kernel = kernel
         self.chunks, self.programs, self.held, self.spins = [], {}, {}, {}
-        self.refused, self.taken, self.freed = {}, set(), set()
+        self.refused, self.taken, self.freed = set(), set(), {}
 
     def _current(self) -> int:
         return self.programs.setdefault(program(), len(self.programs))
@@ -74,8 +73,9 @@ class Races:
 
     def compared(self, ptrs, cmp, values, old, undo) -> np.ndarray:
         """After an atomic_cas: a success that changed the element takes a lock on it, unless
-        it is refused (contend: the first take of each lock); returns what the kernel reads.
-        undo(ptrs, cmp, values) is the interpreter's atomic_cas, to put a refused element back."""
+        it is refused (the program's first take of a lock another program used); returns what
+        the kernel reads. undo(ptrs, cmp, values) is the interpreter's atomic_cas, to put a
+        refused element back."""
         program = self._current()
         shape = np.shape(old)
         ptrs, cmp, values, old = np.broadcast_arrays(
@@ -87,9 +87,9 @@ class Races:
         ):
             address = int(address)
             taking = o == c and v != c
-            first = self.contend and address not in self.refused and not self.held.get(program)
-            if taking and first:
-                self.refused[address] = program  # as if another program held it
+            used = self.freed.get(address, program) != program  # by another program before
+            if taking and used and (program, address) not in self.refused:
+                self.refused.add((program, address))  # as if that program held it now
                 refused.append(i)
                 continue
             if taking:
@@ -126,7 +126,7 @@ class Races:
         for address in ptrs[active].ravel().tolist():
             if address in locks:
                 locks.remove(address)
-                self.freed.add(address)
+                self.freed[address] = program
 
     def _name(self, program: int) -> str:
         index = next(k for k, v in self.programs.items() if v == program)
@@ -160,19 +160,19 @@ class Races:
     def finish(self) -> None:
         """The launch is over: find its first race, if any."""
         chunks, self.chunks = self.chunks, []
-        refused, self.refused = self.refused, {}
+        refused, self.refused = self.refused, set()
         if self.found:
             return
-        for address, program in refused.items():
-            if address in self.freed and (program, address) not in self.taken:
-                self.found.append(
-                    f"in {self.kernel}, program {self._name(program)} found the lock at "
-                    f"{self._element(address)} held (the grader made its first tl.atomic_cas "
-                    "fail, as it does on a GPU while another program holds the lock) and never "
-                    "took it: it went on without the lock, or gave up its update. A spin lock "
-                    "asks again until its tl.atomic_cas succeeds"
-                )
-                return
+        if gave_up := sorted(refused - self.taken):
+            program, address = gave_up[0]
+            self.found.append(
+                f"in {self.kernel}, program {self._name(program)} found the lock at "
+                f"{self._element(address)} held (the grader made its first tl.atomic_cas on it "
+                "fail, since on a GPU another program that takes this lock may hold it then) and "
+                "never took it: it went on without the lock, or gave up its update. A spin lock "
+                "asks again until its tl.atomic_cas succeeds"
+            )
+            return
         if not chunks:
             return
         sizes = [len(a) for a, *_ in chunks]
