@@ -216,9 +216,17 @@ class AuditedMemory:
     def atomic_rmw(self, op, ptrs, values, mask, *rest):
         mask = Audit.allowed("wrote", ptrs, mask, np.asarray(values).dtype.itemsize)
         Audit.record(Races.ATOMIC, ptrs, mask)
+        old = self._real.atomic_rmw(op, ptrs, values, mask, *rest)
         if Audit.races is not None:
-            Audit.races.released(ptrs, mask)
-        return self._real.atomic_rmw(op, ptrs, values, mask, *rest)
+            from triton.runtime.interpreter import _interpreter
+
+            def undo(where, values):  # an exchange refused: the elements as they were
+                everywhere = np.ones(np.shape(where), dtype=bool)
+                self._real.atomic_rmw(_interpreter.RMW_OP.XCHG, where, values, everywhere, *rest)
+
+            swap = op == _interpreter.RMW_OP.XCHG
+            old = Audit.races.exchanged(swap, ptrs, values, mask, old, undo)
+        return old
 
     def atomic_cas(self, ptrs, cmp, values, *rest):
         everywhere = np.ones(np.shape(ptrs), dtype=bool)

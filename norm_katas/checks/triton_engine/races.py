@@ -29,8 +29,9 @@ class Races:
     A race: two programs of one launch touch an element, at least one with a plain store (or
     one with a plain load and another with an atomic), and not all of those accesses are made
     holding the same lock. A lock is what Triton's LayerNorm tutorial uses: an element a
-    program sets with a successful tl.atomic_cas (a spin lock) and clears with an atomic
-    exchange; the accesses between are protected by it. Atomics among themselves never race.
+    program sets with a successful tl.atomic_cas (a spin lock; or a tl.atomic_xchg that finds
+    another value, a test-and-set) and clears with an atomic; the accesses between are
+    protected by it. Atomics among themselves never race.
 
     A lock that another program has taken and released before is, on a GPU, one this program
     may find held: its first take of it is refused (its tl.atomic_cas answers the value the
@@ -49,7 +50,8 @@ class Races:
         self.programs: dict[tuple, int] = {}
         self.held: dict[int, list[int]] = {}  # program -> the lock elements it holds
         self.spins: dict[tuple[int, int], int] = {}
-        self.refused: set[tuple[int, int]] = set()  # (program, lock element) told it is held
+        # (program, lock element) told it is held -> by what: "tl.atomic_cas", "tl.atomic_xchg"
+        self.refused: dict[tuple[int, int], str] = {}
         self.taken: set[tuple[int, int]] = set()  # (program, lock element) taken at least once
         self.freed: dict[int, int] = {}  # lock element -> the last program that released it
         # The running launch's regions (memory.Audit.launch sets them), to name an element.
@@ -59,7 +61,7 @@ class Races:
         self.finish()
         self.kernel = kernel
         self.chunks, self.programs, self.held, self.spins = [], {}, {}, {}
-        self.refused, self.taken, self.freed = set(), set(), {}
+        self.refused, self.taken, self.freed = {}, set(), {}
 
     def _current(self) -> int:
         return self.programs.setdefault(program(), len(self.programs))
@@ -70,6 +72,8 @@ class Races:
         program = self._current()
         locks = self.held.get(program)
         self.chunks.append((ptrs[active].ravel(), program, kind, tuple(locks or ())))
+        if kind == self.STORE and locks:  # a lock let go with a plain store: let go all the same
+            self.released(ptrs, mask)  # (the store itself races with the others' atomic_cas)
 
     def compared(self, ptrs, cmp, values, old, undo) -> np.ndarray:
         """After an atomic_cas: a success that changed the element takes a lock on it, unless
@@ -89,7 +93,7 @@ class Races:
             taking = o == c and v != c
             used = self.freed.get(address, program) != program  # by another program before
             if taking and used and (program, address) not in self.refused:
-                self.refused.add((program, address))  # as if that program held it now
+                self.refused[(program, address)] = "tl.atomic_cas"  # as if the other held it
                 refused.append(i)
                 continue
             if taking:
@@ -111,6 +115,42 @@ class Races:
             return old.reshape(shape)
         chosen = np.array(refused)
         undo(ptrs[chosen], values[chosen], cmp[chosen])  # the element as it was: free
+        answer = old.copy()
+        answer[chosen] = values[chosen]  # what the holder wrote there
+        return answer.reshape(shape)
+
+    def exchanged(self, swap: bool, ptrs, values, mask, old, undo) -> np.ndarray:
+        """After an atomic read-modify-write: on a lock the program holds, it lets go of it;
+        an exchange (swap) that finds another value takes a lock (test-and-set), refused as
+        compared() refuses one. Returns what the kernel reads; undo(ptrs, values) writes the
+        elements of a refused exchange back."""
+        program = self._current()
+        held = set(self.held.get(program) or ())
+        self.released(ptrs, mask)
+        if not swap:
+            return old
+        shape = np.shape(old)
+        ptrs, values, old, active = np.broadcast_arrays(
+            *(np.ravel(np.asarray(a)) for a in (ptrs, values, old, mask))
+        )
+        refused = []
+        for i, (address, v, o, on) in enumerate(
+            zip(ptrs.tolist(), values.tolist(), old.tolist(), active.tolist(), strict=True)
+        ):
+            address = int(address)
+            if not on or address in held or o == v:
+                continue  # a release, or a take that found the lock held
+            used = self.freed.get(address, program) != program  # by another program before
+            if used and (program, address) not in self.refused:
+                self.refused[(program, address)] = "tl.atomic_xchg"  # as if the other held it
+                refused.append(i)
+                continue
+            self.held.setdefault(program, []).append(address)
+            self.taken.add((program, address))
+        if not refused:
+            return old.reshape(shape)
+        chosen = np.array(refused)
+        undo(ptrs[chosen], old[chosen])
         answer = old.copy()
         answer[chosen] = values[chosen]  # what the holder wrote there
         return answer.reshape(shape)
@@ -160,17 +200,17 @@ class Races:
     def finish(self) -> None:
         """The launch is over: find its first race, if any."""
         chunks, self.chunks = self.chunks, []
-        refused, self.refused = self.refused, set()
+        refused, self.refused = self.refused, {}
         if self.found:
             return
-        if gave_up := sorted(refused - self.taken):
+        if gave_up := sorted(set(refused) - self.taken):
             program, address = gave_up[0]
             self.found.append(
                 f"in {self.kernel}, program {self._name(program)} found the lock at "
-                f"{self._element(address)} held (the grader made its first tl.atomic_cas on it "
-                "fail, since on a GPU another program that takes this lock may hold it then) and "
-                "never took it: it went on without the lock, or gave up its update. A spin lock "
-                "asks again until its tl.atomic_cas succeeds"
+                f"{self._element(address)} held (the grader made its first "
+                f"{refused[(program, address)]} on it fail, since on a GPU another program that "
+                "takes this lock may hold it then) and never took it: it went on without the "
+                "lock, or gave up its update. A spin lock asks again until it gets the lock"
             )
             return
         if not chunks:
