@@ -29,6 +29,7 @@ from norm_katas.checks import (
     fail_for,
     nonzero_values,
     shape_of,
+    values_close,
 )
 
 SUITE = Suite()
@@ -108,6 +109,7 @@ def test_alpha_inside_tanh(kata, device):
 
     y = tanh(α · x) with weight 1 and bias 0: here α = 2, so y = tanh(2x), within ±1.
     """
+    expect_tanh_at_unit_scale(kata, device)
     layer = kata.DyT(8).to(device)
     place(layer, alpha=2.0, weight=torch.ones(8), bias=torch.zeros(8))
     x = torch.randn(4, 8, device=device) * 2
@@ -128,6 +130,7 @@ def test_affine_after_tanh(kata, device):
 
     y[..., c] = weight[c] · tanh(α · x[..., c]) + bias[c]: here α = 1, weight and bias random.
     """
+    expect_tanh_at_unit_scale(kata, device)
     layer = kata.DyT(8).to(device)
     weight, bias = nonzero_values(8, device="cpu") * 2, torch.randn(8)
     place(layer, alpha=1.0, weight=weight, bias=bias)
@@ -367,6 +370,21 @@ def test_half_precision(kata, device, dtype):
     want = formula(x, 0.5, weight, bias, True).to(dtype)
     given = f"DyT(8).to({name}) on x {shape_of(x)}"
     expect_close(layer(x), want, given=given, rtol=2e-2, atol=2e-2)
+
+
+def expect_tanh_at_unit_scale(kata, device) -> None:
+    """With α = 1, weight ones and bias zeros the layer is tanh(x) itself, wherever α and the
+    weight go: a layer that is not (another squashing function) fails the formula's check, not
+    the check of α's or the weight's place, which could not tell it apart."""
+    layer = kata.DyT(8).to(device)
+    place(layer, alpha=1.0, weight=torch.ones(8), bias=torch.zeros(8))
+    x = torch.randn(4, 8, device=device) * 2
+    if not values_close(layer(x), torch.tanh(x.double())):
+        fail_for(
+            "test_forward_matches_formula",
+            f"DyT(8) with α = 1, weight ones and bias zeros, on x {shape_of(x)}: the output is "
+            "not tanh(x), so the function itself is not the tanh.",
+        )
 
 
 def place(layer, *, alpha, weight, bias):

@@ -2,7 +2,7 @@
 
 import torch
 
-CATCHES = "alpha_default_one, tanh_then_alpha, alpha_float64"
+CATCHES = "alpha_default_one, tanh_then_alpha, alpha_float64, hardtanh"
 FALSE_ALARMS = ""
 
 
