@@ -162,17 +162,20 @@ class Tracker:
         k = self.seq[key] = self.seq.get(key, 0) + 1
         self.store.set(f"{self.tag}/call/{key}/{k}/{self.rank}", json.dumps(call))
         pending = [r for r in members if r != self.rank]
+        keys = [f"{self.tag}/call/{key}/{k}/{peer}" for peer in pending]
+        if keys and _arrives(self.store, keys):  # usual: every peer there at once, one round trip
+            for peer, theirs in zip(pending, self.store.multi_get(keys), strict=True):
+                self._agree(peer, json.loads(theirs), call, k)
+            return
         watches = {peer: Watch(self._pid(peer)) for peer in pending}
         while pending:
             peer = pending[0]
             theirs_key = f"{self.tag}/call/{key}/{k}/{peer}"
             # Blocking: the wait returns the moment the peer arrives (peers usually arrive within
             # milliseconds, and a polled wait slept past them: a tenth of a grading's time).
-            if _arrives(self.store, theirs_key):
+            if _arrives(self.store, [theirs_key]):
                 pending.remove(peer)
-                theirs = json.loads(self.store.get(theirs_key))
-                if call_kind(theirs) != call_kind(call) or theirs["shape"] != call["shape"]:
-                    self._stop(f"rank {peer} made another call as collective #{k}")
+                self._agree(peer, json.loads(self.store.get(theirs_key)), call, k)
                 continue
             for peer in pending:
                 if self.store.check([f"{self.tag}/end/{peer}"]) and not self.store.check(
@@ -187,6 +190,11 @@ class Tracker:
                         f"last in {self._peer_phase(peer)}): an endless loop, or a collective "
                         "outside torch.distributed's functions that this rank never joined?"
                     )
+
+    def _agree(self, peer: int, theirs: dict, call: dict, k: int) -> None:
+        """Stop unless the peer's collective #k is this rank's: the same call, the same shape."""
+        if call_kind(theirs) != call_kind(call) or theirs["shape"] != call["shape"]:
+            self._stop(f"rank {peer} made another call as collective #{k}")
 
     def _pid(self, peer: int) -> int:
         if peer not in self.pids:
@@ -205,12 +213,12 @@ class Tracker:
 ARRIVAL_WAIT = datetime.timedelta(milliseconds=50)
 
 
-def _arrives(store: Any, key: str) -> bool:
-    """Whether `key` is set within ARRIVAL_WAIT: a blocking wait on the store, which answers the
-    moment a peer sets it. On a timeout the store cancels the wait (torch 2.4 on), so the
-    connection stays in step."""
+def _arrives(store: Any, keys: list[str]) -> bool:
+    """Whether every key is set within ARRIVAL_WAIT: a blocking wait on the store, which answers
+    the moment the last peer sets its key. On a timeout the store cancels the wait (torch 2.4
+    on), so the connection stays in step."""
     try:
-        store.wait([key], ARRIVAL_WAIT)
+        store.wait(keys, ARRIVAL_WAIT)
     except RuntimeError as e:  # DistStoreError: "wait timeout after 50ms", "Socket Timeout"
         if "timeout" not in str(e).lower():
             raise
