@@ -37,6 +37,9 @@ The contract (interview core)
   (``x.contiguous()``, ``.to()``, ``.clone()``), for any input.
 * Every ``tl.load`` and ``tl.store`` stays inside its tensor: the block's spare lanes are
   masked, on the weight's load too, even where the values read there would never be stored.
+* No two programs update the same element with a plain load, add and store: on a GPU one of
+  the updates is lost. A row split across programs adds its partial sums of squares with
+  ``tl.atomic_add`` (or under a lock); one program per row needs neither.
 * Any width N up to 16384, powers of two or not, including rows wider than a block of 1024 or
   4096 elements.
 * Strided rows: x may be a slice such as ``buffer[:, :N]``, whose rows are more than N elements
@@ -71,7 +74,10 @@ more on the activations: no ``x.float()``, ``x.pow(2).mean(-1)``, ``torch.rsqrt`
 ``F.rms_norm``, ``x.contiguous()``, ``.to(x.dtype)`` after the kernel, ... On every call any
 check makes, the grader records the torch operations that ``rms_norm`` runs outside the
 kernel, checks that a Triton kernel was launched, and (in the interpreter) checks the address
-of every load and store against the tensors the kernel was given.
+of every load and store against the tensors the kernel was given, and which program touched
+which element: two programs sharing an element without an atomic or a lock is a race. Compiled
+on a GPU (``--device cuda``) a race cannot be watched, and shows only if the values come out
+wrong.
 
 Triton without a GPU
 --------------------

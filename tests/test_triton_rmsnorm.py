@@ -198,6 +198,30 @@ def test_wide_rows(kata, device):
     expect_values(run(kata, x, weight, given=given), expected(x, weight), given=given)
 
 
+def test_race_free(kata, device):
+    """programs never update the same element at once: each row's sum by one program, or atomically
+
+    A row split across programs (a grid over rows and column blocks) has its sum of squares in
+    pieces, one per program: added into one buffer with a plain load, add and store, the
+    programs, which on a GPU run at the same time, lose each other's updates. Triton's
+    interpreter runs them one after another, so the values come out right there: the grader
+    watches which program touches which element instead. Every check's call is watched for
+    it; this one is named for it. Compiled on a GPU this cannot be watched; only wrong values
+    show.
+
+    Either one program owns each row (the whole row in one block, or a loop over its blocks),
+    or the programs that share a row add their partial sums into a zeroed buffer atomically
+    (tl.atomic_add) or under a lock (tl.atomic_cas to take it, asked again until it succeeds;
+    tl.atomic_xchg to release), and a second kernel scales the row by the total.
+    """
+    # Rows as wide as the contract goes: a kernel that splits rows at all splits these.
+    x, weight = make((2, 16384), device=device)
+    given = described(x)
+    call = run(kata, x, weight, given=given)  # interpreted: a race fails the call itself
+    if not triton_engine.INTERPRETED:  # compiled, a race shows only as lost updates
+        expect_values(call, expected(x, weight), given=given)
+
+
 def test_leading_dims(kata, device):
     """any number of rows and leading dims: x of shape (B, T, N) or (A, B, T, N), and 267 rows
 
@@ -302,6 +326,7 @@ RMS_NORM = Oversight(
     views=triton_engine.VIEWS | triton_engine.SPLITS_AND_FILLS,
     in_bounds="test_masked_last_block",
     does_the_work="test_kernel_does_the_work",
+    race_free="test_race_free",
     stray_advice="Mask every tl.load and tl.store, the weight's too (mask = cols < N, and rows < M "
     "as well where a program takes several rows), and move each pointer only within its own "
     "tensor: x and y by their row strides, the weight not at all.",
@@ -314,6 +339,10 @@ RMS_NORM = Oversight(
     launch_advice="Launch yours with kernel[grid](...), one program per row.",
     unwritten_advice="Does every row get a program, and does each program cover all N columns "
     "of its row?",
+    race_advice="Give each row's sum of squares to one program (the whole row in one block, or "
+    "a loop over its blocks), or let the programs that share a row add their partial sums with "
+    "tl.atomic_add into a zeroed buffer (or under a lock: tl.atomic_cas / tl.atomic_xchg), then "
+    "scale in a second kernel.",
 )
 
 # float16 outputs get rtol 2e-3 (two ulps): a kernel that rounds x * rstd to float16 before
