@@ -48,6 +48,9 @@ The contract (interview core)
 * Outside the kernels, torch only allocates (``torch.empty``) and makes views: no arithmetic
   on x, y or dy, and no copies either (``.contiguous()``, ``.float()``, ``.to()``).
 * Every ``tl.load`` and ``tl.store`` stays inside its tensor: mask the spare lanes.
+* No two programs update the same element with plain loads and stores: on a GPU one of the
+  updates is lost. One program per row needs no care; a row split across programs keeps each
+  block's max and sum in a slot of its own, combined by the next kernel.
 * x and dy come as the caller made them: x's rows may lie further apart than N (a slice of a
   wider tensor), and autograd may hand backward a transposed dy, or an expanded one (y.sum()
   gives strides of 0). The kernels read them where they are, by their strides.
@@ -76,9 +79,11 @@ Pitfalls interviewers probe
 --------------------
 The kernels do the work. On every call the grader records the torch operations run outside
 them, checks that kernels were launched, and (in the interpreter) checks the address of every
-load and store against the tensors each launch was given. It also counts, in the interpreter,
-how many times each element of x is read and how wide each load is: compiled on a GPU
-(``--device cuda``) none of this can be watched, so grade on the CPU as well.
+load and store against the tensors each launch was given, and which program touched which
+element: two programs sharing an element without an atomic or a lock is a race. It also
+counts, in the interpreter, how many times each element of x is read and how wide each load
+is: compiled on a GPU (``--device cuda``) none of this can be watched, so grade on the CPU as
+well.
 
 Triton without a GPU
 --------------------

@@ -396,6 +396,33 @@ def test_wide_rows(kata, device):
         )
 
 
+def test_race_free(kata, device):
+    """programs never update the same element at once: one program a row, or a slot per block
+
+    A row split across programs (a grid over rows and column blocks) has its max and sum (and
+    backward its Σ dy · y) in pieces, one per program: merged into one buffer with plain loads
+    and stores, the programs, which on a GPU run at the same time, lose each other's updates.
+    Triton's interpreter runs them one after another, so the values come out right there: the
+    grader watches which program touches which element instead. Every check's call is watched
+    for it; this one is named for it. Compiled on a GPU this cannot be watched; only wrong
+    values show.
+
+    Either one program owns each row (walking it block by block, as the online algorithm
+    does), or each program of a split row stores its block's max and sum in a slot of its own,
+    and the next kernel combines the row's slots (each sum rescaled to the row's max).
+    """
+    # A row wider than the widest block the contract allows: any kernel that splits rows
+    # across programs splits this one.
+    x = wide(1, device=device)
+    dy = torch.randn(x.shape, device=device)
+    given = described(x)
+    call, grads = both(kata, x, dy, given=given)  # interpreted: a race fails the call itself
+    if not triton_engine.INTERPRETED:  # compiled, a race shows only as lost updates
+        expect_values(call, expected(x), given=given, what="y")
+        dx = replace(call, out=grads[0])
+        expect_values(dx, expected_dx(call.out, dy), given=given, what="dx")
+
+
 def test_forward_formula(kata, device):
     """float32 rows match torch.softmax: y = exp(x − max) / Σ exp(x − max), along the last dim
 
@@ -573,6 +600,7 @@ SOFTMAX = Oversight(
     views=triton_engine.VIEWS | triton_engine.SPLITS_AND_FILLS,
     in_bounds="test_masked_tail",
     does_the_work="test_kernels_do_the_work",
+    race_free="test_race_free",
     kernels="the kernels",
     stray_advice="Mask every tl.load and tl.store (mask = cols < N, cols the block's columns, "
     "and rows < M as well where a program takes several rows), and move each pointer only "
@@ -590,6 +618,9 @@ SOFTMAX = Oversight(
     "of its row, the last partial block included?",
     undefined_advice="Give other= to every masked load: -inf for x, whose lanes reach the max "
     "and the exponentials (exp(-inf) = 0), 0.0 for y and dy, whose lanes reach backward's sum.",
+    race_advice="Give each row to one program (a loop over its blocks), or let each program of "
+    "a split row store its block's max and sum (backward: its part of Σ dy · y) in a slot of "
+    "its own, for the next kernel to combine.",
 )
 FORWARD = replace(SOFTMAX, inputs=SOFTMAX.inputs[:1], activations=(0,))
 MAX_LANES = 65536  # the widest block the contract allows: Liger-Kernel's single-block limit

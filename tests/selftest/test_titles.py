@@ -191,6 +191,7 @@ PROOFS: dict[tuple[str, str, str], list[str]] = {
     ],
     ("fused_add_rmsnorm", "test_race_free", "update the same element at once"): ["racy_row_split"],
     ("triton_rmsnorm", "test_race_free", "update the same element at once"): ["racy_row_split"],
+    ("triton_softmax", "test_race_free", "update the same element at once"): ["racy_row_split"],
     ("batchnorm", "test_vectorized", "Python loop over channels"): ["channel_loop"],
     ("batchnorm", "test_vectorized", "samples"): ["sample_loop"],
     ("batchnorm_backward", "test_from_scratch", "its backward"): ["calls_native_backward"],

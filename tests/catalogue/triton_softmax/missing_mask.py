@@ -18,6 +18,7 @@ ALSO = (
     "test_negative_rows, "
     "test_sum_rescaled_when_the_max_grows, "
     "test_wide_rows, "
+    "test_race_free, "
     "test_non_power_of_two_width, "
     "test_backward_formula, "
     "test_strided_rows, "
