@@ -279,7 +279,9 @@ def test_race_free(kata, device):
     # Rows as wide as the contract goes: a kernel that splits rows at all splits these.
     x, residual, weight = make((2, 16384), device=device)
     given = described(x)
-    expect_both(run(kata, x, residual, weight, given=given), x, residual, weight, given=given)
+    call = run(kata, x, residual, weight, given=given)  # interpreted: a race fails the call
+    if not triton_engine.INTERPRETED:  # compiled, a race shows only as lost updates
+        expect_both(call, x, residual, weight, given=given)
 
 
 def test_leading_dims(kata, device):

@@ -5,7 +5,6 @@ import triton
 import triton.language as tl
 
 EXPECT = "test_wide_rows"
-ALSO = "test_race_free"
 
 
 @triton.jit

@@ -12,7 +12,6 @@ ALSO = (
     "test_formula, "
     "test_non_power_of_two_width, "
     "test_wide_rows, "
-    "test_race_free, "
     "test_leading_dims, "
     "test_row_stride, "
     "test_fp32_accumulation, "
