@@ -90,16 +90,9 @@ class Races:
             zip(ptrs.tolist(), cmp.tolist(), values.tolist(), old.tolist(), strict=True)
         ):
             address = int(address)
-            taking = o == c and v != c
-            used = self.freed.get(address, program) != program  # by another program before
-            if taking and used and (program, address) not in self.refused:
-                self.refused[(program, address)] = "tl.atomic_cas"  # as if the other held it
-                refused.append(i)
-                continue
-            if taking:
-                self.held.setdefault(program, []).append(address)
-                self.taken.add((program, address))
-                self.spins.pop((program, address), None)
+            if o == c and v != c:
+                if not self._take(program, address, "tl.atomic_cas"):
+                    refused.append(i)
             elif o != c:
                 spun = self.spins.get((program, int(address)), 0) + 1
                 self.spins[(program, int(address))] = spun
@@ -111,13 +104,9 @@ class Races:
                         "programs one after another), which on a GPU is a deadlock"
                     )
                     raise RuntimeError("deadlock (see the grader's report)")
-        if not refused:
-            return old.reshape(shape)
-        chosen = np.array(refused)
-        undo(ptrs[chosen], values[chosen], cmp[chosen])  # the element as it was: free
-        answer = old.copy()
-        answer[chosen] = values[chosen]  # what the holder wrote there
-        return answer.reshape(shape)
+        if refused:
+            undo(ptrs[refused], values[refused], cmp[refused])  # the element as it was: free
+        return _answer(old, values, refused, shape)
 
     def exchanged(self, swap: bool, ptrs, values, mask, old, undo) -> np.ndarray:
         """After an atomic read-modify-write: on a lock the program holds, it lets go of it;
@@ -140,20 +129,23 @@ class Races:
             address = int(address)
             if not on or address in held or o == v:
                 continue  # a release, or a take that found the lock held
-            used = self.freed.get(address, program) != program  # by another program before
-            if used and (program, address) not in self.refused:
-                self.refused[(program, address)] = "tl.atomic_xchg"  # as if the other held it
+            if not self._take(program, int(address), "tl.atomic_xchg"):
                 refused.append(i)
-                continue
-            self.held.setdefault(program, []).append(address)
-            self.taken.add((program, address))
-        if not refused:
-            return old.reshape(shape)
-        chosen = np.array(refused)
-        undo(ptrs[chosen], old[chosen])
-        answer = old.copy()
-        answer[chosen] = values[chosen]  # what the holder wrote there
-        return answer.reshape(shape)
+        if refused:
+            undo(ptrs[refused], old[refused])  # the elements as they were: free
+        return _answer(old, values, refused, shape)
+
+    def _take(self, program: int, address: int, by: str) -> bool:
+        """A program's atomic (`by`) would take the lock at address: whether it does. Its first
+        take of a lock another program has used is refused, as if that one held it still."""
+        used = self.freed.get(address, program) != program
+        if used and (program, address) not in self.refused:
+            self.refused[(program, address)] = by
+            return False
+        self.held.setdefault(program, []).append(address)
+        self.taken.add((program, address))
+        self.spins.pop((program, address), None)
+        return True
 
     def released(self, ptrs, mask) -> None:
         """After an atomic read-modify-write: on a lock the program holds, it lets go of it."""
@@ -262,3 +254,13 @@ class Races:
             "program's update can be lost; the interpreter runs them one after another, which "
             "is why the values here may still come out right"
         )
+
+
+def _answer(old: np.ndarray, values: np.ndarray, refused: list[int], shape: tuple) -> np.ndarray:
+    """What an atomic hands the kernel: the old values, and at each refused element the value
+    its holder wrote there."""
+    if not refused:
+        return old.reshape(shape)
+    answer = old.copy()
+    answer[refused] = values[refused]
+    return answer.reshape(shape)
