@@ -161,8 +161,14 @@ class Races:
                 self.freed[address] = program
 
     def _name(self, program: int) -> str:
+        # As the launch's grid is written: 5 in a 1-D grid, (0, 1) in a 2-D one, for every
+        # program that a message names.
         index = next(k for k, v in self.programs.items() if v == program)
-        return str(index[0]) if len(index) and not any(index[1:]) else str(index)
+        axes = max(
+            (1 + max((i for i, x in enumerate(k) if x), default=0) for k in self.programs),
+            default=1,
+        )
+        return str(index[0]) if axes == 1 else f"({', '.join(map(str, index[:axes]))})"
 
     def _first(self, addresses: list[int]) -> int:
         """The race to report: the first element of the first tensor, in the kernel's order of
