@@ -79,8 +79,10 @@ def verdict(request: Request, code: int, report: Any, said: str, cell: bool = Tr
         if head.tier == PARITY:
             lead = "Interview core solved. " if report.solved else ""
             lead += "--strict requires torch parity too: " if request.strict else "Stretch goal: "
+        title, met_by = report.mistake(head)
+        met_by = f'<br><span class="nk-dim">({prose(met_by)})</span>' if met_by else ""
         parts.append(
-            f'<p>{esc(lead)}<span class="nk-bad">✗</span> <b>{prose(head.description)}</b></p>'
+            f'<p>{esc(lead)}<span class="nk-bad">✗</span> <b>{prose(title)}</b>{met_by}</p>'
             + pre(head.message)
             + hints(head)
             + _folded(report, request.file)

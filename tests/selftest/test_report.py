@@ -209,6 +209,36 @@ def test_the_same_check_on_other_inputs_and_a_declared_owner_fold() -> None:
     assert "1 more check fails for the same reason: the same mistake, met by other checks" in text
 
 
+def test_a_failure_met_by_another_check_is_titled_for_its_mistake(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The race check passes on its own row; a values check's wider row meets the race and
+    fails for it (fail_for): the headline names the race, and which check met it."""
+    from norm_katas.doors import render
+    from norm_katas.engine.request import Request
+    from norm_katas.practice import history
+
+    race = check("test_race_free")
+    met = check("test_max_subtracted", "failed", CORE, FAIL, message="program 1 races program 0",
+                belongs="test_race_free")  # fmt: skip
+    report = make(check("test_shapes"), met, race)
+    text = verdict(report)
+    assert "✗ test race free\n    (met by another check: test max subtracted)\n" in text, text
+    kata = registry.get("layernorm")
+    page = render.verdict(Request.create(kata, report.file), 1, report, "")
+    assert "<b>test race free</b><br>" in page and "met by another check: test max" in page, page
+    data = report.to_json()
+    assert data["headline"] == "test_max_subtracted" and data["mistake"] == "test_race_free"
+    monkeypatch.setenv("NORM_KATAS_DATA", str(tmp_path))
+    report.is_stub = False
+    history.record_report(report, "practice")  # the mistake counted is the race
+    assert [e.headline for e in history.events("layernorm")] == ["test_race_free"]
+    # A failure of its own check keeps its own title.
+    assert "✗ test shapes\n    wrong\n" in verdict(
+        make(check("test_shapes", "failed", CORE, FAIL, message="wrong"), met, race)
+    )
+
+
 def test_the_notebook_groups_as_the_terminal_does() -> None:
     from norm_katas.doors import render
     from norm_katas.engine.request import Request

@@ -247,6 +247,25 @@ class Report:
         ranked = self.ranked_failures()
         return ranked[0] if ranked else None
 
+    def owner(self, check: Check) -> Check | None:
+        """The check whose mistake `check` met (its fail_for), when that is another check of
+        this report: the failure's title is that check's, though it passed on its own inputs
+        (a race that shows only past the sizes the race check runs, say)."""
+        if not check.belongs or check.belongs == check.function:
+            return None
+        return next((c for c in self.checks if c.function == check.belongs), None)
+
+    def mistake(self, check: Check) -> tuple[str, str]:
+        """A failure's title, as the headline says it: its owner's (Report.owner), with the
+        words that say which check met it, or its own title and "".
+
+        The checklist marks the owner passed (its own inputs did not show the mistake) and
+        this check failed; the headline names the mistake and where it was met."""
+        owner = self.owner(check)
+        if owner is None:
+            return check.description, ""
+        return owner.description, f"met by another check: {check.description}"
+
     def fold(self) -> Fold | None:
         """The failures as the verdict groups them under the headline (None without one)."""
         ranked = self.ranked_failures()
@@ -284,6 +303,8 @@ class Report:
             strict_solved=self.strict_solved,
             partial=self.partial,
             headline=headline.name if headline else None,
+            # The check whose mistake the headline shows: its owner's (Report.owner), or its own.
+            mistake=(self.owner(headline) or headline).function if headline else None,
             untouched=untouched(self),  # the stub as handed out: no attempt yet
             grader_errors=extra["grader_errors"],
         )

@@ -177,7 +177,7 @@ class Printer:
             self.write(f"\n{self.bold}{core}{self.reset} {goal}")
         else:
             self.write("")
-        self._failure(head)
+        self._failure(head, *report.mistake(head))
         if self.expand:
             self._expanded(failed[1:], head)
             return
@@ -200,9 +200,12 @@ class Printer:
                 f"{'s' * (len(later) != 1)} too; fix the core first{them}.{self.reset}"
             )
 
-    def _failure(self, check: Check, indent: int = 0) -> None:
+    def _failure(self, check: Check, title: str = "", met_by: str = "", indent: int = 0) -> None:
         pad = " " * indent
-        self.write(f"{pad}{self.red}✗{self.reset} {self.bold}{check.description}{self.reset}")
+        title = title or check.description
+        self.write(f"{pad}{self.red}✗{self.reset} {self.bold}{title}{self.reset}")
+        if met_by:  # another check's failure: its title above, the check that met it here
+            self.write(_indent(f"{self.dim}({met_by}){self.reset}", indent + 4))
         self.write(_indent(check.message, indent + 4))
         # Hints that fit the failure: record time chose them (choose_hints), for every kind.
         for step, hint in zip(("idea", "formula"), check.hints[: self.hints], strict=False):
