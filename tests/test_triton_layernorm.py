@@ -306,7 +306,7 @@ def test_reduction_keeps_every_row(kata, device):
 
 
 def test_reduction_race_free(kata, device):
-    """each element of dweight and dbias is updated by one program at a time (own row, atomic, lock)
+    """programs never update the same element at once: partial rows, an atomic or a lock
 
     On a GPU the programs run at the same time: a plain load, add and store into an element
     that another program also updates loses one of the updates. Triton's interpreter runs

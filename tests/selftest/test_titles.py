@@ -191,6 +191,11 @@ PROOFS: dict[tuple[str, str, str], list[str]] = {
     ],
     ("fused_add_rmsnorm", "test_race_free", "update the same element at once"): ["racy_row_split"],
     ("triton_rmsnorm", "test_race_free", "update the same element at once"): ["racy_row_split"],
+    ("triton_layernorm", "test_reduction_race_free", "update the same element at once"): [
+        "racy_accumulation",
+        "racy_tutorial_groups",
+        "forward_row_split_racy",
+    ],
     ("triton_softmax", "test_race_free", "update the same element at once"): ["racy_row_split"],
     ("batchnorm", "test_vectorized", "Python loop over channels"): ["channel_loop"],
     ("batchnorm", "test_vectorized", "samples"): ["sample_loop"],
