@@ -76,8 +76,10 @@ class Races:
             self.released(ptrs, mask)  # (the store itself races with the others' atomic_cas)
 
     def compared(self, ptrs, cmp, values, old, undo) -> np.ndarray:
-        """After an atomic_cas: a success that changed the element takes a lock on it, unless
-        it is refused (the program's first take of a lock another program used); returns what
+        """After an atomic_cas: a success that changed the element releases it where the
+        program holds it as a lock (tl.atomic_cas(lock, 1, 0)), and takes a lock on it
+        otherwise, unless that is refused (the program's first take of a lock another program
+        used); returns what
         the kernel reads. undo(ptrs, cmp, values) is the interpreter's atomic_cas, to put a
         refused element back."""
         program = self._current()
@@ -86,11 +88,15 @@ class Races:
             *(np.ravel(np.asarray(a)) for a in (ptrs, cmp, values, old))
         )
         refused = []
+        held = self.held.get(program) or []
         for i, (address, c, v, o) in enumerate(
             zip(ptrs.tolist(), cmp.tolist(), values.tolist(), old.tolist(), strict=True)
         ):
             address = int(address)
-            if o == c and v != c:
+            if o == c and v != c and address in held:  # the holder sets it back: a release
+                held.remove(address)
+                self.freed[address] = program
+            elif o == c and v != c:
                 if not self._take(program, address, "tl.atomic_cas"):
                     refused.append(i)
             elif o != c:
