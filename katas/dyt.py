@@ -37,6 +37,7 @@ The contract (interview core)
 * ``forward(x)`` returns weight · tanh(α · x) + bias with the channels on the last dim, or on
   dim 1 of an (N, C, H, W) input when ``channels_last=False``; x's shape and dtype; gradients
   reach α, weight and bias by plain autograd.
+* x is left as it was: the caller still owns it (no in-place ``x.mul_`` or ``x *= α``).
 
 Torch parity (stretch)
 ----------------------

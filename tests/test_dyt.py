@@ -23,6 +23,7 @@ from norm_katas.checks import (
     expect_close,
     expect_float64_arithmetic,
     expect_grads_close,
+    expect_input_unmodified,
     expect_like,
     expect_tensor,
     fail,
@@ -114,7 +115,7 @@ def test_alpha_inside_tanh(kata, device):
     place(layer, alpha=2.0, weight=torch.ones(8), bias=torch.zeros(8))
     x = torch.randn(4, 8, device=device) * 2
     expect_close(
-        layer(x),
+        run(layer, x),
         torch.tanh(2 * x.double()).float(),
         given=f"DyT(8) with α = 2, weight ones and bias zeros, on x {shape_of(x)}",
         judge_dtype=False,
@@ -137,7 +138,7 @@ def test_affine_after_tanh(kata, device):
     x = torch.randn(4, 8, device=device) * 2
     want = formula(x, 1.0, weight, bias, channels_last=True)
     expect_close(
-        layer(x),
+        run(layer, x),
         want.float(),
         given=f"DyT(8) with α = 1 and a random weight and bias, on x {shape_of(x)}",
         judge_dtype=False,
@@ -162,9 +163,9 @@ def test_channels_first(kata, device):
         for layer in (first, last):
             place(layer, alpha=0.7, weight=weight, bias=bias)
         x = torch.randn(x_shape, device=device) * 2
-        want = expect_tensor(last(x.permute(0, 2, 3, 1))).detach().permute(0, 3, 1, 2)
+        want = expect_tensor(run(last, x.permute(0, 2, 3, 1))).detach().permute(0, 3, 1, 2)
         expect_close(
-            first(x),
+            run(first, x),
             want,
             given=(
                 f"DyT(4, channels_last=False) on x {shape_of(x)}, against your DyT(4) on x "
@@ -197,7 +198,25 @@ def test_output_like_input(kata, device):
             name = "DyT(4, channels_last=False)" if len(x_shape) == 4 else "DyT(8)"
             name += "" if dtype == torch.float32 else ".double()"
             given = f"{name} on x {shape_of(x)}"
-            expect_like(layer(x), x, given=given)
+            expect_like(run(layer, x), x, given=given)
+
+
+def test_input_unmodified(kata, device):
+    """the input tensor is left unmodified
+
+    The caller still owns x: a residual stream, say, that is added back after the layer.
+    Scaling x in place (x.mul_(α), or x *= α on a tensor that does not require grad) saves
+    one allocation and leaves the caller with α · x where x was.
+
+    Compute α · x into a new tensor: torch.tanh(self.alpha * x), never an in-place method
+    (its name ends in an underscore) or an augmented assignment on x.
+    """
+    for layer, x_shape, name in (
+        (kata.DyT(8), (3, 5, 8), "DyT(8)"),
+        (kata.DyT(4, channels_last=False), (2, 4, 4, 4), "DyT(4, channels_last=False)"),
+    ):
+        x = torch.randn(x_shape, device=device)
+        expect_input_unmodified(layer.to(device), x, given=f"{name} on x {shape_of(x)}")
 
 
 def test_alpha_learns(kata, device):
@@ -220,7 +239,7 @@ def test_alpha_learns(kata, device):
         fail_for("test_alpha_is_one_learnable_scalar", "DyT(8).alpha is not an nn.Parameter.")
     x = torch.randn(4, 8, dtype=torch.float64, device=device) * 2
     g = x.sign()  # every term of ∂L/∂α positive: a gradient far from 0
-    expect_tensor(layer(x)).backward(g)
+    expect_tensor(run(layer, x)).backward(g)
     given = f"DyT(8) in float64 with α = 0.8, on x {shape_of(x)}"
     if alpha.grad is None:
         fail(
@@ -235,7 +254,7 @@ def test_alpha_learns(kata, device):
     for moved in (0.8 + h, 0.8 - h):
         place(layer, alpha=moved, weight=weight, bias=bias)
         with torch.no_grad():
-            loss.append((expect_tensor(layer(x)).double() * g).sum())
+            loss.append((expect_tensor(run(layer, x)).double() * g).sum())
     expect_close(
         alpha.grad.sum(),
         (loss[0] - loss[1]) / (2 * h),
@@ -265,7 +284,7 @@ def test_forward_matches_formula(kata, device):
             x = torch.randn(x_shape, dtype=dtype, device=device) * 2
             want = formula(x, 0.8, weight, bias, channels_last)
             given = f"{describe_call('DyT', c, **kwargs)} with α = 0.8 on x {shape_of(x)}"
-            expect_close(layer(x), want.to(dtype), given=given)
+            expect_close(run(layer, x), want.to(dtype), given=given)
 
 
 @pytest.mark.broad
@@ -287,7 +306,7 @@ def test_gradients_match(kata, device):
         x = torch.randn(x_shape, dtype=torch.float64, device=device) * 2
         g = torch.randn_like(x)
         xi = x.clone().requires_grad_()
-        expect_tensor(layer(xi)).backward(g)
+        expect_tensor(run(layer, xi)).backward(g)
         params = dict(layer.named_parameters())
         got = {"input": xi.grad}
         got |= {n: params[n].grad for n in ("weight", "bias") if n in params}
@@ -369,7 +388,7 @@ def test_half_precision(kata, device, dtype):
     x = torch.randn(4, 8, device=device).to(dtype)
     want = formula(x, 0.5, weight, bias, True).to(dtype)
     given = f"DyT(8).to({name}) on x {shape_of(x)}"
-    expect_close(layer(x), want, given=given, rtol=2e-2, atol=2e-2)
+    expect_close(run(layer, x), want, given=given, rtol=2e-2, atol=2e-2)
 
 
 def expect_tanh_at_unit_scale(kata, device) -> None:
@@ -379,12 +398,18 @@ def expect_tanh_at_unit_scale(kata, device) -> None:
     layer = kata.DyT(8).to(device)
     place(layer, alpha=1.0, weight=torch.ones(8), bias=torch.zeros(8))
     x = torch.randn(4, 8, device=device) * 2
-    if not values_close(layer(x), torch.tanh(x.double())):
+    if not values_close(run(layer, x), torch.tanh(x.double())):
         fail_for(
             "test_forward_matches_formula",
             f"DyT(8) with α = 1, weight ones and bias zeros, on x {shape_of(x)}: the output is "
             "not tanh(x), so the function itself is not the tanh.",
         )
+
+
+def run(layer, x):
+    """layer(x) on a copy of x where x needs no gradient: a layer that writes into its input
+    (test_input_unmodified's mistake) is compared with the formula on the x it was handed."""
+    return layer(x if x.requires_grad else x.clone())
 
 
 def place(layer, *, alpha, weight, bias):

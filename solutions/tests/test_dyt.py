@@ -118,6 +118,19 @@ def test_output_like_input(kata):
             assert y.dtype == dtype
 
 
+def test_input_unmodified(kata):
+    """The input x is left as it was, in both layouts."""
+    torch.manual_seed(0)
+    for layer, x_shape in (
+        (kata.DyT(8), (3, 5, 8)),
+        (kata.DyT(4, channels_last=False), (2, 4, 3, 5)),
+    ):
+        x = torch.randn(x_shape)
+        before = x.clone()
+        layer(x)
+        assert torch.equal(x, before)
+
+
 def test_matches_formula(kata):
     """The output is weight · tanh(α · x) + bias, on several shapes, in float32 and float64."""
     torch.manual_seed(0)

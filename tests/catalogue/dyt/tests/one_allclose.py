@@ -2,7 +2,7 @@
 
 import torch
 
-CATCHES = "alpha_default_one, tanh_then_alpha, alpha_float64, hardtanh"
+CATCHES = "alpha_default_one, tanh_then_alpha, alpha_float64, hardtanh, scales_input_in_place"
 FALSE_ALARMS = ""
 
 
