@@ -113,7 +113,7 @@ def test_outputs_like_input(kata, device):
 
 
 def test_masked_last_block(kata, device):
-    """rows that end mid-block (N = 100, 1000): every load and store stays inside its tensor
+    """every load and store stays inside its tensor (here on rows ending mid-block: N = 100, 1000)
 
     A block of 128 lanes covers a row of 100 with 28 to spare. Unmasked, those lanes read the
     next row (and past the end of x and of the residual in the last row), read past the end of

@@ -117,7 +117,7 @@ def test_gradient_shapes(kata, device):
 
 
 def test_masked_tail(kata, device):
-    """rows that end mid-block (N = 100, 1000): every load and store stays inside its tensor
+    """every load and store stays inside its tensor (here on rows ending mid-block: N = 100, 1000)
 
     A block of 128 covers a row of 100 with 28 lanes to spare. Without a mask those lanes read
     the next row, and past the end of x, dy, the weight and the bias; and store past the ends

@@ -233,10 +233,15 @@ def test_a_failure_met_by_another_check_is_titled_for_its_mistake(
     report.is_stub = False
     history.record_report(report, "practice")  # the mistake counted is the race
     assert [e.headline for e in history.events("layernorm")] == ["test_race_free"]
-    # A failure of its own check keeps its own title.
+    # A failure of its own check keeps its own title, and so does a torch-parity case of a
+    # core check's mistake: that check, and the kata, are solved.
     assert "✗ test shapes\n    wrong\n" in verdict(
         make(check("test_shapes", "failed", CORE, FAIL, message="wrong"), met, race)
     )
+    empty = check("test_empty_rank", "failed", PARITY, FAIL, message="deadlock",
+                  belongs="test_race_free")  # fmt: skip
+    text = verdict(make(race, empty))
+    assert "✗ test empty rank\n    deadlock\n" in text and "met by" not in text, text
 
 
 def test_the_notebook_groups_as_the_terminal_does() -> None:

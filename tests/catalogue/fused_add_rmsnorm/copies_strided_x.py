@@ -6,7 +6,8 @@ import triton
 
 from solutions.fused_add_rmsnorm import _fused_add_rms_norm_fwd
 
-EXPECT = "test_row_stride"
+EXPECT = "test_kernel_does_the_work"
+ALSO = "test_row_stride"
 SAYS = ".contiguous() or .clone() copies them"
 RULE = "test_kernel_does_the_work"
 

@@ -6,7 +6,8 @@ import triton
 
 from solutions.triton_rmsnorm import _rms_norm_fwd
 
-EXPECT = "test_row_stride"
+EXPECT = "test_kernel_does_the_work"
+ALSO = "test_row_stride"
 SAYS = ".contiguous() or .clone() copies them"
 RULE = "test_kernel_does_the_work"
 

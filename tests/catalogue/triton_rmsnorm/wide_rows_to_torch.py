@@ -5,8 +5,8 @@ import torch
 
 from solutions.triton_rmsnorm import rms_norm as rms_norm_kernel
 
-EXPECT = "test_wide_rows"
-ALSO = "test_race_free"
+EXPECT = "test_kernel_does_the_work"
+ALSO = "test_wide_rows, test_race_free"
 SAYS = "outside the kernel, rms_norm ran aten.pow"
 RULE = "test_kernel_does_the_work"
 
