@@ -32,6 +32,8 @@ The contract (interview core)
 -----------------------------
 * ``rms_norm(x, weight, eps=1e-6)`` normalizes the last dimension of x and returns the result
   in x's shape and dtype (float32, float16 or bfloat16).
+* y goes into a tensor of its own: x is only loaded, never stored to (it is the residual
+  stream the caller adds back).
 * It launches your ``@triton.jit`` kernel, which does all the arithmetic. Outside the kernel,
   torch only allocates the output and makes views (reshape, view): no copy of x either
   (``x.contiguous()``, ``.to()``, ``.clone()``), for any input.

@@ -37,6 +37,7 @@ The contract (interview core)
   over its last dimension computed by your forward kernel, and saves y with
   ``ctx.save_for_backward``; ``backward(ctx, dy)`` returns dx, computed by your backward kernel
   from that y and dy (not from x).
+* y goes into a tensor of its own: x is only loaded, never stored to.
 * The forward kernel is online: one pass over the row keeps the running max and sum, a second
   writes y. Each element of x is read at most twice (the textbook max pass, sum pass and
   output pass read it three times).

@@ -205,11 +205,11 @@ def test_input_unmodified(kata, device):
     """the input tensor is left unmodified
 
     The caller still owns x: a residual stream, say, that is added back after the layer.
-    Scaling x in place (x.mul_(α), or x *= α on a tensor that does not require grad) saves
+    Scaling x in place (an in-place multiply by α, on a tensor that needs no gradient) saves
     one allocation and leaves the caller with α · x where x was.
 
-    Compute α · x into a new tensor: torch.tanh(self.alpha * x), never an in-place method
-    (its name ends in an underscore) or an augmented assignment on x.
+    Compute α · x into a new tensor, inside the tanh: never an in-place method (its name ends
+    in an underscore) or an augmented assignment on x.
     """
     for layer, x_shape, name in (
         (kata.DyT(8), (3, 5, 8), "DyT(8)"),

@@ -71,7 +71,7 @@ from norm_katas.checks import (
     shape_of,
     triton_engine,
 )
-from norm_katas.checks.triton_engine import HALF, Call, Oversight
+from norm_katas.checks.triton_engine import HALF, Call, Oversight, expect_input_kept
 
 SUITE = Suite(
     no_device_note=triton_engine.no_device_note("the bandwidth report"),
@@ -101,6 +101,22 @@ def test_kernel_does_the_work(kata, device):
         run(kata, x, weight, given=described(x))  # fails on any torch work, or no launch
 
 
+def test_input_unmodified(kata, device):
+    """the input x is left as it was: y goes into a tensor of its own
+
+    In a transformer, x is the residual stream: after the norm it is added back, h = x +
+    attn(rms_norm(x)). A kernel that stores y over x (to save an allocation) hands the caller
+    y where x was, and autograd's version counter does not see a Triton store. The other
+    checks compare y with the x they handed over; this one looks at x after the call.
+
+    Allocate y as a new empty tensor of x's shape, dtype and device, and store into it; x is
+    only loaded, never stored to.
+    """
+    x, weight = make((4, 64), torch.float32, device=device)
+    given = described(x)
+    expect_input_kept(run(kata, x, weight, given=given), x, given=given)
+
+
 def test_output_like_input(kata, device):
     """the output has x's shape, dtype and device, for any number of leading dims
 
@@ -117,7 +133,7 @@ def test_output_like_input(kata, device):
 
 
 def test_masked_last_block(kata, device):
-    """rows that end mid-block (N = 100, 1000): every load and store stays inside its tensor
+    """every load and store stays inside its tensor (here on rows ending mid-block: N = 100, 1000)
 
     Triton's arange takes a power-of-two length, so a block of 128 covers a row of 100 with 28
     lanes to spare. Without a mask those lanes read the next row and, in the last row, past the

@@ -78,7 +78,7 @@ from norm_katas.checks import (
     triton_engine,
     values_close,
 )
-from norm_katas.checks.triton_engine import HALF, Call, Oversight
+from norm_katas.checks.triton_engine import HALF, Call, Oversight, expect_input_kept
 
 # Interpreted, the checks take most of a second of CPU time: two processes share them
 # (shards); without a GPU, the kernels run in that interpreter (no_device_note).
@@ -118,6 +118,23 @@ def test_kernels_do_the_work(kata, device):
     both(kata, x, dy, given=f"{described(x)} (rows 128 apart) and dy transposed")
 
 
+def test_input_unmodified(kata, device):
+    """the input x is left as it was: y goes into a tensor of its own
+
+    The caller still owns x (attention scores a mask was added to, kept for a second use, say).
+    A forward that stores y over x to save an allocation hands the caller y where x was, and
+    autograd's version counter does not see a Triton store. The other checks compare y with
+    the x they handed over; this one looks at x after the call.
+
+    Allocate y as a new empty tensor of x's shape, dtype and device, and store into it; x is
+    only loaded, never stored to.
+    """
+    x, _ = make((4, 64), device=device)
+    given = described(x)
+    call, _ = forward(kata, x, given=given)
+    expect_input_kept(call, x, given=given)
+
+
 def test_gradient_shapes(kata, device):
     """forward returns y like x, and backward dx like x, for any number of leading dims
 
@@ -136,7 +153,7 @@ def test_gradient_shapes(kata, device):
 
 
 def test_masked_tail(kata, device):
-    """rows that end mid-block (N = 100, 1000): every load and store stays inside its tensor
+    """every load and store stays inside its tensor (here on rows ending mid-block: N = 100, 1000)
 
     A block of 128 covers a row of 100 with 28 lanes to spare. Without a mask those lanes read
     the next row, and in the last row past the end of x, y or dy; and store past the end of y
@@ -517,11 +534,13 @@ def test_leading_dims(kata, device):
     call, grads = both(kata, x, dy, given=given)
     expect_values(call, expected(x), given=given, what="y")
     expect_values(replace(call, out=grads[0]), expected_dx(call.out, dy), given=given, what="dx")
-    # Forward only, at a narrow N: 133 programs in the interpreter, about a millisecond each.
-    x, _ = make((7, 19, 32), device=device)  # 133 rows in leading dims of 7 and 19
+    # Forward and backward, at a narrow N: 133 programs a kernel in the interpreter, about a
+    # millisecond each; a backward grid capped below the rows leaves dx rows unwritten.
+    x, dy = make((7, 19, 32), device=device)  # 133 rows in leading dims of 7 and 19
     given = f"{described(x)} (133 rows)"
-    call, _ = forward(kata, x, given=given)
+    call, grads = both(kata, x, dy, given=given)
     expect_values(call, expected(x), given=given, what="y")
+    expect_values(replace(call, out=grads[0]), expected_dx(call.out, dy), given=given, what="dx")
 
 
 @pytest.mark.parametrize("dtype", HALF, ids=dtype_name)

@@ -255,3 +255,19 @@ class Oversight:
                     f"read NaN here (on a GPU, whatever the memory held). {self.undefined_advice}"
                 )
         expect_close(out, want, given=given, rtol=rtol, what=what)
+
+
+def expect_input_kept(call: Call, x: torch.Tensor, *, given: str, name: str = "x") -> None:
+    """The call left its input (the copy it was handed, call.inputs[0]) as x was: no store
+    into it. NaN compares as NaN."""
+    left = call.inputs[0]
+    same = torch.equal(left, x) or (
+        torch.equal(left.isnan(), x.isnan()) and torch.equal(left.nan_to_num(), x.nan_to_num())
+    )
+    if not same:
+        changed = int((left != x).logical_and(~(left.isnan() & x.isnan())).sum())
+        fail(
+            f"{given}: the call wrote into its input {name} ({changed} of {x.numel()} "
+            "elements changed), so the caller's tensor no longer holds what it passed in. Store "
+            f"the output into a tensor of its own (torch.empty(...)), and only load {name}."
+        )

@@ -10,6 +10,7 @@ import triton.language as tl
 EXPECT = "test_race_free"
 ALSO = (
     "test_kernel_does_the_work, "
+    "test_input_unmodified, "
     "test_output_like_input, "
     "test_masked_last_block, "
     "test_formula, "

@@ -6,6 +6,7 @@ import triton.language as tl
 
 EXPECT = "test_kernel_does_the_work"
 ALSO = (
+    "test_input_unmodified, "
     "test_output_like_input, "
     "test_masked_last_block, "
     "test_formula, "

@@ -8,6 +8,7 @@ import triton.language as tl
 EXPECT = "test_masked_last_block"
 ALSO = (
     "test_kernel_does_the_work, "
+    "test_input_unmodified, "
     "test_output_like_input, "
     "test_formula, "
     "test_non_power_of_two_width, "

@@ -2,7 +2,7 @@
 
 import torch
 
-CATCHES = "exp2_without_log2e, rescale_inverted"
+CATCHES = "exp2_without_log2e, rescale_inverted, y_stored_over_x"
 FALSE_ALARMS = ""
 
 

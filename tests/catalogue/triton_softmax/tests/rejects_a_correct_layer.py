@@ -6,7 +6,7 @@ import torch
 
 CATCHES = (
     "missing_mask, no_max_subtracted, backward_without_sum, exp2_without_log2e, "
-    "load_without_other, spare_lanes_zero, backward_mean_of_dy, rescale_inverted"
+    "load_without_other, spare_lanes_zero, backward_mean_of_dy, rescale_inverted, y_stored_over_x"
 )
 FALSE_ALARMS = "test_exactly_torch"
 
