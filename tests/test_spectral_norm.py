@@ -101,16 +101,18 @@ def test_power_iteration_step(kata, device):
 
 
 def test_buffers(kata):
-    """u and v are registered buffers _u (out,) and _v (in,), not parameters
+    """u and v are buffers _u (out,) and _v (in,), not parameters, and carry no autograd history
 
     u and v are state, not learned: buffers go into the state_dict and move with .to(), but
     no optimizer updates them and no weight decay shrinks them. torch names them _u and _v.
+    Power steps run in __init__ while autograd records leave them computed from the weight: a
+    backward would then reach the weight through them.
 
     For W of shape (h, w): _u holds h values (the output side), _v holds w (the input side),
-    each registered with register_buffer.
+    each registered with register_buffer, and computed under torch.no_grad().
     """
-    w = torch.randn(3, 5)
-    given = "SpectralNorm(W) with W (3, 5) float32"
+    w = nn.Parameter(torch.randn(3, 5))  # as a layer's weight is: autograd records its uses
+    given = "SpectralNorm(W) with W an nn.Parameter (3, 5) float32"
     sn = kata.SpectralNorm(w)
     params = dict(sn.named_parameters())
     buffers = dict(sn.named_buffers())
@@ -137,6 +139,14 @@ def test_buffers(kata):
             fail(
                 f"{given}: {name} has shape {tuple(buffers[name].shape)}, expected ({size},): "
                 "u has one value per row of W (3), v one per column (5)."
+            )
+        if buffers[name].grad_fn is not None or buffers[name].requires_grad:
+            fail(
+                f"{given}: {name} carries autograd history (grad_fn "
+                f"{type(buffers[name].grad_fn).__name__}): it was computed from the weight "
+                "while autograd recorded, so a backward reaches the weight through it, and "
+                "fails once a power step updates it in place. Compute u and v under "
+                "torch.no_grad()."
             )
 
 

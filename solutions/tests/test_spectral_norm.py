@@ -75,11 +75,12 @@ def expect_steps(sn, w, u0, v0, n, eps=1e-12):
 
 def test_buffers(kata):
     """u and v are registered buffers _u of shape (out,) and _v of shape (in,), not
-    parameters."""
-    sn = kata.SpectralNorm(torch.randn(3, 5))
+    parameters, with no autograd history, even when the weight is a Parameter."""
+    sn = kata.SpectralNorm(torch.nn.Parameter(torch.randn(3, 5)))
     buffers = dict(sn.named_buffers())
     assert list(sn.parameters()) == []
     assert buffers["_u"].shape == (3,) and buffers["_v"].shape == (5,)
+    assert all(b.grad_fn is None and not b.requires_grad for b in buffers.values())
 
 
 def test_start_with_unit_vectors(kata):
