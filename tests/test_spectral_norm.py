@@ -109,7 +109,7 @@ def test_buffers(kata):
     backward would then reach the weight through them.
 
     For W of shape (h, w): _u holds h values (the output side), _v holds w (the input side),
-    each registered with register_buffer, and computed under torch.no_grad().
+    each registered with register_buffer, and computed with autograd off (a no-grad block).
     """
     w = nn.Parameter(torch.randn(3, 5))  # as a layer's weight is: autograd records its uses
     given = "SpectralNorm(W) with W an nn.Parameter (3, 5) float32"
