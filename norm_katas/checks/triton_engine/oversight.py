@@ -170,7 +170,7 @@ class Oversight:
             if Audit.strays:
                 fail_for(self.in_bounds, stray_message(given, self.stray_advice))
             if races and races.found and self.race_free:
-                fail_for(self.race_free, f"{given}: {races.found[0]}. {self.race_advice}")
+                fail_for(self.race_free, _race_message(given, races, self.race_advice))
             if message := annotations_trap(kata, e):
                 fail(message)
             raise
@@ -180,7 +180,7 @@ class Oversight:
         if Audit.strays:
             fail_for(self.in_bounds, stray_message(given, self.stray_advice))
         if races and races.found and self.race_free:
-            fail_for(self.race_free, f"{given}: {races.found[0]}. {self.race_advice}")
+            fail_for(self.race_free, _race_message(given, races, self.race_advice))
         allocated = f"a tensor {self.function} allocated"
         fills = [(s, t, SENTINEL, allocated) for s, t in watch.allocated]
         names = (name for name, _ in self.inputs)
@@ -271,3 +271,9 @@ def expect_input_kept(call: Call, x: torch.Tensor, *, given: str, name: str = "x
             "elements changed), so the caller's tensor no longer holds what it passed in. Store "
             f"the output into a tensor of its own (torch.empty(...)), and only load {name}."
         )
+
+
+def _race_message(given: str, races: Races, advice: str) -> str:
+    """The first race found, with the kata's advice unless it carries its own."""
+    found = f"{given}: {races.found[0]}."
+    return found if 0 in races.advised else f"{found} {advice}"

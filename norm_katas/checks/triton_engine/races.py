@@ -44,6 +44,9 @@ class Races:
 
     def __init__(self) -> None:
         self.found: list[str] = []  # what each race or deadlock was, for the learner
+        # Those of found that end in their own advice (stores that overlap): the kata's advice
+        # on sharing an element between programs does not fit them.
+        self.advised: set[int] = set()
         self.kernel = "the kernel"
         # addresses, program, kind, and the elements the program held as locks then
         self.chunks: list[tuple[np.ndarray, int, int, tuple[int, ...]]] = []
@@ -260,6 +263,17 @@ class Races:
             f"program {self._name(p)} {' and '.join(sorted(verbs[p], reverse=True))} it"
             for p in two
         )
+        if all(v == {"wrote"} for v in verbs.values()):  # stores only: no update is lost
+            self.advised.add(len(self.found))
+            self.found.append(
+                f"in {self.kernel}, {self._element(address)} is stored to by {len(verbs)} "
+                f"programs, and none of them reads it: {said}. On a GPU which store lands is "
+                "undefined. Two programs computing one element means their offsets overlap: an "
+                "offset that leaves out tl.program_id, or a row stride that is not this "
+                "tensor's own, so that other elements may never be written. Give each program "
+                "elements of its own, each tensor's rows at its own stride"
+            )
+            return
         self.found.append(
             f"in {self.kernel}, {self._element(address)} is shared by {len(verbs)} programs "
             f"with no atomic and no lock: {said}. On a GPU they run at the same time, so one "
