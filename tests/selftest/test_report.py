@@ -223,10 +223,13 @@ def test_a_failure_met_by_another_check_is_titled_for_its_mistake(
                 belongs="test_race_free")  # fmt: skip
     report = make(check("test_shapes"), met, race)
     text = verdict(report)
-    assert "✗ test race free\n    (met by another check: test max subtracted)\n" in text, text
+    assert (
+        "✗ test race free\n    (its own check passed; met on the inputs of: test max subtracted)\n"
+        in text
+    ), text
     kata = registry.get("layernorm")
     page = render.verdict(Request.create(kata, report.file), 1, report, "")
-    assert "<b>test race free</b><br>" in page and "met by another check: test max" in page, page
+    assert "<b>test race free</b><br>" in page and "met on the inputs of: test max" in page, page
     data = report.to_json()
     assert data["headline"] == "test_max_subtracted" and data["mistake"] == "test_race_free"
     monkeypatch.setenv("NORM_KATAS_DATA", str(tmp_path))

@@ -267,7 +267,7 @@ class Report:
         owner = self.owner(check)
         if owner is None:
             return check.description, ""
-        return owner.description, f"met by another check: {check.description}"
+        return owner.description, f"its own check passed; met on the inputs of: {check.description}"
 
     def fold(self) -> Fold | None:
         """The failures as the verdict groups them under the headline (None without one)."""
