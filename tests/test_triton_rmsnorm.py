@@ -151,7 +151,10 @@ def test_masked_last_block(kata, device):
         given = f"{described(x)} (N = {shape[-1]}, not a power of two)"
         call = run(kata, x, weight, given=given)  # fails on any access outside the tensors
         out = expect_tensor(call.out, "rms_norm")
-        if out.shape == x.shape and out.isnan().any():
+        # Interpreted, lanes a masked load left undefined are known (call.undefined_lanes): NaN
+        # from elsewhere (a buffer from torch.empty) is the value checks' to tell.
+        undefined = call.undefined_lanes or not triton_engine.INTERPRETED
+        if undefined and out.shape == x.shape and out.isnan().any():
             if call.fault:
                 pytest.skip(call.fault)
             row = int(out.isnan().nonzero()[0][0])
