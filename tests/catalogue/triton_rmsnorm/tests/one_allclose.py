@@ -3,7 +3,7 @@
 import torch
 import torch.nn.functional as F
 
-CATCHES = "weight_offset_by_row, default_eps_1e5, y_stored_over_x"
+CATCHES = "weight_offset_by_row, default_eps_1e5, y_stored_over_x, atomic_sums_in_empty"
 FALSE_ALARMS = ""
 
 
