@@ -42,6 +42,7 @@ from norm_katas.engine.report import (
 )
 from norm_katas.engine.request import Request, UsageError, resolve_device
 from norm_katas.engine.timer import CheckTimer
+from norm_katas.runtime.limits import TRITON_SLOW
 from norm_katas.runtime.loader import LearnerModule, LoadError
 
 MAX_TIMEOUTS = 2  # after this many checks hang, the learner's code loops: stop waiting
@@ -94,6 +95,7 @@ class Grading:
         self.checks: dict[str, Check] = {}
         self.timeouts = 0
         self.busy_timeouts = 0  # of them, those that used their CPU time: loops, not waits
+        self.interpreted_timeouts = 0  # of them, those in a kernel Triton's interpreter ran
         self.session: pytest.Session | None = None
         self.printer: Printer | None = None
         self.grader_errors: list[str] = []  # the grader's own failures, never the learner's
@@ -223,7 +225,7 @@ class Grading:
                 check.hints = choose_hints(hints, check.kind, check.message, self.pitfalls)
         if check.outcome == Outcome.FAILED and check.kind == TIMEOUT:
             error = call.excinfo.value if call.excinfo else None
-            self._count_timeout(getattr(error, "busy", True))
+            self._count_timeout(getattr(error, "busy", True), TRITON_SLOW in check.message)
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_setup(self, item: pytest.Item) -> Generator[None, None, None]:
@@ -274,14 +276,18 @@ class Grading:
             self.printer.erase()  # the runner says why the grading stopped
         self.json.touch()  # a sign of progress for the runner, which stops one that makes none
 
-    def _count_timeout(self, busy: bool) -> None:
-        """A check timed out: looping on the CPU (busy) or waiting idle. After a few, stop,
-        saying which the learner's code seems to do, as each check's own message did."""
+    def _count_timeout(self, busy: bool, interpreted: bool = False) -> None:
+        """A check timed out: looping on the CPU (busy) or waiting idle, `interpreted` in a
+        Triton kernel run by the interpreter. After a few, stop, saying which the learner's
+        code seems to do, as each check's own message did."""
         self.timeouts += 1
         self.busy_timeouts += busy
+        self.interpreted_timeouts += interpreted
         if self.timeouts >= MAX_TIMEOUTS and self.session is not None:
             self.session.shouldstop = "checks kept timing out"
-            if self.busy_timeouts == self.timeouts:
+            if self.interpreted_timeouts == self.timeouts:
+                seems = "to loop forever, or to be too slow for Triton's interpreter"
+            elif self.busy_timeouts == self.timeouts:
                 seems = "to loop forever"
             elif self.busy_timeouts == 0:
                 seems = "to wait forever (a sleep, or a wait for input or a lock)"

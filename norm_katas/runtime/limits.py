@@ -103,6 +103,21 @@ def learner_site(frames: Iterable[Frame]) -> Site | None:
     return None
 
 
+# A kernel past its time in Triton's interpreter: Python runs it, a program at a time.
+TRITON_SLOW = (
+    "Your kernel was running in Triton's interpreter, which executes it in Python one program "
+    "at a time, and a tl.reduce or tl.associative_scan with a combine function of your own one "
+    "element at a time: a loop that never ends, or work that is fast on a GPU but too slow "
+    "here. Prefer tl.max, tl.sum and tl.cumsum, or grade with a larger --timeout (CPU seconds "
+    "per check)."
+)
+
+
+def _interpreted(frames: list[Frame]) -> bool:
+    """Whether the stack runs through Triton's interpreter."""
+    return any(f.file.replace("\\", "/").endswith("triton/runtime/interpreter.py") for f in frames)
+
+
 def _importing(frame: Frame) -> bool:
     return frame.file.startswith("<frozen importlib")
 
@@ -320,6 +335,8 @@ class Budget:
             if by_cpu:
                 detail = f"it ran for {cpu:.1f} s of CPU time, and was still in your code at {site}"
                 advice = "An infinite loop, or a very slow Python loop over elements?"
+                if _interpreted(frames):
+                    advice = TRITON_SLOW
             else:
                 detail = (
                     f"it waited {wall:.0f} s, using only {cpu:.1f} s of CPU time, and was "

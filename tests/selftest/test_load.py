@@ -169,6 +169,24 @@ def test_time_in_an_import_torch_makes_is_not_the_learners(tmp_path: Path) -> No
     )
 
 
+def test_a_kernel_past_its_time_in_triton_s_interpreter_is_not_called_a_loop(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A tl.reduce with a combine function of the learner's runs element by element in the
+    # interpreter: the advice names the engine, not only an endless loop.
+    mine = limits.Frame(str(tmp_path / "mine.py"), 26, "_combine")
+    interpreter = limits.Frame("/x/site-packages/triton/runtime/interpreter.py", 900, "reduce")
+    budget = limits.Budget(1.0, "test_x")
+    monkeypatch.setattr(budget, "_used", lambda: (1.5, 1.5))
+    try:
+        slow = budget._verdict([mine, interpreter, mine])
+        loop = budget._verdict([mine])
+    finally:
+        budget.close()
+    assert limits.TRITON_SLOW in str(slow) and "infinite loop" not in str(slow), slow
+    assert "An infinite loop" in str(loop) and limits.TRITON_SLOW not in str(loop), loop
+
+
 def test_a_grading_that_stalls_is_told_by_where_it_was(tmp_path: Path) -> None:
     import io
 
