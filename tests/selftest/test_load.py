@@ -230,17 +230,18 @@ def test_a_timeout_says_waiting_or_looping_by_the_cpu_it_used(
         loaded = learners.Learners().load(registry.get("layernorm"), tmp_path / "mine.py")
         assert f"Does top-level code {says}?" in str(loaded), loaded
 
-    for kinds, says in (
-        ([True, True], "seems to loop forever"),
-        ([False, False], "seems to wait forever (a sleep, or a wait for input or a lock)"),
-        ([False, True], "seems never to finish"),
+    for kinds, interpreted, says in (
+        ([True, True], False, "seems to loop forever;"),
+        ([False, False], False, "seems to wait forever (a sleep, or a wait for input or a lock)"),
+        ([False, True], False, "seems never to finish"),
+        ([True, True], True, "seems to loop forever, or to be too slow for Triton's interpreter"),
     ):
         grading = SimpleNamespace(
-            timeouts=0, busy_timeouts=0, session=SimpleNamespace(shouldstop=None),
-            report=SimpleNamespace(stopped=None),
+            timeouts=0, busy_timeouts=0, interpreted_timeouts=0,
+            session=SimpleNamespace(shouldstop=None), report=SimpleNamespace(stopped=None),
         )  # fmt: skip
         for busy in kinds:
-            plugin.Grading._count_timeout(grading, busy)  # type: ignore[arg-type]
+            plugin.Grading._count_timeout(grading, busy, interpreted)  # type: ignore[arg-type]
         assert says in grading.report.stopped, grading.report.stopped
 
 
