@@ -31,6 +31,8 @@ The contract (interview core)
   normalizes the last dimension in your forward kernel, which also writes each row's mean and
   rstd into two float32 tensors of M elements, saved with ``ctx.save_for_backward``;
   ``backward(ctx, dy)`` returns ``(dx, dweight, dbias, None)``.
+* y goes into a tensor of its own: x is only loaded, never stored to (backward needs it, and
+  the caller still owns it).
 * Backward: a kernel computes dx and partial sums of dweight and dbias; the sum across rows
   ends in a kernel too. Either each program writes its own partial row of a (P, N) float32
   buffer and a second kernel sums the P rows (as Triton's tutorial does, after a lock), or the

@@ -57,7 +57,7 @@ from norm_katas.checks import (
     shape_of,
     triton_engine,
 )
-from norm_katas.checks.triton_engine import HALF, Call, Oversight
+from norm_katas.checks.triton_engine import HALF, Call, Oversight, expect_input_kept, expect_kept
 
 # Interpreted, the checks take most of a second of CPU time: two processes share them
 # (shards); without a GPU, the kernels run in that interpreter (no_device_note).
@@ -97,6 +97,23 @@ def test_kernels_do_the_work(kata, device):
     x, weight, bias, dy = make((2, 64), device=device)
     x, dy = F.pad(x, (0, 64))[:, :64], dy.t().contiguous().t()
     both(kata, x, weight, bias, dy, given=f"{described(x)} (rows 128 apart) and dy transposed")
+
+
+def test_input_unmodified(kata, device):
+    """the input x is left as it was: y goes into a tensor of its own
+
+    The caller still owns x (a residual stream that is added back after the norm), and
+    backward needs it: a forward that stores y over x to save an allocation hands the caller y
+    where x was, and autograd's version counter does not see a Triton store. The checks of
+    backward fold under this one when forward wrote into x.
+
+    Allocate y as a new empty tensor of x's shape, dtype and device, and store into it; x is
+    only loaded, never stored to.
+    """
+    x, weight, bias, _ = make((4, 64), device=device)
+    given = described(x)
+    call, _ = forward(kata, x, weight, bias, given=given)
+    expect_input_kept(call, x, given=given)
 
 
 def test_gradient_shapes(kata, device):
@@ -505,11 +522,13 @@ def forward(kata, x, weight, bias, *, given, eps=EPS) -> tuple[Call, object]:
 def both(kata, x, weight, bias, dy, *, given, eps=EPS, programs=None) -> tuple[Call, tuple]:
     """forward then backward, overseen: (the call, out = y; (dx, dweight, dbias, ...)).
     programs: run only those of each launch (interpreted), for the races alone."""
-    grads = []
+    grads, handed = [], x
 
     def call(x, weight, bias, dy):
         y, ctx = call_forward(kata.LayerNormFunction, x, weight, bias, eps)
         expect_tensor(y, "forward")
+        # x written over: backward works from the wrong x, test_input_unmodified's mistake.
+        expect_kept(x, handed, given=given, owner="test_input_unmodified")
         grads.append(call_backward(kata.LayerNormFunction, ctx, dy, given=given))
         return y
 

@@ -215,6 +215,15 @@ def test_wrapper_default_eps(kata):
     torch.testing.assert_close(kata.layer_norm(x, weight, bias), want.float(), rtol=1e-4, atol=1e-4)
 
 
+def test_x_left_as_handed(kata):
+    """forward writes y into a tensor of its own: the caller's x is left as it was."""
+    torch.manual_seed(0)
+    x = torch.randn(4, 64)
+    before = x.clone()
+    kata.LayerNormFunction.apply(x, torch.ones(64), torch.zeros(64), 1e-5)
+    assert torch.equal(x, before)
+
+
 def test_dy_left_as_handed(kata):
     """backward writes dx into a tensor of its own: the caller's dy is left as it was."""
     x, weight, bias, dy = make((3, 20), seed=19)

@@ -74,7 +74,12 @@ A suite imports what it needs from here, never from the modules.
 """
 
 from norm_katas.checks.triton_engine import mode
-from norm_katas.checks.triton_engine.oversight import Call, Oversight, expect_input_kept
+from norm_katas.checks.triton_engine.oversight import (
+    Call,
+    Oversight,
+    expect_input_kept,
+    expect_kept,
+)
 from norm_katas.checks.triton_engine.probe import HALF
 from norm_katas.checks.triton_engine.startup import prepare, start
 from norm_katas.checks.triton_engine.suites import (
@@ -105,6 +110,7 @@ __all__ = [
     "blame_strides",
     "engine",
     "expect_input_kept",
+    "expect_kept",
     "first_check",
     "no_device_note",
     "on_gpu",

@@ -260,17 +260,29 @@ class Oversight:
 def expect_input_kept(call: Call, x: torch.Tensor, *, given: str, name: str = "x") -> None:
     """The call left its input (the copy it was handed, call.inputs[0]) as x was: no store
     into it. NaN compares as NaN."""
-    left = call.inputs[0]
-    same = torch.equal(left, x) or (
-        torch.equal(left.isnan(), x.isnan()) and torch.equal(left.nan_to_num(), x.nan_to_num())
-    )
+    expect_kept(call.inputs[0], x, given=given, name=name)
+
+
+def expect_kept(
+    left: torch.Tensor, x: torch.Tensor, *, given: str, name: str = "x", owner: str | None = None
+) -> None:
+    """`left`, the copy of x a call was handed, still holds x's values; else fail (for
+    `owner`, the check named for it, where another check meets it). Callable inside an
+    overseen call: the grader's own comparison is not the learner's torch work."""
+    from torch.utils._python_dispatch import _disable_current_modes
+
+    with _disable_current_modes():  # the Watch of an overseen call: not the learner's work
+        same = torch.equal(left, x) or (
+            torch.equal(left.isnan(), x.isnan()) and torch.equal(left.nan_to_num(), x.nan_to_num())
+        )
+        changed = 0 if same else int((left != x).logical_and(~(left.isnan() & x.isnan())).sum())
     if not same:
-        changed = int((left != x).logical_and(~(left.isnan() & x.isnan())).sum())
-        fail(
+        message = (
             f"{given}: the call wrote into its input {name} ({changed} of {x.numel()} "
             "elements changed), so the caller's tensor no longer holds what it passed in. Store "
             f"the output into a tensor of its own (torch.empty(...)), and only load {name}."
         )
+        fail_for(owner, message) if owner else fail(message)
 
 
 def _race_message(given: str, races: Races, advice: str) -> str:
