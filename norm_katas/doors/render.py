@@ -49,6 +49,8 @@ def verdict(request: Request, code: int, report: Any, said: str, cell: bool = Tr
     attrs = f'data-kata="{esc(kata.name)}" data-code="{code}"'
     if head is not None:
         attrs += f' data-headline="{esc(head.function)}"'
+        if (owner := report.owner(head)) is not None:  # the mistake it shows is another's
+            attrs += f' data-mistake="{esc(owner.function)}"'
     parts = [STYLE, f'<div class="nk-verdict" {attrs}>', f"<h3>{esc(kata.title)}</h3>"]
 
     def pre(text: str) -> str:

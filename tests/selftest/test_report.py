@@ -230,6 +230,7 @@ def test_a_failure_met_by_another_check_is_titled_for_its_mistake(
     kata = registry.get("layernorm")
     page = render.verdict(Request.create(kata, report.file), 1, report, "")
     assert "<b>test race free</b><br>" in page and "met on the inputs of: test max" in page, page
+    assert 'data-headline="test_max_subtracted" data-mistake="test_race_free"' in page, page
     data = report.to_json()
     assert data["headline"] == "test_max_subtracted" and data["mistake"] == "test_race_free"
     monkeypatch.setenv("NORM_KATAS_DATA", str(tmp_path))
