@@ -99,23 +99,6 @@ def test_kernels_do_the_work(kata, device):
     both(kata, x, weight, bias, dy, given=f"{described(x)} (rows 128 apart) and dy transposed")
 
 
-def test_input_unmodified(kata, device):
-    """the input x is left as it was: y goes into a tensor of its own
-
-    The caller still owns x (a residual stream that is added back after the norm), and
-    backward needs it: a forward that stores y over x to save an allocation hands the caller y
-    where x was, and autograd's version counter does not see a Triton store. The checks of
-    backward fold under this one when forward wrote into x.
-
-    Allocate y as a new empty tensor of x's shape, dtype and device, and store into it; x is
-    only loaded, never stored to.
-    """
-    x, weight, bias, _ = make((4, 64), device=device)
-    given = described(x)
-    call, _ = forward(kata, x, weight, bias, given=given)
-    expect_input_kept(call, x, given=given)
-
-
 def test_gradient_shapes(kata, device):
     """forward returns y like x; backward returns dx like x, dweight and dbias like the weight
 
@@ -150,6 +133,23 @@ def test_masked_tail(kata, device):
         x, weight, bias, dy = make(shape, device=device)
         given = f"{described(x)} (N = {shape[-1]}, not a power of two)"
         both(kata, x, weight, bias, dy, given=given)  # fails on any access outside the tensors
+
+
+def test_input_unmodified(kata, device):
+    """the input x is left as it was: y goes into a tensor of its own
+
+    The caller still owns x (a residual stream that is added back after the norm), and
+    backward needs it: a forward that stores y over x to save an allocation hands the caller y
+    where x was, and autograd's version counter does not see a Triton store. The checks of
+    backward fold under this one when forward wrote into x.
+
+    Allocate y as a new empty tensor of x's shape, dtype and device, and store into it; x is
+    only loaded, never stored to.
+    """
+    x, weight, bias, _ = make((4, 64), device=device)
+    given = described(x)
+    call, _ = forward(kata, x, weight, bias, given=given)
+    expect_input_kept(call, x, given=given)
 
 
 def test_forward_formula(kata, device):
