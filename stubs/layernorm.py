@@ -36,6 +36,7 @@ The contract (interview core)
   ``elementwise_affine=False`` both are ``None`` (``self.register_parameter("weight", None)``).
 * ``forward(x)`` normalizes each sample over its last ``len(normalized_shape)`` dims as above,
   returning x's dtype on x's device; gradients flow by plain autograd.
+* No statistics are kept between calls: eval mode computes exactly what training does.
 
 Torch parity (stretch)
 ----------------------

@@ -33,6 +33,7 @@ The contract (interview core)
   ``elementwise_affine`` (``self.register_parameter("weight", None)``).
 * ``forward(x)`` divides each sample by the RMS of its last ``len(normalized_shape)`` dims as
   above, then scales by weight; gradients flow by plain autograd.
+* No statistic is kept between calls: eval mode computes exactly what training does.
 * The output has x's shape, dtype and device; ``.to(dtype)`` and ``.to(device)`` move the weight.
 
 Torch parity (stretch)

@@ -221,6 +221,29 @@ def test_statistics_per_sample(kata, device):
     expect_close(mine(others)[:1], alone, given=given, what="the first sample's output")
 
 
+def test_same_in_eval_mode(kata, device):
+    """eval mode divides each sample by its own root mean square, exactly as training does
+
+    RMSNorm keeps no running statistic: a model switched to eval() must give the same output
+    as in training, for any input, unlike BatchNorm.
+
+    Compute mean(x²) from x on every call, in training and in eval alike; keep none between calls.
+    """
+    # Against the layer's own output in training mode: how it normalizes is other checks'
+    # business, that eval mode does the same is this one's.
+    mine, _ = paired(kata, "RMSNorm", 8, eps=1e-6)
+    mine = mine.to(device, torch.float64)
+    mine(torch.randn(4, 8, dtype=torch.float64, device=device))  # a training call first
+    x = torch.randn(4, 8, dtype=torch.float64, device=device) * 3 + 2
+    in_eval = expect_tensor(mine.eval()(x.clone())).detach()
+    in_training = expect_tensor(mine.train()(x.clone())).detach()
+    given = (
+        f"RMSNorm(8, eps=1e-6) in eval mode, after a training call, on another x {shape_of(x)}, "
+        "against its own output in training mode"
+    )
+    expect_close(in_eval, in_training, given=given, judge_dtype=False, equal_nan=False)
+
+
 def test_zero_input(kata, device):
     """an all-zero input gives zeros, with no NaN
 

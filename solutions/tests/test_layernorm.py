@@ -118,6 +118,16 @@ def test_statistics_per_sample(kata):
     torch.testing.assert_close(layer(others)[:1], alone, rtol=1e-6, atol=1e-6)
 
 
+def test_same_in_eval_mode(kata):
+    """No statistics are kept between calls: eval mode gives what training mode gives."""
+    torch.manual_seed(0)
+    layer = kata.LayerNorm(8).double()
+    layer(torch.randn(4, 8, dtype=torch.float64))  # a training call first
+    x = torch.randn(4, 8, dtype=torch.float64) * 3 + 2
+    in_eval = layer.eval()(x.clone())
+    torch.testing.assert_close(in_eval, layer.train()(x.clone()), rtol=1e-6, atol=1e-6)
+
+
 def test_constant_input(kata):
     """A constant row has zero variance: the output is the bias, finite, not NaN."""
     mine, ref = randomised(kata, 8)

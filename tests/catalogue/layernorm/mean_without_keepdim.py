@@ -10,6 +10,7 @@ ALSO = (
     "test_from_scratch, "
     "test_vectorized, "
     "test_statistics_per_sample, "
+    "test_same_in_eval_mode, "
     "test_constant_input, "
     "test_eps_inside_sqrt, "
     "test_multidim_normalized_shape, "

@@ -12,6 +12,7 @@ ALSO = (
     "test_from_scratch, "
     "test_vectorized, "
     "test_statistics_per_sample, "
+    "test_same_in_eval_mode, "
     "test_zero_input, "
     "test_root_mean_square, "
     "test_no_mean_centring, "
