@@ -331,12 +331,24 @@ def expect_grads_close(
     given: str,
     rtol: float | None = None,
     atol: float | None = None,
+    backward: bool = False,
 ) -> None:
-    """Compare gradients by name ("input", "weight", ...); a missing gradient fails clearly."""
+    """Compare gradients by name ("input", "weight", ...); a missing gradient fails clearly.
+    backward: they are what the learner's backward returned, called directly, where a None is
+    its own answer; otherwise autograd's, where None means autograd never reached the input."""
     for name, want in expected.items():
         have = got.get(name)
         if want is not None and have is None:
-            fail(f"{given}: the gradient of {name} is None. Is it used in forward, with autograd?")
+            if backward:
+                label = "grad_x" if name == "input" else f"grad_{name}"
+                fail(
+                    f"{given}: backward returned None as {label}, where a tensor is expected: "
+                    "None says that an input takes no gradient, and this one takes one."
+                )
+            fail(
+                f"{given}: the gradient of {name} is None: autograd never reached it. Is it an "
+                "nn.Parameter (or a tensor that requires grad), used in forward through autograd?"
+            )
         if want is not None:
             expect_close(have, want, given=given, what=f"gradient of {name}", rtol=rtol, atol=atol)
 

@@ -81,7 +81,7 @@ class Harness(Description):
         """The learner's grad_x, as autograd through the built-in gives it."""
         _, (grad_x, *_) = self.run(kata, x, w, b, eps, grad_out, given=given)
         _, want = self.reference(x, w, b, eps, grad_out)
-        expect_grads_close({"input": grad_x}, {"input": want["input"]}, given=given)
+        expect_grads_close({"input": grad_x}, {"input": want["input"]}, given=given, backward=True)
 
     def expect_all_grads(
         self, kata: Any, x: torch.Tensor, w: torch.Tensor, b: torch.Tensor,
@@ -91,7 +91,7 @@ class Harness(Description):
         gives them."""
         _, grads = self.run(kata, x, w, b, 1e-5, grad_out, given=given)
         _, want = self.reference(x, w, b, 1e-5, grad_out)
-        expect_grads_close(self.named(grads), want, given=given)
+        expect_grads_close(self.named(grads), want, given=given, backward=True)
 
     def expect_like_autograd(
         self, kata: Any, x: torch.Tensor, w: torch.Tensor, b: torch.Tensor,
@@ -102,7 +102,7 @@ class Harness(Description):
         y, grads = self.run(kata, x, w, b, 1e-5, grad_out, given=given)
         want_y, want = self.reference(x, w, b, 1e-5, grad_out)
         expect_close(y, want_y, given=given)
-        expect_grads_close(self.named(grads), want, given=given)
+        expect_grads_close(self.named(grads), want, given=given, backward=True)
 
 
 def _copy(t: Any) -> Any:

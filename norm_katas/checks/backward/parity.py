@@ -44,11 +44,13 @@ class ParityChecks(Harness):
         for i, name in enumerate(self.grad_names):
             label = "grad_x" if name == "input" else f"grad_{name}"
 
-            def from_x(v: torch.Tensor, i: int = i) -> Any:
-                return self.run(kata, v, w, b, 1e-5, grad_out, given=self.describe(v))[1][i]
+            def from_x(v: torch.Tensor, i: int = i, label: str = label) -> Any:
+                grad = self.run(kata, v, w, b, 1e-5, grad_out, given=self.describe(v))[1][i]
+                return expect_tensor(grad, f"backward's {label}")
 
-            def from_grad_out(g: torch.Tensor, i: int = i) -> Any:
-                return self.run(kata, x, w, b, 1e-5, g, given=given)[1][i]
+            def from_grad_out(g: torch.Tensor, i: int = i, label: str = label) -> Any:
+                grad = self.run(kata, x, w, b, 1e-5, g, given=given)[1][i]
+                return expect_tensor(grad, f"backward's {label}")
 
             if name != "bias":
                 expect_float64_arithmetic(from_x, x, given=f"{given}: {label}")
@@ -92,7 +94,7 @@ class ParityChecks(Harness):
         y, grads = self.run_on_layout(kata, x, w, b, grad_out, given=given)
         want_y, want = self.reference(x, w, b, 1e-5, grad_out)
         expect_close(y, want_y, given=given)
-        expect_grads_close(self.named(grads), want, given=given)
+        expect_grads_close(self.named(grads), want, given=given, backward=True)
 
     def noncontiguous_grad_out(
         self, kata: Any, device: torch.device, shape: tuple, dims: tuple[int, ...], how: str
@@ -105,7 +107,7 @@ class ParityChecks(Harness):
         given = f"{self.describe(x)} with a {how} (non-contiguous) grad_out"
         _, grads = self.run_on_layout(kata, x, w, b, grad_out, given=given)
         _, want = self.reference(x, w, b, 1e-5, grad_out)
-        expect_grads_close(self.named(grads), want, given=given)
+        expect_grads_close(self.named(grads), want, given=given, backward=True)
 
     def half_precision(
         self, kata: Any, device: torch.device, dtype: torch.dtype, shape: tuple

@@ -67,7 +67,9 @@ class ValueChecks(Harness):
         given = self.describe(x)
         _, grads = self.run(kata, x, w, b, 1e-5, grad_out, given=given)
         _, want = self.reference(x, w, b, 1e-5, grad_out)
-        expect_grads_close({name: self.named(grads)[name]}, {name: want[name]}, given=given)
+        expect_grads_close(
+            {name: self.named(grads)[name]}, {name: want[name]}, given=given, backward=True
+        )
 
     def zero_weight_elements(self, kata: Any, device: torch.device, shape: tuple) -> None:
         """A weight with some elements exactly 0 (legal: torchvision's zero_init_residual starts
@@ -124,7 +126,7 @@ class ValueChecks(Harness):
             names = (*(f"grad_{n}" for n in self.tensor_names), "the None for eps")
             inputs = (*self.tensors(x, None, None), eps)
             expect_backward_shapes(result, inputs, names=names, given=given)
-            expect_grads_close({"input": result[0]}, {"input": xi.grad}, given=given)
+            expect_grads_close({"input": result[0]}, {"input": xi.grad}, given=given, backward=True)
 
     def backward_eps_inside_sqrt(self, kata: Any, device: torch.device, *shapes: tuple) -> None:
         for shape in shapes:

@@ -5,7 +5,10 @@ tests are sound."""
 import torch
 import torch.nn.functional as F
 
-CATCHES = "returns_three_grads, scales_grad_out_in_place, unbiased_variance, grad_bias_mean_not_sum"
+CATCHES = (
+    "returns_three_grads, scales_grad_out_in_place, unbiased_variance, grad_bias_mean_not_sum, "
+    "grad_bias_none"
+)
 FALSE_ALARMS = "test_saves_x_hat_rstd_and_weight"
 
 
