@@ -30,6 +30,7 @@ from norm_katas.checks import (
     expect_like,
     expect_raises,
     expect_registered_state,
+    expect_scale_in_float64,
     expect_state_dict_round_trip,
     expect_tensor,
     expect_vectorized,
@@ -328,7 +329,9 @@ def test_to_dtype(kata, device):
     expect_registered_state(mine, dtype=torch.float64, given=f"{dropout_call(p)}.to(float64)")
     x = nonzero_values(4, 8, device=device, dtype=torch.float64)
     given = f"{dropout_call(p)}.to(float64) on x {shape_of(x)}"
-    _kept_of(_run_on_copy(mine, x), x, given=given)
+    out = _run_on_copy(mine, x)
+    _kept_of(out, x, given=given)
+    expect_scale_in_float64(out, x, p, given=given)
 
 
 def test_follows_device(kata, device):

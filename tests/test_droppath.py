@@ -42,6 +42,7 @@ from norm_katas.checks import (
     expect_keep_fraction,
     expect_like,
     expect_registered_state,
+    expect_scale_in_float64,
     expect_tensor,
     expect_vectorized,
     fail,
@@ -184,6 +185,14 @@ def test_eval_is_identity(kata, device):
             rtol=0,
             atol=0,
         )
+        # Without scale_by_keep too: the original stochastic depth scaled by 1 - p at test
+        # time instead; with the scale in training or none at all, eval is the identity.
+        mine = kata.DropPath(p, scale_by_keep=False).to(device).eval()
+        given = f"DropPath({p}, scale_by_keep=False) in eval mode on x {shape_of(x)}"
+        expect_close(mine(x), x, given=given, rtol=0, atol=0)
+        given = f"drop_path(x, {p}, training=False, scale_by_keep=False) on x {shape_of(x)}"
+        out = kata.drop_path(x, p, False, scale_by_keep=False)
+        expect_close(out, x, given=given, rtol=0, atol=0)
     # drop_prob defaults to 0: training with it drops nothing and scales by 1 / (1 - 0) = 1.
     x = nonzero_values(8, 16, device=device)
     expect_close(
@@ -461,6 +470,7 @@ def test_computes_in_float64(kata, device):
         x,
         given=f"DropPath(0.1) on x {shape_of(x)}, the samples it keeps",
     )
+    expect_scale_in_float64(out, x, 0.1, given=f"DropPath(0.1) on x {shape_of(x)}")
 
 
 @pytest.mark.parity

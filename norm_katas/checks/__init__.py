@@ -98,6 +98,7 @@ from norm_katas.checks.execution import (
 )
 from norm_katas.checks.masks import (
     expect_keep_fraction,
+    expect_scale_in_float64,
 )
 from norm_katas.checks.modules import (
     MISSING,
@@ -227,6 +228,7 @@ __all__ = [
     "expect_same_grads_in_float64",
     "expect_same_parameters",
     "expect_saves_only_what_backward_needs",
+    "expect_scale_in_float64",
     "expect_several_steps_then_eval",
     "expect_stable_under_shift",
     "expect_state_dict_round_trip",

@@ -1,10 +1,11 @@
-"""Mistake: the mask is made float32 with .float(), which promotes a float16 input to float32."""
+"""Mistake: the mask is made float32 with .float(), which promotes a float16 input to float32
+and rounds a float64 input's scale 1 / (1 - p) through float32."""
 
 import torch
 
 from solutions.dropout import Dropout as Reference
 
-EXPECT = "test_half_precision"
+EXPECT = "test_to_dtype"
 
 
 class Dropout(Reference):

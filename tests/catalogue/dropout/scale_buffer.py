@@ -5,6 +5,7 @@ import torch
 from solutions.dropout import Dropout as Reference
 
 EXPECT = "test_state_dict_round_trip"
+ALSO = "test_to_dtype"
 
 
 class Dropout(Reference):

@@ -6,7 +6,7 @@ from torch import nn
 from solutions.dropout import Dropout as Reference
 
 EXPECT = "test_attributes"
-ALSO = "test_state_dict_round_trip"
+ALSO = "test_state_dict_round_trip, test_to_dtype"
 
 
 class Dropout(Reference):
