@@ -670,7 +670,7 @@ def test_several_steps_then_eval(kata, device):
             mine, ref = paired(kata, cls, 3, **kwargs)
             name = describe_call(cls, 3, **kwargs)
             expect_several_steps_then_eval(
-                mine, ref, x_shape, device=device, name=name, count=False, on_copy=True
+                mine, ref, x_shape, device=device, name=name, count=False
             )
 
 

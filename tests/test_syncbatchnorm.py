@@ -520,11 +520,11 @@ def test_running_stats_global_and_identical(kata, device):
                         local_mean, local_var = local_stats(xs[0][r])
                         suspects = {
                             "running_mean": [
-                                (old_mean, "unchanged: update it on every rank, not only on one"),
+                                (old_mean, "unchanged: update it on every rank"),
                                 (0.9 * old_mean + 0.1 * local_mean, f"rank {r}'s local mean"),
                             ],
                             "running_var": [
-                                (old_var, "unchanged: update it on every rank, not only on one"),
+                                (old_var, "unchanged: update it on every rank"),
                                 (0.9 * old_var + 0.1 * var, "the biased global variance: use "
                                  f"var * N / (N - 1) with the global count N = {N}"),
                                 (0.9 * old_var + 0.1 * var * n / (n - 1), "Bessel's correction "
@@ -1254,9 +1254,10 @@ def expect_calls(report_calls, *, given, rank, none=False, group=None):
         first = report_calls[0]
         fail(
             f"{given}: in eval mode rank {rank} called {first['name']} ({len(report_calls)} "
-            "collective(s) in all). Eval needs no communication: it normalizes with the running "
-            "statistics, which are the same on every rank already, and ranks may evaluate "
-            "different numbers of batches (a collective there would hang)."
+            "collective(s) in all). Eval needs no communication: torch's SyncBatchNorm "
+            "normalizes with the running statistics, the same on every rank already, or, "
+            "without them (track_running_stats=False), with each rank's own batch; and ranks "
+            "may evaluate different numbers of batches (a collective there would hang)."
         )
     for call_ in report_calls if group is not None else ():
         if list(call_["group"]) != list(group):

@@ -193,16 +193,15 @@ def expect_several_steps_then_eval(
     device: torch.device,
     name: str,
     count: bool = True,
-    on_copy: bool = False,
 ) -> None:
     """Three training steps on a drifting input, then eval on new data: each output, and the
     statistics after the steps, equal ref's. `name` is the layer's constructor call; `count`
-    as in expect_stats_match; with `on_copy` mine gets a copy of x (and runs first), so that
-    a layer that writes into its input changes nothing it is compared with."""
+    as in expect_stats_match. mine gets a copy of x (and runs first), so that a layer that
+    writes into its input changes nothing it is compared with."""
     mine, ref = mine.to(device), ref.to(device)
 
     def run(x: torch.Tensor) -> Any:
-        return mine(x.clone() if on_copy else x)
+        return mine(x.clone())
 
     for k in range(3):
         x = torch.randn(x_shape, device=device) * (k + 1) + 2 * k - 1

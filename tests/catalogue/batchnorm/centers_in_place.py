@@ -8,7 +8,7 @@ from solutions.batchnorm import BatchNorm1d as Reference1d
 from solutions.batchnorm import BatchNorm2d as Reference2d
 
 EXPECT = "test_input_unmodified"
-ALSO = "test_running_stats_no_autograd_history, test_gradients_match, test_several_steps_then_eval"
+ALSO = "test_running_stats_no_autograd_history, test_gradients_match"
 
 
 class InPlace:
