@@ -138,7 +138,7 @@ def test_sublayer_input(kata, device):
     for kind in ("PreNormResidual", "PostNormResidual"):
         sub = RecordingLinear(8)
         unit = residual(kata, kind, 8, sub).to(device)
-        unit(x)
+        unit(x.clone())  # a copy: what the sublayer must see is computed from x as it was
         given = f"{kind}(8, sublayer) on x {shape_of(x)}"
         if sub.seen is None:
             fail(f"{given}: forward never called the sublayer.")
@@ -166,7 +166,7 @@ def test_residual_path_is_x(kata, device):
         nn.init.zeros_(sub.inner.bias)
         unit = residual(kata, kind, 8, sub).to(device)
         given = f"{kind}(8, sublayer returning zeros) on x {shape_of(x)}"
-        out = unit(x)
+        out = unit(x.clone())
         normed = layer_norm(x, unit).detach()
         expected = x if kind == "PreNormResidual" else normed
         # Where the sublayer was handed what the other wiring hands it, the wrapper is wired
@@ -652,7 +652,7 @@ def test_dropout_placement(kata, device):
         mine, ref = block_pair(kata, norm_first, dropout=0.5)
         mine, ref = mine.to(device), ref.to(device)
         x = torch.randn(2, 5, D, device=device)
-        skip_unless_close(mine.eval()(x), ref.eval()(x), "the block's eval-mode output")
+        skip_unless_close(mine.eval()(x.clone()), ref.eval()(x), "the block's eval-mode output")
         for block in (mine, ref):
             block.self_attn.dropout = 0.0  # dropout on the attention weights is torch's own
             block.dropout1, block.dropout, block.dropout2 = (FixedMask(i, 0.5) for i in (1, 2, 3))
@@ -661,7 +661,7 @@ def test_dropout_placement(kata, device):
             f"{block_name(norm_first, 0.5)} in train mode with fixed dropout masks, "
             f"on x {shape_of(x)}"
         )
-        out = mine(x)
+        out = mine(x.clone())
         if not any(m.calls for m in (mine.dropout1, mine.dropout, mine.dropout2)):
             fail(
                 f"{given}: forward called none of the modules dropout1, dropout and dropout2, "
