@@ -11,6 +11,8 @@ from typing import Any
 import torch
 
 from norm_katas.checks.backward.harness import Harness
+from norm_katas.checks.comparisons import expect_grads_close, values_close
+from norm_katas.runtime.outcomes import fail_for
 
 
 class TermChecks(Harness):
@@ -31,7 +33,24 @@ class TermChecks(Harness):
         v = _orthogonal(torch.randn_like(x), x_hat, [dims, others])
         grad_out = v / self.along_features(w, x)
         said = f"with grad_out · weight of mean 0 and orthogonal to x̂ {self.constant}"
-        self.expect_grad_x(kata, x, w, b, eps, grad_out, given=f"{self.describe(x, eps)} {said}")
+        given = f"{self.describe(x, eps)} {said}"
+        _, (grad_x, *_) = self.run(kata, x, w, b, eps, grad_out, given=given)
+        # grad_out · weight itself: the weight is there, the factor rstd that x̂ carries is not,
+        # the scale that test_backward_eps_inside_sqrt judges.
+        _, want = self.reference(x, w, b, eps, grad_out)
+        if (
+            isinstance(grad_x, torch.Tensor)
+            and grad_x.shape == v.shape
+            and values_close(grad_x, v)
+            and not values_close(want["input"], v)
+        ):
+            fail_for(
+                "test_backward_eps_inside_sqrt",
+                f"{given}: grad_x is grad_out · weight itself, where it is that times the "
+                "1/√(… + ε) that forward divides by: x̂ carries that factor, and so does every "
+                "gradient through it.",
+            )
+        expect_grads_close({"input": grad_x}, {"input": want["input"]}, given=given, backward=True)
 
     def grad_x_through_the_mean(self, kata: Any, device: torch.device, shape: tuple) -> None:
         """grad_out · weight constant wherever one mean is taken: grad_x is zero."""
@@ -47,7 +66,9 @@ class TermChecks(Harness):
         every element instead of within each statistic's elements shows."""
         x, w, b = self.inputs(*shape, device=device)
         factor = torch.randn(self.per_statistic(x), dtype=x.dtype, device=device) + 2
-        self.grad_x_along_x_hat(kata, x, w, b, factor)
+        # A tiny eps: with 1e-5 autograd's grad_x here is about 1e-5, not zero, and a backward
+        # that leaves eps out of its scale (test_backward_eps_inside_sqrt's mistake) gave zero.
+        self.grad_x_along_x_hat(kata, x, w, b, factor, eps=1e-10)
 
     def grad_x_along_x_hat(
         self, kata: Any, x: torch.Tensor, w: torch.Tensor, b: torch.Tensor,

@@ -7,7 +7,7 @@ import torch.nn.functional as F
 CATCHES = (
     "returns_three_grads, scales_grad_out_in_place, unbiased_variance, "
     "grad_bias_mean_not_sum, grad_x_without_weight, missing_mean_term, missing_variance_term,"
-    " variance_term_over_every_row, mean_term_over_the_batch, grad_bias_none"
+    " variance_term_over_every_row, mean_term_over_the_batch, grad_bias_none, grad_x_without_rstd"
 )
 FALSE_ALARMS = ""
 
