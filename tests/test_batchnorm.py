@@ -47,6 +47,7 @@ from norm_katas.checks import (
     expect_state_dict_round_trip,
     expect_stats_match,
     expect_stats_without_history,
+    expect_tensor,
     expect_unscaled,
     expect_vectorized_in_both_modes,
     fail,
@@ -256,6 +257,7 @@ def test_batchnorm1d_reduces_over_n_l(kata, device):
     x = torch.randn(4, 3, 7, device=device, dtype=torch.float64)
     mine = kata.BatchNorm1d(3).to(device, torch.float64)
     expect_channel_statistics(mine, x, given=f"BatchNorm1d(3) in training mode on x {shape_of(x)}")
+    expect_variance_of_the_channel(kata.BatchNorm1d, x, device=device)
 
 
 def test_batchnorm2d_reduces_over_n_h_w(kata, device):
@@ -272,6 +274,7 @@ def test_batchnorm2d_reduces_over_n_h_w(kata, device):
     x = torch.randn(4, 3, 5, 6, device=device, dtype=torch.float64)
     mine = kata.BatchNorm2d(3).to(device, torch.float64)
     expect_channel_statistics(mine, x, given=f"BatchNorm2d(3) in training mode on x {shape_of(x)}")
+    expect_variance_of_the_channel(kata.BatchNorm2d, x, device=device)
 
 
 def test_momentum_direction(kata, device):
@@ -843,6 +846,48 @@ def expect_channel_statistics(layer, x, *, given, probe=1):
         owner,
         f"{given}: {said}; expected all {moved.shape[1]} outputs of channel {probe} (its mean "
         "and variance are the whole channel's, over the batch and every position) and no other.",
+    )
+
+
+def expect_variance_of_the_channel(cls, x, *, device):
+    """The variance a training step divides by is the spread of the channel's values over the
+    batch and every position together: read off the output of BatchNorm(C, eps=1e-10, affine=False),
+    (x − μ_c) / y = σ_c, and compared with the variance over all m values, over m or m − 1
+    (which of the two is test_biased_variance_in_training's to judge). An average of
+    per-position (or per-sample) variances misses the spread between them."""
+    # Positions whose means differ: the spread between them is what a per-position variance
+    # leaves out.
+    x = x + torch.arange(x[0, 0].numel(), dtype=x.dtype, device=device).reshape(x.shape[2:])
+    layer = cls(x.shape[1], eps=1e-10, affine=False).to(device, torch.float64).train()
+    y = expect_tensor(layer(x.clone())).detach()
+    if y.shape != x.shape:
+        return  # test_output_like_input's mistake
+    dims = [0, *range(2, x.dim())]
+    centred = x - x.mean(dims, keepdim=True)
+    m = centred[:, 0].numel()
+    var = centred.square().mean(dims)
+    mine = (centred.square().sum(dims) / (y * centred).sum(dims)).square()  # σ_c², read off y
+    if (
+        torch.isclose(mine, var, rtol=1e-6).all()
+        or torch.isclose(mine, var * m / (m - 1), rtol=1e-6).all()
+    ):
+        return
+    c = int((~torch.isclose(mine, var, rtol=1e-6)).nonzero()[0])
+    name = "BatchNorm2d" if x.dim() == 4 else "BatchNorm1d"
+    over = "N, H and W" if x.dim() == 4 else "N and L"
+    owner = (
+        "test_batchnorm2d_reduces_over_n_h_w"
+        if x.dim() == 4
+        else "test_batchnorm1d_reduces_over_n_l"
+    )
+    fail_for(
+        owner,
+        f"{name}({x.shape[1]}, eps=1e-10, affine=False) in training mode on x {shape_of(x)}, whose "
+        f"positions have different means: channel {c} was divided by √{mine[c].item():.6g} (read "
+        f"off its output), where the variance of its {m} values over {over} together is "
+        f"{var[c].item():.6g} ({(var[c] * m / (m - 1)).item():.6g} over m − 1). An average of "
+        "per-position variances leaves out the spread between the positions: take the variance "
+        "over all of them at once.",
     )
 
 

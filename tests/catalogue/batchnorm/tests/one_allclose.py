@@ -4,7 +4,7 @@ training mode."""
 import torch
 from torch import nn
 
-CATCHES = "unbiased_variance, reduces_over_batch_only_2d, eps_outside_sqrt"
+CATCHES = "unbiased_variance, reduces_over_batch_only_2d, eps_outside_sqrt, variance_per_position"
 FALSE_ALARMS = ""
 
 
