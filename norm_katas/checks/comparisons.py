@@ -9,7 +9,7 @@ from typing import Any
 
 import torch
 
-from norm_katas.runtime.outcomes import fail
+from norm_katas.runtime.outcomes import fail, fail_for
 
 # (rtol, atol) per dtype for forward outputs on the CPU. Two correct formulas differ by a few
 # ulps; the mistakes the checks hunt for are orders of magnitude larger. float64 gets float32's
@@ -107,6 +107,7 @@ def expect_eps_in_the_root(
     *,
     name: Callable[[float], str],
     given: str,
+    formula_check: str = "test_forward_matches_torch",
 ) -> None:
     """The learner's normalization with eps (make(eps), built without affine) gives torch's
     output on x (reference(x, eps)): eps added to the variance, or the mean square, inside
@@ -129,6 +130,10 @@ def expect_eps_in_the_root(
     if values_close(expect_tensor(make(0.0)(unit.clone())), reference(unit, 0.0)):
         expect_close(got, want, given=said, judge_dtype=False, judge_shape=False)
         return
+    # The premise of judging eps that way: without eps the layer divides by a statistic's
+    # square root, so its output on 2x is its output on x. One that divides by the variance
+    # itself (no square root) is the formula's mistake, and eps cannot be read off it.
+    expect_scale_free(make(0.0), unit, given=f"{name(0.0)} on {given}", owner=formula_check)
     doubled = expect_tensor(make(eps)(2 * x)).detach()
     quartered = expect_tensor(make(eps / 4)(x.clone())).detach()
     expect_close(
@@ -144,6 +149,26 @@ def expect_eps_in_the_root(
         judge_dtype=False,
         judge_shape=False,
         equal_nan=False,
+    )
+
+
+def expect_scale_free(
+    run: Callable[[torch.Tensor], Any], x: torch.Tensor, *, given: str, owner: str
+) -> None:
+    """run (a normalization without eps) gives the same output on 3x as on x: it divides by a
+    square root of a statistic that scales as x² (a variance, a mean square), whatever that
+    statistic's divisor. Otherwise the division itself is wrong (by the variance, not its
+    root), the mistake of the check `owner`, which a check that reads a divisor or eps off
+    the outputs cannot see past."""
+    once = expect_tensor(run(x.clone())).detach()
+    thrice = expect_tensor(run(3 * x)).detach()
+    if once.shape == thrice.shape and values_close(thrice, once):
+        return
+    fail_for(
+        owner,
+        f"{given}: the output on 3x differs from the output on x, so it is not x − μ divided by "
+        "a standard deviation (or x by a root mean square), which both scale with x: divide by "
+        "the square root of the statistic plus eps, not by the statistic itself.",
     )
 
 

@@ -5,7 +5,7 @@ from torch import nn
 
 CATCHES = (
     "int_shape_stored, forgets_keepdim, mean_without_keepdim, normalizes_over_batch, no_eps, "
-    "unbiased_variance, eps_default_from_bert"
+    "unbiased_variance, eps_default_from_bert, no_square_root"
 )
 FALSE_ALARMS = ""
 
