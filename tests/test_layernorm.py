@@ -202,7 +202,16 @@ def test_constant_input(kata, device):
     mine, ref = paired(kata, "LayerNorm", 8)
     mine, ref = mine.to(device), ref.to(device)
     x = torch.full((3, 8), 2.5, device=device)
-    expect_close(mine(x.clone()), ref(x).detach(), given="LayerNorm(8) on a constant input")
+    given = "LayerNorm(8), its weight and bias random, on a constant input"
+    got = expect_tensor(mine(x.clone())).detach()
+    if got.shape == x.shape and values_close(got, (ref.bias * ref.weight).detach().expand_as(x)):
+        # x̂ is 0 and finite, as this check asks: the shift went in before the scale.
+        fail_for(
+            "test_forward_matches_torch",
+            f"{given}: the output is bias · weight, so the shift is added before the scale, "
+            "(x̂ + bias) · weight; torch's is x̂ · weight + bias.",
+        )
+    expect_close(got, ref(x).detach(), given=given)
 
 
 def test_biased_variance(kata, device):
