@@ -483,7 +483,7 @@ def test_eval_uses_running_stats(kata, device):
         expected = normalized_by_running_stats(x, ref, eps)
         call = describe_call(cls, 4, **({"eps": eps} if eps != 1e-5 else {}))
         given = f"{call} in eval mode, with random running statistics, on x {shape_of(x)}"
-        got = mine(x.clone())
+        got = eval_output(mine, x, expected, given=given)
         expect_close(got, expected, given=given, judge_dtype=False)
         expect_close(got, ref(x).detach(), given=given, judge_dtype=False)
 
@@ -889,6 +889,28 @@ def expect_variance_of_the_channel(cls, x, *, device):
         "per-position variances leaves out the spread between the positions: take the variance "
         "over all of them at once.",
     )
+
+
+def eval_output(mine, x, expected, *, given):
+    """mine(x) in eval mode; where it is not `expected` and the call changed a running
+    statistic first, that is test_eval_leaves_running_stats_unchanged's mistake: the layer
+    did normalize with its running statistics, after updating them."""
+    before = {name: b.detach().clone() for name, b in mine.named_buffers()}
+    got = expect_tensor(mine(x.clone()))
+    if got.shape == x.shape and not values_close(got, expected):
+        changed = [
+            name
+            for name, b in mine.named_buffers()
+            if name in before
+            and not (b.shape == before[name].shape and torch.equal(b, before[name]))
+        ]
+        if changed:
+            fail_for(
+                "test_eval_leaves_running_stats_unchanged",
+                f"{given}: the call changed {', '.join(changed)} before normalizing with them: "
+                "eval mode leaves the running statistics as they are, updated in training only.",
+            )
+    return got
 
 
 @SUITE.perf
