@@ -239,6 +239,15 @@ def test_draws_per_sample_not_per_batch(kata, device):
     # 256 independent draws at p = 0.5 agree with probability 2^-255 (and 1024 per element, the
     # mask test_whole_sample_dropped rejects, with 2^-1023).
     if kept.all() or not kept.any():
+        out = expect_tensor(kata.DropPath(0.5).to(device)(x.clone())).detach()
+        if kept.all() and out.shape == x.shape and torch.equal(out, x):
+            # Not one draw for all: no draw at all, the identity of eval mode.
+            fail_for(
+                "test_keep_fraction",
+                f"{given}: the output is x itself, every sample kept and none scaled, as in "
+                "eval mode: in training (self.training) each sample is dropped with "
+                "probability drop_prob.",
+            )
         what = "kept" if kept.all() else "dropped"
         fail(f"{given}: all 256 samples were {what} together; each sample needs its own draw.")
 
@@ -260,6 +269,12 @@ def test_keep_fraction(kata, device):
         out = shaped_like(kata.DropPath(p).to(device)(x.clone()), x, given=given)
         # Survivors only: how they are scaled is test_survivors_scaled's business.
         kept = (out.detach() != 0).flatten().cpu()
+        if kept.all() and torch.equal(out.detach(), x):
+            fail(
+                f"{given}: the output is x itself, every sample kept and none scaled, as in "
+                "eval mode: in training (self.training) each sample is dropped with "
+                "probability drop_prob."
+            )
         if kept.all() or not kept.any():  # 40,000 independent draws never agree
             what = "kept" if kept.all() else "dropped"
             fail_for(

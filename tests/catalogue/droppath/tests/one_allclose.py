@@ -3,7 +3,9 @@ output, on one input."""
 
 import torch
 
-CATCHES = "drops_in_place, per_element_mask, scales_by_drop_prob, never_scales"
+CATCHES = (
+    "drops_in_place, per_element_mask, scales_by_drop_prob, never_scales, module_ignores_training"
+)
 FALSE_ALARMS = ""
 
 
