@@ -43,8 +43,9 @@ The contract (interview core)
 * ``TransformerEncoderBlock(d_model, nhead, dim_feedforward=2048, dropout=0.1,
   norm_first=False)`` with the submodule names of ``nn.TransformerEncoderLayer``: ``self_attn``
   (``nn.MultiheadAttention(d_model, nhead, dropout=dropout)``), ``linear1`` (d_model →
-  dim_feedforward), ``dropout``, ``linear2`` (back to d_model), ``norm1``, ``norm2``,
-  ``dropout1``, ``dropout2``, and the attribute ``norm_first``.
+  dim_feedforward), ``dropout``, ``linear2`` (back to d_model), ``norm1``, ``norm2``
+  (``nn.LayerNorm(d_model)``, with torch's eps of 1e-5), ``dropout1``, ``dropout2``, and the
+  attribute ``norm_first``.
 * ``forward(x)`` on (batch, seq, d_model): after ``load_state_dict`` from an
   ``nn.TransformerEncoderLayer(..., batch_first=True, norm_first=...)`` it matches that layer
   for both wirings; dropout is active in training and off in eval.

@@ -220,8 +220,9 @@ def test_block_submodules(kata):
 
     self_attn is an nn.MultiheadAttention over d_model, nhead heads, the block's dropout and
     the batch first; linear1 maps d_model to dim_feedforward and linear2 maps it back; norm1
-    and norm2 are LayerNorms over d_model; dropout, dropout1 and dropout2 are nn.Dropout
-    modules at the block's rate; and the block keeps norm_first as an attribute.
+    and norm2 are LayerNorms over d_model with torch's eps, 1e-5; dropout, dropout1 and
+    dropout2 are nn.Dropout modules at the block's rate; and the block keeps norm_first as an
+    attribute.
     """
     explicit = {"dim_feedforward": 32, "dropout": 0.3, "norm_first": True}
     for kwargs, (ff, p, norm_first) in ((explicit, (32, 0.3, True)), ({}, (2048, 0.1, False))):
@@ -249,6 +250,13 @@ def test_block_submodules(kata):
             norm = getattr(block, name, None)
             if not isinstance(norm, nn.LayerNorm) or tuple(norm.normalized_shape) != (16,):
                 fail(f"{given}.{name} should be nn.LayerNorm(16), got {norm}.")
+            # torch's layer_norm_eps: another eps (1e-6, BERT's 1e-12) shows in the outputs
+            # only by parts in 1e5 or less, where a comparison's tolerance can let it pass.
+            if norm.eps != 1e-5:
+                fail(
+                    f"{given}.{name} has eps={norm.eps:g}, expected 1e-5: torch's "
+                    "TransformerEncoderLayer builds its norms with layer_norm_eps=1e-5."
+                )
         for name in ("dropout", "dropout1", "dropout2"):
             drop = getattr(block, name, None)
             if not isinstance(drop, nn.Module) or getattr(drop, "p", None) != p:
