@@ -104,6 +104,12 @@ def test_parameters(kata):
         given = describe_call("GroupNorm", *args)
         if set(have) != set(want):
             fail(f"{given} has parameters {sorted(have)}, expected {sorted(want)}.")
+        groups, channels = getattr(mine, "num_groups", None), getattr(mine, "num_channels", None)
+        if (groups, channels) == (args[1], args[0]):
+            fail(
+                f"{given} keeps num_groups = {groups} and num_channels = {channels}: the two "
+                "are swapped. torch's order is GroupNorm(num_groups, num_channels, eps, affine)."
+            )
         for name, p in want.items():
             if have[name].shape != p.shape:
                 fail(

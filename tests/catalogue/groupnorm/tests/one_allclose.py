@@ -8,7 +8,7 @@ from torch import nn
 CATCHES = (
     "forgets_to_reshape_back, stats_over_batch, unbiased_variance, "
     "channels_only_per_position, group_size_for_count, variance_per_channel, "
-    "groups_wrong_axis"
+    "groups_wrong_axis, arguments_swapped"
 )
 FALSE_ALARMS = ""
 

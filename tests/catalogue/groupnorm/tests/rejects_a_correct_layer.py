@@ -9,7 +9,7 @@ from torch import nn
 CATCHES = (
     "affine_per_group, gamma_beta_names, eps_tensor_in_state_dict, forgets_to_reshape_back, "
     "stats_over_batch, unbiased_variance, channels_only_per_position, group_size_for_count, "
-    "variance_per_channel, groups_wrong_axis, eps_outside_sqrt"
+    "variance_per_channel, groups_wrong_axis, eps_outside_sqrt, arguments_swapped"
 )
 FALSE_ALARMS = "test_indivisible_message"
 

@@ -3,7 +3,7 @@
 
 import torch
 
-CATCHES = "forgets_to_reshape_back"
+CATCHES = "forgets_to_reshape_back, arguments_swapped"
 FALSE_ALARMS = ""
 
 
