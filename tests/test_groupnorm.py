@@ -56,6 +56,7 @@ from norm_katas.checks import (
     shape_of,
     torch_initialised,
     values_close,
+    without_affine,
 )
 
 SUITE = Suite()
@@ -241,10 +242,10 @@ def test_biased_variance(kata, device):
     σ² = (1/m) Σ (x − μ)² over the group's m = (C/G)·H·W values: divide by m, not m − 1.
     """
     x = torch.tensor([[[1.0], [2.0], [4.0], [7.0]]], dtype=torch.float64, device=device)
-    mine = kata.GroupNorm(1, 4, eps=0.0, affine=False).to(device, torch.float64)
     given = (
         "GroupNorm(1, 4, eps=0, affine=False) on the one sample x = [1, 2, 4, 7] (shape (1, 4, 1))"
     )
+    mine = affine_off(kata, 1, 4, eps=0.0, given=given).to(device, torch.float64)
     got = expect_tensor(mine(x.clone()))
     if not values_close(got, group_norm_f64(x, 1, 0.0)):
         # The variance is read off one group of all four channels: a layer whose groups are
@@ -273,11 +274,11 @@ def test_one_and_c_groups(kata, device):
     # Which values form a group, read off which outputs move when one input does (through the
     # group's mean and variance): how the group is normalized is other checks' business.
     x = torch.randn(3, 6, 4, 5, dtype=torch.float64, device=device) * 2 + 1
-    one = kata.GroupNorm(1, 6, eps=0.0, affine=False).to(device, torch.float64)
     given = f"GroupNorm(1, 6, eps=0, affine=False) on x {shape_of(x)}"
+    one = affine_off(kata, 1, 6, eps=0.0, given=given).to(device, torch.float64)
     expect_group(one, x, 2, range(6), given=given)
-    each = kata.GroupNorm(6, 6, eps=0.0, affine=False).to(device, torch.float64)
     given = f"GroupNorm(6, 6, eps=0, affine=False) on x {shape_of(x)}"
+    each = affine_off(kata, 6, 6, eps=0.0, given=given).to(device, torch.float64)
     for channel in (0, 4):
         expect_group(each, x, channel, [channel], given=given)
 
@@ -297,8 +298,8 @@ def test_groups_are_contiguous_channels(kata, device):
     # without one, a group of two values (a layer that groups channels at each position
     # apart, one check's mistake) normalizes to ±1 whatever they are, and would not move.
     x = torch.randn(2, 6, 5, dtype=torch.float64, device=device)
-    mine = kata.GroupNorm(3, 6, affine=False).to(device, torch.float64)
     given = f"GroupNorm(3, 6, affine=False) on x {shape_of(x)}"
+    mine = affine_off(kata, 3, 6, given=given).to(device, torch.float64)
     expect_group(mine, x, 0, [0, 1], given=given, positions=False)
     expect_group(mine, x, 3, [2, 3], given=given, positions=False)
 
@@ -313,7 +314,8 @@ def test_eps_inside_sqrt(kata, device):
     """
 
     def make(eps):
-        return kata.GroupNorm(2, 4, eps=eps, affine=False).to(device, torch.float64)
+        given = describe_call("GroupNorm", 2, 4, eps=eps, affine=False)
+        return affine_off(kata, 2, 4, eps=eps, given=given).to(device, torch.float64)
 
     def name(eps):
         return describe_call("GroupNorm", 2, 4, eps=eps, affine=False)
@@ -366,8 +368,8 @@ def test_numerically_stable(kata, device):
     Centre first, then average the squares: xc = g - mean; var = mean(xc²).
     """
     x = 1000 + torch.randn(4, 8, 64, device=device)
-    mine = kata.GroupNorm(2, 8, affine=False).to(device)
     given = f"GroupNorm(2, 8, affine=False) on x = 1000 + randn {shape_of(x)}"
+    mine = affine_off(kata, 2, 8, given=given).to(device)
     expect_stable_under_shift(mine, x, 1000, given=given)
 
 
@@ -638,6 +640,13 @@ def expect_group(layer, x, channel, group, *, given, positions=True):
             "of its group (whose mean and variance it moves, over all their positions), and "
             "no other."
         )
+
+
+def affine_off(kata, *args, given, **kwargs):
+    """kata.GroupNorm(*args, affine=False, **kwargs), for a check of the normalization alone: a
+    forward that fails on its None weight or bias is test_no_affine's mistake."""
+    layer = kata.GroupNorm(*args, affine=False, **kwargs)
+    return without_affine(layer, given=given, owner="test_no_affine")
 
 
 @SUITE.perf

@@ -121,6 +121,7 @@ from norm_katas.checks.modules import (
     place_state,
     place_torch_state,
     torch_initialised,
+    without_affine,
 )
 from norm_katas.checks.running_stats import (
     MODES,
@@ -265,4 +266,5 @@ __all__ = [
     "torch_initialised",
     "values_close",
     "weight_of_batch",
+    "without_affine",
 ]

@@ -382,3 +382,29 @@ def expect_registered_state(module: nn.Module, *, dtype: torch.dtype, given: str
     for name, t in module.state_dict().items():
         if t.is_floating_point() and t.dtype != dtype:
             fail(f"{given}: after .to({_fmt(dtype)}), {name} is still {_fmt(t.dtype)}.")
+
+
+def without_affine(layer: nn.Module, *, given: str, owner: str) -> nn.Module:
+    """layer, built without its affine step (affine=False, elementwise_affine=False) so that a
+    check sees the normalization alone, with its forward guarded: an error about None there
+    (self.weight.view on None, None * x̂) is the mistake of `owner`, the check of that
+    setting, not of the check that needed the setting."""
+    from norm_katas.checks.autograd import learner_line
+
+    forward = layer.forward
+
+    def guarded(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return forward(*args, **kwargs)
+        except (AttributeError, TypeError) as e:
+            if "NoneType" not in str(e):
+                raise
+            fail_for(
+                owner,
+                f"{given}: your code raised {type(e).__name__}: {e}{learner_line(e)}. Without "
+                "the affine step weight and bias are None, and forward skips the scale and "
+                "shift; this check builds the layer so to see the normalization alone.",
+            )
+
+    layer.forward = guarded  # type: ignore[method-assign]
+    return layer
