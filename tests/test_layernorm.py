@@ -49,6 +49,7 @@ from norm_katas.checks import (
     shape_of,
     torch_initialised,
     values_close,
+    without_affine,
 )
 
 SUITE = Suite()
@@ -222,7 +223,7 @@ def test_biased_variance(kata, device):
     Var[x] = (1/D) Σ (x − μ)² over the normalized dims: divide by D, not D − 1.
     """
     x = torch.tensor([[1.0, 2.0, 4.0, 7.0]], dtype=torch.float64, device=device)
-    ln = kata.LayerNorm(4, eps=0.0, elementwise_affine=False).to(device, torch.float64)
+    ln = affine_off(kata, 4, eps=0.0).to(device, torch.float64)
     mean = x.mean(-1, keepdim=True)
     expected = (x - mean) / ((x - mean) ** 2).mean(-1, keepdim=True).sqrt()
     given = "LayerNorm(4, eps=0) on x = [1, 2, 4, 7]"
@@ -244,7 +245,7 @@ def test_eps_inside_sqrt(kata, device):
     """
 
     def make(eps):
-        return kata.LayerNorm(8, eps=eps, elementwise_affine=False).to(device, torch.float64)
+        return affine_off(kata, 8, eps=eps).to(device, torch.float64)
 
     def name(eps):
         return describe_call("LayerNorm", 8, eps=eps, elementwise_affine=False)
@@ -331,7 +332,7 @@ def test_numerically_stable(kata, device):
     Centre first, then average the squares: xc = x - mean; var = mean(xc²).
     """
     x = 1000 + torch.randn(16, 256, device=device)
-    ln = kata.LayerNorm(256, elementwise_affine=False).to(device)
+    ln = affine_off(kata, 256).to(device)
     given = f"LayerNorm(256) on x = 1000 + randn {shape_of(x)}"
     expect_stable_under_shift(ln, x, 1000, given=given)
 
@@ -565,6 +566,15 @@ def flat_twin(kata, ref):
     flat = kata.LayerNorm((d,))  # a tuple: an int normalized_shape is test_parameters' business
     place_torch_state(flat, twin, given=f"LayerNorm(({d},))", initial=fresh)
     return flat
+
+
+def affine_off(kata, *args, **kwargs):
+    """kata.LayerNorm(*args, elementwise_affine=False, **kwargs), for a check of the
+    normalization alone: a forward that fails on its None weight or bias is
+    test_no_elementwise_affine's mistake."""
+    layer = kata.LayerNorm(*args, elementwise_affine=False, **kwargs)
+    given = describe_call("LayerNorm", *args, elementwise_affine=False, **kwargs)
+    return without_affine(layer, given=given, owner="test_no_elementwise_affine")
 
 
 @SUITE.perf

@@ -57,6 +57,7 @@ from norm_katas.checks import (
     shape_of,
     torch_initialised,
     values_close,
+    without_affine,
 )
 
 SUITE = Suite()
@@ -280,7 +281,7 @@ def test_root_mean_square(kata, device):
     # left to check.
     x = torch.tensor([[1.0, -1.0, 2.0, -2.0], [3.0, 0.5, -3.0, -0.5]], dtype=torch.float64)
     x = x.to(device)
-    rn = kata.RMSNorm(4, eps=0.0, elementwise_affine=False).to(device, torch.float64)
+    rn = affine_off(kata, 4, eps=0.0).to(device, torch.float64)
     given = (
         "RMSNorm(4, eps=0, elementwise_affine=False) on the rows [1, -1, 2, -2] and "
         "[3, 0.5, -3, -0.5], each alone"
@@ -313,7 +314,7 @@ def test_no_mean_centring(kata, device):
     x = 5 + torch.randn(4, 16, dtype=torch.float64, device=device) * torch.tensor(
         [[0.5], [1.0], [2.0], [3.0]], dtype=torch.float64, device=device
     )
-    rn = kata.RMSNorm(16, eps=0.0, elementwise_affine=False).to(device, torch.float64)
+    rn = affine_off(kata, 16, eps=0.0).to(device, torch.float64)
     expected = rms_norm_f64(x, (-1,), 0.0)
     given = (
         f"RMSNorm(16, eps=0, elementwise_affine=False) on the rows of x = 5 + randn {shape_of(x)}, "
@@ -342,7 +343,7 @@ def test_eps_inside_sqrt(kata, device):
     """
 
     def make(eps):
-        return kata.RMSNorm(8, eps=eps, elementwise_affine=False).to(device, torch.float64)
+        return affine_off(kata, 8, eps=eps).to(device, torch.float64)
 
     def name(eps):
         return describe_call("RMSNorm", 8, eps=eps, elementwise_affine=False)
@@ -672,6 +673,15 @@ def flat_twin(kata, ref):
     given = describe_call("RMSNorm", (d,), eps=ref.eps)
     place_torch_state(flat, twin, given=given, initial=fresh)
     return flat
+
+
+def affine_off(kata, *args, **kwargs):
+    """kata.RMSNorm(*args, elementwise_affine=False, **kwargs), for a check of the
+    normalization alone: a forward that fails on its None weight is
+    test_no_elementwise_affine's mistake."""
+    layer = kata.RMSNorm(*args, elementwise_affine=False, **kwargs)
+    given = describe_call("RMSNorm", *args, elementwise_affine=False, **kwargs)
+    return without_affine(layer, given=given, owner="test_no_elementwise_affine")
 
 
 @SUITE.perf
