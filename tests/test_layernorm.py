@@ -410,11 +410,11 @@ def test_computes_in_float64(kata, device):
 
     compute dtype = float32 for float16/bfloat16 inputs, x.dtype otherwise: upcast only those.
     """
-    mine, _ = paired(kata, "LayerNorm", 8)
-    mine = mine.to(device, torch.float64)
+    mine, ref = paired(kata, "LayerNorm", 8)
+    mine, ref = mine.to(device, torch.float64), ref.to(device, torch.float64)
     x = torch.randn(4, 8, dtype=torch.float64, device=device) * 2 + 1
     given = f"LayerNorm(8).to(float64) on x {shape_of(x)}"
-    expect_float64_arithmetic(mine, x, given=given)
+    expect_float64_arithmetic(mine, x, given=given, reference=ref(x).detach())
 
 
 @pytest.mark.parity

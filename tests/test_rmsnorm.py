@@ -518,10 +518,11 @@ def test_computes_in_float64(kata, device):
 
     Upcast x only when it is float16 or bfloat16; any other input is computed in its own dtype.
     """
-    mine = kata.RMSNorm(8, eps=1e-6).to(device, torch.float64)
+    mine, ref = paired(kata, "RMSNorm", 8, eps=1e-6)
+    mine, ref = mine.to(device, torch.float64), ref.to(device, torch.float64)
     x = torch.randn(4, 8, dtype=torch.float64, device=device)
     given = f"RMSNorm(8, eps=1e-6).to(float64) on x {shape_of(x)}"
-    expect_float64_arithmetic(mine, x, given=given)
+    expect_float64_arithmetic(mine, x, given=given, reference=ref(x).detach())
 
 
 @pytest.mark.parity
