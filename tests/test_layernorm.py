@@ -190,7 +190,8 @@ def test_same_in_eval_mode(kata, device):
         f"LayerNorm(8) in eval mode, after a training call, on another x {shape_of(x)}, "
         "against its own output in training mode"
     )
-    expect_close(in_eval, in_training, given=given, judge_dtype=False, equal_nan=False)
+    # NaN where training gives NaN too is the same computation: NaN is other checks' business.
+    expect_close(in_eval, in_training, given=given, judge_dtype=False, equal_nan=True)
 
 
 def test_constant_input(kata, device):

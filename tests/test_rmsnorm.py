@@ -242,7 +242,8 @@ def test_same_in_eval_mode(kata, device):
         f"RMSNorm(8, eps=1e-6) in eval mode, after a training call, on another x {shape_of(x)}, "
         "against its own output in training mode"
     )
-    expect_close(in_eval, in_training, given=given, judge_dtype=False, equal_nan=False)
+    # NaN where training gives NaN too is the same computation: NaN is other checks' business.
+    expect_close(in_eval, in_training, given=given, judge_dtype=False, equal_nan=True)
 
 
 def test_zero_input(kata, device):

@@ -202,7 +202,7 @@ def test_check_grades_a_class_defined_in_a_notebook(
     assert not errors, errors
 
     assert _verdict(right)["code"] == "0" and "solved" in _html(right), _html(right)
-    assert "Interview core 17/17 ✓ solved" in _plain(right), _plain(right)
+    assert "Interview core 18/18 ✓ solved" in _plain(right), _plain(right)
     graded = _text(right)  # the file graded
     assert "EPS = 1e-05" in graded and "a global" not in graded  # what it uses, nothing else
 
@@ -236,7 +236,7 @@ def test_check_in_a_script(tmp_path: Path) -> None:
     )  # fmt: skip
     assert ran.returncode == 0, ran.stdout + ran.stderr
     assert ran.stdout.count("running the script") == 1, ran.stdout
-    assert "Interview core 17/17 ✓ solved" in ran.stdout and "solved: True" in ran.stdout
+    assert "Interview core 18/18 ✓ solved" in ran.stdout and "solved: True" in ran.stdout
 
 
 def _children(pid: int) -> list[int]:
