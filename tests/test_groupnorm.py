@@ -461,10 +461,11 @@ def test_computes_in_float64(kata, device):
 
     compute dtype = float32 for float16/bfloat16 inputs, x.dtype otherwise: upcast only those.
     """
-    mine = kata.GroupNorm(2, 6)
-    mine = mine.to(device, torch.float64)
+    mine, ref = paired(kata, "GroupNorm", 2, 6)
+    mine, ref = mine.to(device, torch.float64), ref.to(device, torch.float64)
     x = torch.randn(3, 6, 5, dtype=torch.float64, device=device)
-    expect_float64_arithmetic(mine, x, given=f"GroupNorm(2, 6).to(float64) on x {shape_of(x)}")
+    given = f"GroupNorm(2, 6).to(float64) on x {shape_of(x)}"
+    expect_float64_arithmetic(mine, x, given=given, reference=ref(x).detach())
 
 
 @pytest.mark.parity
