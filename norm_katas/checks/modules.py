@@ -389,13 +389,13 @@ def without_affine(layer: nn.Module, *, given: str, owner: str) -> nn.Module:
     check sees the normalization alone, with its forward guarded: an error about None there
     (self.weight.view on None, None * x̂) is the mistake of `owner`, the check of that
     setting, not of the check that needed the setting."""
+    import types
+
     from norm_katas.checks.autograd import learner_line
 
-    forward = layer.forward
-
-    def guarded(*args: Any, **kwargs: Any) -> Any:
+    def guarded(self: nn.Module, *args: Any, **kwargs: Any) -> Any:
         try:
-            return forward(*args, **kwargs)
+            return type(self).forward(self, *args, **kwargs)
         except (AttributeError, TypeError) as e:
             if "NoneType" not in str(e):
                 raise
@@ -406,5 +406,6 @@ def without_affine(layer: nn.Module, *, given: str, owner: str) -> nn.Module:
                 "shift; this check builds the layer so to see the normalization alone.",
             )
 
-    layer.forward = guarded  # type: ignore[method-assign]
+    # Bound to the layer: a deepcopy (the simulated CUDA runs one) binds it to the copy.
+    layer.forward = types.MethodType(guarded, layer)  # type: ignore[method-assign]
     return layer
