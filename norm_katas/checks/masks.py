@@ -42,7 +42,6 @@ def expect_scale_in_float64(out: object, x: torch.Tensor, p: float, *, given: st
         worst = scales[((scales - want).abs()).argmax()].item()
         fail(
             f"{given}: the kept elements are x · {worst:.17g}, where 1 / (1 - {p:g}) in float64 "
-            f"is {want:.17g}: the scale was rounded through float32 (off by {off:.1e}). Build "
-            "the mask and its scale in x's dtype (torch.rand_like(x), or a mask .to(x.dtype) "
-            "before dividing by 1 - p)."
+            f"is {want:.17g}: the scale was rounded through float32 (off by {off:.1e}), where "
+            "the mask and its scale belong in x's dtype."
         )
