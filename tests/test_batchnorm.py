@@ -25,6 +25,7 @@ from norm_katas.checks import (
     PerfCase,
     Suite,
     describe_call,
+    eval_output,
     expect_affine_state_dropped,
     expect_arguments_kept,
     expect_close,
@@ -889,28 +890,6 @@ def expect_variance_of_the_channel(cls, x, *, device):
         "per-position variances leaves out the spread between the positions: take the variance "
         "over all of them at once.",
     )
-
-
-def eval_output(mine, x, expected, *, given):
-    """mine(x) in eval mode; where it is not `expected` and the call changed a running
-    statistic first, that is test_eval_leaves_running_stats_unchanged's mistake: the layer
-    did normalize with its running statistics, after updating them."""
-    before = {name: b.detach().clone() for name, b in mine.named_buffers()}
-    got = expect_tensor(mine(x.clone()))
-    if got.shape == x.shape and not values_close(got, expected):
-        changed = [
-            name
-            for name, b in mine.named_buffers()
-            if name in before
-            and not (b.shape == before[name].shape and torch.equal(b, before[name]))
-        ]
-        if changed:
-            fail_for(
-                "test_eval_leaves_running_stats_unchanged",
-                f"{given}: the call changed {', '.join(changed)} before normalizing with them: "
-                "eval mode leaves the running statistics as they are, updated in training only.",
-            )
-    return got
 
 
 @SUITE.perf

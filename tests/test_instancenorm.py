@@ -43,6 +43,7 @@ from norm_katas.checks import (
     Suite,
     describe_call,
     dtype_name,
+    eval_output,
     expect_arguments_kept,
     expect_close,
     expect_eps_in_the_root,
@@ -992,28 +993,6 @@ def test_half_precision(kata, device, dtype):
         x = (offset + torch.randn(x_shape, device=device)).to(dtype)
         given = f"{cls}(8, affine=True) in float32 on x = {offset:g} + randn {shape_of(x)}"
         expect_half_within_bound(mine, x, given=given)
-
-
-def eval_output(mine, x, expected, *, given):
-    """mine(x) in eval mode; where it is not `expected` and the call changed a running
-    statistic first, that is test_eval_leaves_running_stats_unchanged's mistake: the layer
-    did normalize with its running statistics, after updating them."""
-    before = {name: b.detach().clone() for name, b in mine.named_buffers()}
-    got = expect_tensor(mine(x.clone()))
-    if got.shape == x.shape and not values_close(got, expected):
-        changed = [
-            name
-            for name, b in mine.named_buffers()
-            if name in before
-            and not (b.shape == before[name].shape and torch.equal(b, before[name]))
-        ]
-        if changed:
-            fail_for(
-                "test_eval_leaves_running_stats_unchanged",
-                f"{given}: the call changed {', '.join(changed)} before normalizing with them: "
-                "eval mode leaves the running statistics as they are, updated in training only.",
-            )
-    return got
 
 
 @SUITE.perf

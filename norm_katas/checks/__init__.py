@@ -126,6 +126,7 @@ from norm_katas.checks.modules import (
 from norm_katas.checks.running_stats import (
     MODES,
     STATS,
+    eval_output,
     expect_eval_leaves_stats,
     expect_float64_in_both_modes,
     expect_follows_device_in_both_modes,
@@ -192,6 +193,7 @@ __all__ = [
     "count_python_lines",
     "describe_call",
     "dtype_name",
+    "eval_output",
     "expect_affine_state_dropped",
     "expect_arguments_kept",
     "expect_attributes",

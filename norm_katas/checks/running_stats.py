@@ -16,7 +16,14 @@ import pytest
 import torch
 from torch import nn
 
-from norm_katas.checks.comparisons import dtype_name, expect_close, expect_raises, shape_of
+from norm_katas.checks.comparisons import (
+    dtype_name,
+    expect_close,
+    expect_raises,
+    expect_tensor,
+    shape_of,
+    values_close,
+)
 from norm_katas.checks.execution import (
     BUILTIN_NORM_MODULES,
     BUILTIN_NORMS,
@@ -331,3 +338,27 @@ def expect_half_like_float32(
             expect_close(
                 mine(x.clone() if on_copy else x), expected, given=given, rtol=tol, atol=tol
             )
+
+
+def eval_output(
+    mine: nn.Module, x: torch.Tensor, expected: torch.Tensor, *, given: str
+) -> torch.Tensor:
+    """mine(x) in eval mode; where it is not `expected` and the call changed a running
+    statistic first, that is test_eval_leaves_running_stats_unchanged's mistake: the layer
+    did normalize with its running statistics, after updating them."""
+    before = {name: b.detach().clone() for name, b in mine.named_buffers()}
+    got = expect_tensor(mine(x.clone()))
+    if got.shape == x.shape and not values_close(got, expected):
+        changed = [
+            name
+            for name, b in mine.named_buffers()
+            if name in before
+            and not (b.shape == before[name].shape and torch.equal(b, before[name]))
+        ]
+        if changed:
+            fail_for(
+                "test_eval_leaves_running_stats_unchanged",
+                f"{given}: the call changed {', '.join(changed)} before normalizing with them: "
+                "eval mode leaves the running statistics as they are, updated in training only.",
+            )
+    return got
