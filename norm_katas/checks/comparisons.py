@@ -131,7 +131,7 @@ def expect_eps_in_the_root(
         expect_close(got, want, given=said, judge_dtype=False, judge_shape=False)
         return
     # The premise of judging eps that way: without eps the layer divides by a statistic's
-    # square root, so its output on 2x is its output on x. One that divides by the variance
+    # square root, so its output on 3x is its output on x. One that divides by the variance
     # itself (no square root) is the formula's mistake, and eps cannot be read off it.
     expect_scale_free(make(0.0), unit, given=f"{name(0.0)} on {given}", owner=formula_check)
     doubled = expect_tensor(make(eps)(2 * x)).detach()
